@@ -1,0 +1,28 @@
+import { ServiceError } from '../domain/errors.js';
+import type { Store } from '../store/store.js';
+import type { Actor } from '../services/actor.js';
+import { hashToken, sameHash, TOKEN_PREFIX } from './tokens.js';
+
+export function notAuthorized(): ServiceError {
+  return new ServiceError('UNAUTHENTICATED', 'Not authorized');
+}
+
+/**
+ * Resolves the bearer token and the x-workspace-id header to an actor.
+ * Every failure gives the same error, so the answer tells nothing about which part was wrong.
+ */
+export async function authenticate(
+  store: Store,
+  authorization: string | undefined,
+  workspaceIdHeader: string | undefined,
+  now = Date.now(),
+): Promise<Actor> {
+  const token = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
+  if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200 || !workspaceIdHeader) throw notAuthorized();
+  const hash = hashToken(token);
+  const record = await store.tenancy.findTokenByHash(hash);
+  if (!record || !record.role || record.revokedAt !== null) throw notAuthorized();
+  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) throw notAuthorized();
+  if (!sameHash(hashToken(record.workspaceId), hashToken(workspaceIdHeader))) throw notAuthorized();
+  return { workspaceId: record.workspaceId, userId: record.userId, role: record.role };
+}

@@ -1,0 +1,14 @@
+import { Command } from 'commander';
+import { registerBootstrap } from './bootstrap.js';
+import { registerServe } from './serve.js';
+import { registerToken } from './token.js';
+
+export async function runCli(argv: string[]): Promise<void> {
+  const program = new Command('content-service')
+    .description('Headless content service: models and records through an admin GraphQL API, public reads through a delivery route')
+    .showHelpAfterError();
+  registerServe(program);
+  registerBootstrap(program);
+  registerToken(program);
+  await program.parseAsync(argv);
+}

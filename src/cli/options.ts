@@ -1,0 +1,42 @@
+import { InvalidArgumentError } from 'commander';
+import { isRole, ROLES, type Role } from '../domain/roles.js';
+import { DEFAULT_DATABASE_URL } from '../store/open-store.js';
+
+/** `--database` wins over DATABASE_URL, which wins over the embedded default. */
+export function databaseUrl(flag: string | undefined): string {
+  return flag ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+}
+
+export function parsePositiveInt(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return number;
+}
+
+export function parsePort(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new InvalidArgumentError('must be a port number');
+  return number;
+}
+
+export function parseRole(value: string): Role {
+  if (!isRole(value)) throw new InvalidArgumentError(`must be one of ${ROLES.join(', ')}`);
+  return value;
+}
+
+export function parseSlug(value: string): string {
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(value)) {
+    throw new InvalidArgumentError('must be 1-64 characters of a-z, 0-9, "-" or "_"');
+  }
+  return value;
+}
+
+export function parseEmail(value: string): string {
+  if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw new InvalidArgumentError('must be an email address');
+  return value.toLowerCase();
+}
+
+export function envInt(name: string): number | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : parsePositiveInt(value);
+}

@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import pino from 'pino';
+import { buildApp } from '../server/app.js';
+import { DEFAULTS, type ServerConfig } from '../server/config.js';
+import { openStore, redactUrl } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
+import { databaseUrl, envInt, parsePort, parsePositiveInt } from './options.js';
+
+interface ServeOptions {
+  port?: number;
+  host?: string;
+  database?: string;
+  writeBudget?: number;
+  redis?: string;
+  init: boolean;
+}
+
+function resolveConfig(options: ServeOptions): ServerConfig {
+  const origins = process.env.CORS_ORIGINS;
+  return {
+    port: options.port ?? (process.env.PORT ? parsePort(process.env.PORT) : DEFAULTS.port),
+    host: options.host ?? process.env.HOST ?? DEFAULTS.host,
+    databaseUrl: databaseUrl(options.database),
+    writeBudget: options.writeBudget ?? envInt('WRITE_BUDGET_PER_MINUTE') ?? DEFAULTS.writeBudget,
+    bodyLimitBytes: envInt('BODY_LIMIT_BYTES') ?? DEFAULTS.bodyLimitBytes,
+    corsOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
+    logLevel: process.env.LOG_LEVEL ?? DEFAULTS.logLevel,
+  };
+}
+
+/** On a database without any organisation, creates the first workspace so the service is usable at once. */
+async function initialiseIfEmpty(store: Store): Promise<BootstrapResult | null> {
+  if (await store.tenancy.hasAnyOrganisation()) return null;
+  return bootstrapWorkspace(store, { org: 'default', workspace: 'main', email: 'owner@example.com', role: 'owner' });
+}
+
+function printWelcome(baseUrl: string, first: BootstrapResult | null): void {
+  const lines = [``, `Content Service is running.`, `  Admin API (GraphQL, GraphiQL in a browser): ${baseUrl}/graphql`];
+  if (first) {
+    lines.push(
+      `  Delivery API (public models, no token):     ${baseUrl}/public/${first.org}/${first.workspace}/graphql`,
+      ``,
+      `First start: created organisation "${first.org}", workspace "${first.workspace}" and user owner@example.com (owner).`,
+      `  Workspace id: ${first.workspaceId}`,
+      `  API token:    ${first.token}`,
+      `  The token is shown only this once. Make more with: npx content-service token create --workspace-id ${first.workspaceId} --email you@example.com`,
+      ``,
+      `Check the connection:`,
+      `  curl -s ${baseUrl}/graphql -H 'content-type: application/json' \\`,
+      `    -H 'authorization: Bearer ${first.token}' -H 'x-workspace-id: ${first.workspaceId}' \\`,
+      `    -d '{"query":"{ model { list { id slug name } } }"}'`,
+    );
+  } else {
+    lines.push(`  Delivery API (public models, no token):     ${baseUrl}/public/{org}/{workspace}/graphql`);
+  }
+  lines.push(``, `Stop with Ctrl+C.`, ``);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description(
+      'Run the HTTP server: admin GraphQL API at /graphql, delivery API at /public/{org}/{workspace}/graphql,\n' +
+        'GET /healthz. Migrates the database first. On a database without any organisation it creates\n' +
+        'organisation "default", workspace "main" and a first API token and prints them (unless --no-init).',
+    )
+    .option('--port <port>', `port to listen on (env PORT, default ${DEFAULTS.port}; 0 picks a free one)`, parsePort)
+    .option('--host <host>', `address to listen on (env HOST, default ${DEFAULTS.host})`)
+    .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL, default sqlite:./data/content.db)')
+    .option('--write-budget <n>', `record writes per minute per workspace from API tokens (env WRITE_BUDGET_PER_MINUTE, default ${DEFAULTS.writeBudget})`, parsePositiveInt)
+    .option('--redis <url>', 'Redis for the shared write budget (env REDIS_URL)')
+    .option('--no-init', 'do not create a first workspace on an empty database')
+    .action(async (options: ServeOptions) => {
+      const config = resolveConfig(options);
+      const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
+      const store = await openStore(config.databaseUrl);
+      const first = options.init ? await initialiseIfEmpty(store) : null;
+      const app = await buildApp({ store, config, logger });
+      await app.listen({ port: config.port, host: config.host });
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : config.port;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      logger.info({ port, database: redactUrl(config.databaseUrl) }, 'listening');
+      printWelcome(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, first);
+
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down: draining in-flight requests');
+        await app.close();
+        await store.close();
+        process.exit(0);
+      };
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => void stop('SIGINT'));
+    });
+}

@@ -1,0 +1,100 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { hashToken } from '../auth/tokens.js';
+import type { Role } from '../domain/roles.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/store.js';
+import { issueToken } from './issue-token.js';
+import { databaseUrl, parseEmail, parsePositiveInt, parseRole } from './options.js';
+
+async function withStore<T>(database: string | undefined, run: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(databaseUrl(database));
+  try {
+    return await run(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function fail(message: string): never {
+  throw new InvalidArgumentError(message);
+}
+
+export function registerToken(program: Command): void {
+  const token = program.command('token').description('Create and revoke API tokens');
+
+  token
+    .command('create')
+    .description(
+      'Create an API token acting as a user in a workspace. The user and the membership are created when missing\n' +
+        '(default role editor); --role sets the role. The token is shown once and stored only as a hash.',
+    )
+    .requiredOption('--workspace-id <id>', 'the workspace the token is bound to')
+    .requiredOption('--email <email>', 'the user the token acts as', parseEmail)
+    .option('--role <role>', 'owner, admin, editor or viewer', parseRole)
+    .option('--name <name>', 'a label for the token')
+    .option('--expires-in-days <days>', 'the token stops working after this many days', parsePositiveInt)
+    .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
+    .option('--json', 'print one JSON line: {"workspaceId","userId","email","role","tokenId","token"}')
+    .action(
+      async (options: {
+        workspaceId: string;
+        email: string;
+        role?: Role;
+        name?: string;
+        expiresInDays?: number;
+        database?: string;
+        json?: boolean;
+      }) =>
+        withStore(options.database, async (store) => {
+          const membership = await store.tenancy.ensureMemberOf(options.workspaceId, options.email, options.role ?? null, 'editor');
+          if (!membership) fail(`No workspace with id "${options.workspaceId}"`);
+          const expiresAt = options.expiresInDays
+            ? new Date(Date.now() + options.expiresInDays * 86_400_000).toISOString()
+            : null;
+          const issued = await issueToken(store, options.workspaceId, membership.userId, { name: options.name ?? null, expiresAt });
+          const result = {
+            workspaceId: options.workspaceId,
+            userId: membership.userId,
+            email: membership.email,
+            role: membership.role,
+            tokenId: issued.id,
+            token: issued.token,
+          };
+          if (options.json) console.log(JSON.stringify(result));
+          else console.log(`API token for ${result.email} (${result.role}): ${result.token}\nToken id: ${result.tokenId} (shown once: keep the token)`);
+        }),
+    );
+
+  token
+    .command('revoke')
+    .description('Revoke an API token, by its id or by the token itself; it stops working at once')
+    .option('--token-id <id>', 'the id printed when the token was created')
+    .option('--token <token>', 'the token itself (cs_…)')
+    .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
+    .action(async (options: { tokenId?: string; token?: string; database?: string }) =>
+      withStore(options.database, async (store) => {
+        let id = options.tokenId;
+        if (!id && options.token) id = (await store.tenancy.findTokenByHash(hashToken(options.token)))?.id;
+        if (!id) fail('Give --token-id or --token of an existing token');
+        if (!(await store.tenancy.revokeToken(id))) fail('No active token with that id');
+        console.log(`Token ${id} revoked`);
+      }),
+    );
+
+  program
+    .command('workspace')
+    .description('Workspace settings')
+    .command('set-budget')
+    .description('Set the record write budget per minute of one workspace (API-token writes)')
+    .requiredOption('--workspace-id <id>', 'the workspace')
+    .requiredOption('--budget <n>', 'writes per minute', parsePositiveInt)
+    .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
+    .action(async (options: { workspaceId: string; budget: number; database?: string }) =>
+      withStore(options.database, async (store) => {
+        if (!(await store.tenancy.setWriteBudget(options.workspaceId, options.budget))) {
+          fail(`No workspace with id "${options.workspaceId}"`);
+        }
+        console.log(`Write budget of workspace ${options.workspaceId}: ${options.budget} per minute`);
+      }),
+    );
+}

@@ -1,0 +1,58 @@
+export const FIELD_TYPES = ['text', 'number', 'boolean', 'date', 'relation', 'translatable', 'object'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const RELATION_TYPES = ['hasOne', 'hasMany'] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+
+export interface FieldDefinition {
+  key: string;
+  label: string;
+  type: FieldType;
+  required: boolean;
+  /** `model:<slug>` for relation fields. */
+  relationTo?: string | null;
+  relationType?: RelationType | null;
+  /** Sub-fields of an `object` field. */
+  fields?: FieldDefinition[] | null;
+}
+
+export interface ProductSettings {
+  enabled: boolean;
+  skuField: string | null;
+  priceField: string | null;
+}
+
+export type DeliveryAccess = 'public' | 'none';
+
+export interface ModelDefinition {
+  id: string;
+  workspaceId: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  displayField: string;
+  fields: FieldDefinition[];
+  product: ProductSettings | null;
+  deliveryAccess: DeliveryAccess;
+  recordCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type RecordData = Record<string, unknown>;
+
+/** The SKU field key of a product model, or null when the model is not a product catalog. */
+export function skuFieldOf(model: Pick<ModelDefinition, 'product'>): string | null {
+  return model.product?.enabled ? model.product.skuField : null;
+}
+
+export function relationTargetSlug(field: FieldDefinition): string | null {
+  if (field.type !== 'relation' || !field.relationTo) return null;
+  return field.relationTo.slice('model:'.length);
+}
+
+export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

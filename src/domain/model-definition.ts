@@ -1,0 +1,229 @@
+import { fieldError, type FieldIssue } from './errors.js';
+import {
+  FIELD_TYPES,
+  FORBIDDEN_KEYS,
+  RELATION_TYPES,
+  isPlainObject,
+  type DeliveryAccess,
+  type FieldDefinition,
+  type FieldType,
+  type ProductSettings,
+  type RelationType,
+} from './fields.js';
+
+export interface ModelDefinitionInput {
+  name?: unknown;
+  slug?: unknown;
+  description?: unknown;
+  displayField?: unknown;
+  fields?: unknown;
+  product?: unknown;
+  deliveryAccess?: unknown;
+}
+
+/** The parts of a model a user defines; ids, counts and dates are the store's. */
+export interface ModelShape {
+  name: string;
+  slug: string;
+  description: string | null;
+  displayField: string;
+  fields: FieldDefinition[];
+  product: ProductSettings | null;
+  deliveryAccess: DeliveryAccess;
+}
+
+const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+class IssueList {
+  readonly issues: FieldIssue[] = [];
+  add(path: string, reason: string): void {
+    this.issues.push({ path, reason });
+  }
+  throwFirst(): void {
+    const first = this.issues[0];
+    if (first) throw fieldError(first);
+  }
+}
+
+/**
+ * Checks a model definition and returns it normalised (labels and flags filled in).
+ * `relationTargets` are the slugs a relation may point at (the workspace's models and the model itself).
+ */
+export function normaliseModelShape(input: ModelDefinitionInput, relationTargets: ReadonlySet<string>): ModelShape {
+  const issues = new IssueList();
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (!name) issues.add('name', 'must be a non-empty string');
+  const slug = typeof input.slug === 'string' ? input.slug : '';
+  if (!SLUG_PATTERN.test(slug)) {
+    issues.add('slug', 'must be 1-64 characters of a-z, 0-9, "-" or "_", starting with a letter or digit');
+  }
+  const targets = new Set(relationTargets).add(slug);
+  const fields = normaliseFields(input.fields, 'fields', targets, issues);
+  const keys = new Set(fields.map((field) => field.key));
+
+  let displayField = fields[0]?.key ?? '';
+  if (input.displayField !== undefined && input.displayField !== null) {
+    if (typeof input.displayField !== 'string' || !keys.has(input.displayField)) {
+      issues.add('displayField', `must be the key of one of the model's fields${suggest(input.displayField, keys)}`);
+    } else {
+      displayField = input.displayField;
+    }
+  }
+
+  const product = normaliseProduct(input.product, fields, issues);
+  const deliveryAccess = input.deliveryAccess ?? 'none';
+  if (deliveryAccess !== 'public' && deliveryAccess !== 'none') {
+    issues.add('deliveryAccess', 'must be "public" or "none"');
+  }
+  const description = input.description;
+  if (description !== undefined && description !== null && typeof description !== 'string') {
+    issues.add('description', 'must be a string');
+  }
+  issues.throwFirst();
+  return {
+    name,
+    slug,
+    description: typeof description === 'string' ? description : null,
+    displayField,
+    fields,
+    product,
+    deliveryAccess: deliveryAccess as DeliveryAccess,
+  };
+}
+
+function normaliseFields(
+  value: unknown,
+  path: string,
+  relationTargets: ReadonlySet<string>,
+  issues: IssueList,
+): FieldDefinition[] {
+  if (!Array.isArray(value)) {
+    issues.add(path, 'must be an array of field definitions');
+    return [];
+  }
+  const seen = new Set<string>();
+  const fields: FieldDefinition[] = [];
+  value.forEach((raw, index) => {
+    const at = `${path}[${index}]`;
+    if (!isPlainObject(raw)) {
+      issues.add(at, 'must be a field definition object');
+      return;
+    }
+    const field = normaliseField(raw, at, relationTargets, issues);
+    if (!field) return;
+    if (seen.has(field.key)) issues.add(`${at}.key`, `"${field.key}" is used by another field`);
+    seen.add(field.key);
+    fields.push(field);
+  });
+  return fields;
+}
+
+function normaliseField(
+  raw: Record<string, unknown>,
+  at: string,
+  relationTargets: ReadonlySet<string>,
+  issues: IssueList,
+): FieldDefinition | null {
+  const key = raw.key;
+  if (typeof key !== 'string' || !KEY_PATTERN.test(key) || FORBIDDEN_KEYS.has(key)) {
+    issues.add(`${at}.key`, 'must start with a letter or "_" and contain only letters, digits and "_" (at most 64)');
+    return null;
+  }
+  const type = raw.type;
+  if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) {
+    issues.add(`${at}.type`, `must be one of ${FIELD_TYPES.join(', ')}`);
+    return null;
+  }
+  if (raw.label !== undefined && raw.label !== null && typeof raw.label !== 'string') {
+    issues.add(`${at}.label`, 'must be a string');
+  }
+  if (raw.required !== undefined && raw.required !== null && typeof raw.required !== 'boolean') {
+    issues.add(`${at}.required`, 'must be a boolean');
+  }
+  const field: FieldDefinition = {
+    key,
+    label: typeof raw.label === 'string' && raw.label ? raw.label : key,
+    type: type as FieldType,
+    required: raw.required === true,
+  };
+  if (type === 'relation') {
+    Object.assign(field, normaliseRelation(raw, at, relationTargets, issues));
+  } else if (raw.relationTo != null || raw.relationType != null) {
+    issues.add(`${at}.relationTo`, 'is only allowed on relation fields');
+  }
+  if (type === 'object' && raw.fields != null) {
+    field.fields = normaliseFields(raw.fields, `${at}.fields`, relationTargets, issues);
+  } else if (raw.fields != null) {
+    issues.add(`${at}.fields`, 'sub-fields are only allowed on object fields');
+  }
+  return field;
+}
+
+function normaliseRelation(
+  raw: Record<string, unknown>,
+  at: string,
+  relationTargets: ReadonlySet<string>,
+  issues: IssueList,
+): Pick<FieldDefinition, 'relationTo' | 'relationType'> {
+  const relationTo = raw.relationTo;
+  if (typeof relationTo !== 'string' || !relationTo.startsWith('model:')) {
+    issues.add(`${at}.relationTo`, 'must be "model:<slug>" naming the target model');
+  } else if (!relationTargets.has(relationTo.slice('model:'.length))) {
+    issues.add(`${at}.relationTo`, `no model with slug "${relationTo.slice('model:'.length)}" in this workspace`);
+  }
+  const relationType = raw.relationType ?? 'hasOne';
+  if (!(RELATION_TYPES as readonly unknown[]).includes(relationType)) {
+    issues.add(`${at}.relationType`, 'must be "hasOne" or "hasMany"');
+  }
+  return { relationTo: relationTo as string, relationType: relationType as RelationType };
+}
+
+function normaliseProduct(value: unknown, fields: FieldDefinition[], issues: IssueList): ProductSettings | null {
+  if (value === undefined || value === null) return null;
+  if (!isPlainObject(value)) {
+    issues.add('product', 'must be an object');
+    return null;
+  }
+  const enabled = value.enabled === true;
+  const product: ProductSettings = {
+    enabled,
+    skuField: typeof value.skuField === 'string' ? value.skuField : null,
+    priceField: typeof value.priceField === 'string' ? value.priceField : null,
+  };
+  const byKey = new Map(fields.map((field) => [field.key, field]));
+  if (enabled && product.skuField === null) issues.add('product.skuField', 'is required when product.enabled is true');
+  if (product.skuField !== null && byKey.get(product.skuField)?.type !== 'text') {
+    issues.add('product.skuField', `must be the key of a text field${suggest(product.skuField, byKey.keys())}`);
+  }
+  if (product.priceField !== null && byKey.get(product.priceField)?.type !== 'number') {
+    issues.add('product.priceField', `must be the key of a number field${suggest(product.priceField, byKey.keys())}`);
+  }
+  return product;
+}
+
+/** ` (did you mean "price"?)` when a known name is close to the given one. */
+export function suggest(given: unknown, known: Iterable<string>): string {
+  if (typeof given !== 'string' || given === '') return '';
+  const lower = given.toLowerCase();
+  for (const candidate of known) {
+    const other = candidate.toLowerCase();
+    if (other.includes(lower) || lower.includes(other) || editDistance(lower, other) <= 2) {
+      return ` (did you mean "${candidate}"?)`;
+    }
+  }
+  return '';
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

@@ -1,0 +1,157 @@
+import type { FieldIssue } from './errors.js';
+import { FORBIDDEN_KEYS, isPlainObject, relationTargetSlug, type FieldDefinition, type RecordData } from './fields.js';
+import { suggest } from './model-definition.js';
+
+/** A relation id found in record data, to be checked against the target model. */
+export interface RelationReference {
+  path: string;
+  fieldKey: string;
+  targetSlug: string;
+  targetId: string;
+}
+
+export interface DataCheck {
+  issues: FieldIssue[];
+  /** The data to store: `null` values of create/update dropped. */
+  data: RecordData;
+  references: RelationReference[];
+}
+
+const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Validates a whole `data` object against the model's fields, as every record write must. */
+export function checkRecordData(fields: readonly FieldDefinition[], data: unknown): DataCheck {
+  const check: DataCheck = { issues: [], data: {}, references: [] };
+  if (!isPlainObject(data)) {
+    check.issues.push({ path: 'data', reason: 'must be a JSON object keyed by field key' });
+    return check;
+  }
+  check.data = checkObject(fields, data, '', check);
+  return check;
+}
+
+function checkObject(
+  fields: readonly FieldDefinition[],
+  value: Record<string, unknown>,
+  prefix: string,
+  check: DataCheck,
+): RecordData {
+  const byKey = new Map(fields.map((field) => [field.key, field]));
+  const result: RecordData = {};
+  for (const key of Object.keys(value)) {
+    if (!byKey.has(key)) {
+      const reason = FORBIDDEN_KEYS.has(key) ? 'key not allowed' : `unknown field${suggest(key, byKey.keys())}`;
+      check.issues.push({ path: prefix + key, reason });
+    }
+  }
+  for (const field of fields) {
+    const fieldValue = value[field.key];
+    const path = prefix + field.key;
+    if (fieldValue === undefined || fieldValue === null) {
+      if (field.required) check.issues.push({ path, reason: 'is required' });
+      continue;
+    }
+    const checked = checkValue(field, fieldValue, path, check);
+    if (checked !== undefined) defineKey(result, field.key, checked);
+  }
+  return result;
+}
+
+function checkValue(field: FieldDefinition, value: unknown, path: string, check: DataCheck): unknown {
+  const fail = (reason: string): undefined => {
+    check.issues.push({ path, reason });
+    return undefined;
+  };
+  switch (field.type) {
+    case 'text':
+      if (typeof value !== 'string') return fail('must be a string');
+      return hasNul(value) ? fail('must not contain the NUL character') : value;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? value : fail('must be a finite number');
+    case 'boolean':
+      return typeof value === 'boolean' ? value : fail('must be true or false');
+    case 'date':
+      return typeof value === 'string' && isIsoDate(value)
+        ? value
+        : fail('must be an ISO 8601 date or date-time string, such as 2024-05-01 or 2024-05-01T12:00:00Z');
+    case 'relation':
+      return checkRelation(field, value, path, check, fail);
+    case 'translatable':
+      return checkTranslatable(value, path, check, fail);
+    case 'object':
+      if (!isPlainObject(value)) return fail('must be a JSON object');
+      if (field.fields) return checkObject(field.fields, value, `${path}.`, check);
+      return checkFreeJson(value, path, check);
+  }
+}
+
+function checkRelation(
+  field: FieldDefinition,
+  value: unknown,
+  path: string,
+  check: DataCheck,
+  fail: (reason: string) => undefined,
+): unknown {
+  const targetSlug = relationTargetSlug(field) ?? '';
+  const many = field.relationType === 'hasMany';
+  const ids = many ? value : [value];
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 64)) {
+    return fail(many ? 'must be an array of record ids' : 'must be a record id (string)');
+  }
+  for (const targetId of ids as string[]) {
+    check.references.push({ path, fieldKey: field.key, targetSlug, targetId });
+  }
+  return many ? [...(ids as string[])] : value;
+}
+
+function checkTranslatable(
+  value: unknown,
+  path: string,
+  check: DataCheck,
+  fail: (reason: string) => undefined,
+): unknown {
+  if (!isPlainObject(value)) return fail('must be an object of locale code to string, such as {"en":"Ball"}');
+  const result: Record<string, string> = {};
+  for (const [locale, text] of Object.entries(value)) {
+    if (!LOCALE_PATTERN.test(locale)) {
+      check.issues.push({ path: `${path}.${locale}`, reason: 'is not a locale code (such as en, pl or pt-BR)' });
+    } else if (text === null) {
+      continue;
+    } else if (typeof text !== 'string') {
+      check.issues.push({ path: `${path}.${locale}`, reason: 'must be a string' });
+    } else if (hasNul(text)) {
+      check.issues.push({ path: `${path}.${locale}`, reason: 'must not contain the NUL character' });
+    } else {
+      result[locale] = text;
+    }
+  }
+  return result;
+}
+
+/** An object field without sub-fields holds any JSON, but no NUL characters and no prototype keys. */
+function checkFreeJson(value: unknown, path: string, check: DataCheck): unknown {
+  if (typeof value === 'string' && hasNul(value)) {
+    check.issues.push({ path, reason: 'must not contain the NUL character' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => checkFreeJson(item, `${path}[${index}]`, check));
+  } else if (isPlainObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (FORBIDDEN_KEYS.has(key) || hasNul(key)) check.issues.push({ path: `${path}.${key}`, reason: 'key not allowed' });
+      else checkFreeJson(item, `${path}.${key}`, check);
+    }
+  }
+  return value;
+}
+
+function defineKey(target: RecordData, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function hasNul(text: string): boolean {
+  return text.includes('\u0000');
+}
+
+function isIsoDate(text: string): boolean {
+  return DATE_PATTERN.test(text) && !Number.isNaN(Date.parse(text));
+}

@@ -1,0 +1,20 @@
+export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What a request needs: reading, writing records, or changing models. */
+export type Permission = 'read' | 'write records' | 'change models';
+
+const GRANTS: Record<Role, readonly Permission[]> = {
+  owner: ['read', 'write records', 'change models'],
+  admin: ['read', 'write records', 'change models'],
+  editor: ['read', 'write records'],
+  viewer: ['read'],
+};
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+export function mayDo(role: Role, permission: Permission): boolean {
+  return GRANTS[role].includes(permission);
+}

@@ -1,0 +1,59 @@
+import {
+  getArgumentValues,
+  Kind,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type SelectionSetNode,
+  type FieldNode,
+} from 'graphql';
+import type { Permission } from '../../domain/roles.js';
+import { importRowLimitError, MAX_IMPORT_ROWS } from '../../services/limits.js';
+import type { PreparedOperation } from '../request.js';
+
+/** What running an admin operation needs: the strongest permission and the record-write cost. */
+export interface OperationPlan {
+  permissions: Set<Permission>;
+  cost: number;
+}
+
+/**
+ * Works out, before anything runs, what the operation will do: which namespaces it writes and how many
+ * record writes it makes (aliases add up; an import costs its number of rows).
+ */
+export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOperation): OperationPlan {
+  const plan: OperationPlan = { permissions: new Set(['read']), cost: 0 };
+  if (prepared.operation.operation !== 'mutation') return plan;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of prepared.document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const recordMutations = schema.getType('RecordMutations') as import('graphql').GraphQLObjectType;
+  for (const namespace of fieldsOf(prepared.operation.selectionSet, fragments)) {
+    if (namespace.name.value === 'model') plan.permissions.add('change models');
+    if (namespace.name.value !== 'record' || !namespace.selectionSet) continue;
+    for (const write of fieldsOf(namespace.selectionSet, fragments)) {
+      if (write.name.value === '__typename') continue;
+      plan.permissions.add('write records');
+      plan.cost += writeCost(recordMutations, write, prepared.coercedVariables);
+    }
+  }
+  return plan;
+}
+
+function writeCost(type: import('graphql').GraphQLObjectType, field: FieldNode, variables: Record<string, unknown>): number {
+  if (field.name.value !== 'import') return 1;
+  const definition = type.getFields().import!;
+  const args = getArgumentValues(definition, field, variables) as { input: { rows: unknown[] } };
+  const rows = args.input.rows.length;
+  if (rows > MAX_IMPORT_ROWS) throw importRowLimitError(rows);
+  return rows;
+}
+
+function fieldsOf(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>): FieldNode[] {
+  return selectionSet.selections.flatMap((selection) => {
+    if (selection.kind === Kind.FIELD) return [selection];
+    if (selection.kind === Kind.INLINE_FRAGMENT) return fieldsOf(selection.selectionSet, fragments);
+    const fragment = fragments.get(selection.name.value);
+    return fragment ? fieldsOf(fragment.selectionSet, fragments) : [];
+  });
+}

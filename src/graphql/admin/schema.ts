@@ -1,0 +1,51 @@
+import type { GraphQLSchema } from 'graphql';
+import type { ListArguments } from '../../domain/listing.js';
+import type { ModelDefinitionInput } from '../../domain/model-definition.js';
+import type { UpdateModelInput } from '../../services/model-service.js';
+import { buildExecutableSchema, namespace } from '../build-schema.js';
+import type { AdminContext } from '../context.js';
+import { ADMIN_SDL } from './schema.graphql.js';
+
+type Input<T> = { input: T };
+type Resolver = (source: unknown, args: never, context: AdminContext) => unknown;
+
+const modelQueries: Record<string, Resolver> = {
+  list: (_, __, { actor, services }) => services.models.list(actor.workspaceId),
+  get: (_, { id }: { id: string }, { actor, services }) => services.models.get(actor.workspaceId, id),
+};
+
+const modelMutations: Record<string, Resolver> = {
+  create: (_, { input }: Input<ModelDefinitionInput>, { actor, services }) => services.models.create(actor, input),
+  update: (_, { input }: Input<UpdateModelInput>, { actor, services }) => services.models.update(actor, input),
+  delete: (_, { id }: { id: string }, { actor, services }) => services.models.delete(actor, id),
+};
+
+const recordQueries: Record<string, Resolver> = {
+  list: (_, args: ListArguments & { modelId: string }, { actor, services }) =>
+    services.records.list(actor.workspaceId, args.modelId, args),
+  get: (_, { id }: { id: string }, { actor, services }) => services.records.get(actor.workspaceId, id),
+};
+
+const recordMutations: Record<string, Resolver> = {
+  create: (_, { input }: Input<{ modelId: string; data: unknown }>, { actor, services }) =>
+    services.records.create(actor, input.modelId, input.data),
+  import: (_, { input }: Input<{ modelId: string; rows: unknown[] }>, { actor, services }) =>
+    services.records.import(actor, input.modelId, input.rows),
+  patch: (_, { input }: Input<{ id: string; data: unknown }>, { actor, services }) =>
+    services.records.patch(actor, input.id, input.data),
+  update: (_, { input }: Input<{ id: string; data: unknown }>, { actor, services }) =>
+    services.records.update(actor, input.id, input.data),
+  delete: (_, { id, force }: { id: string; force?: boolean | null }, { actor, services }) =>
+    services.records.delete(actor, id, force === true),
+};
+
+export function buildAdminSchema(): GraphQLSchema {
+  return buildExecutableSchema(ADMIN_SDL, {
+    Query: { model: namespace, record: namespace },
+    Mutation: { model: namespace, record: namespace },
+    ModelQueries: modelQueries,
+    ModelMutations: modelMutations,
+    RecordQueries: recordQueries,
+    RecordMutations: recordMutations,
+  } as never);
+}

@@ -1,0 +1,27 @@
+import { buildSchema, GraphQLObjectType, GraphQLScalarType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { DateTimeScalar, JsonScalar } from './scalars.js';
+
+export type ResolverMap = Record<string, Record<string, GraphQLFieldResolver<unknown, never, never>>>;
+
+/** Builds a schema from SDL and attaches resolvers and the shared scalars by type and field name. */
+export function buildExecutableSchema(sdl: string, resolvers: ResolverMap): GraphQLSchema {
+  const schema = buildSchema(sdl);
+  for (const [typeName, fields] of Object.entries(resolvers)) {
+    const type = schema.getType(typeName);
+    if (!(type instanceof GraphQLObjectType)) throw new Error(`No object type ${typeName} in the schema`);
+    const typeFields = type.getFields();
+    for (const [fieldName, resolve] of Object.entries(fields)) {
+      const field = typeFields[fieldName];
+      if (!field) throw new Error(`No field ${typeName}.${fieldName} in the schema`);
+      field.resolve = resolve as GraphQLFieldResolver<unknown, unknown>;
+    }
+  }
+  for (const scalar of [JsonScalar, DateTimeScalar]) {
+    const type = schema.getType(scalar.name);
+    if (type instanceof GraphQLScalarType) Object.assign(type, scalar.toConfig(), { extensions: {} });
+  }
+  return schema;
+}
+
+/** A resolver for a namespace field (`model`, `record`): returns an empty object its sub-fields resolve on. */
+export const namespace = () => ({});

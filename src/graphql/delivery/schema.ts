@@ -1,0 +1,63 @@
+import type { GraphQLSchema } from 'graphql';
+import { ServiceError } from '../../domain/errors.js';
+import type { ListArguments } from '../../domain/listing.js';
+import type { Workspace } from '../../store/store.js';
+import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
+import { buildExecutableSchema, namespace } from '../build-schema.js';
+import type { Services } from '../context.js';
+
+export interface DeliveryContext {
+  workspace: Workspace;
+  services: Services;
+}
+
+const DELIVERY_SDL = /* GraphQL */ `
+  ${SHARED_TYPES_SDL}
+
+  type Query {
+    public: PublicQueries!
+  }
+
+  type PublicQueries {
+    model: PublicModelQueries!
+  }
+
+  type PublicModelQueries {
+    definitions: [PublicModelDefinition!]!
+    records(modelSlug: String!, limit: Int, offset: Int, sort: String): ModelRecordList!
+  }
+
+  type PublicModelDefinition {
+    slug: String!
+    name: String!
+    description: String
+    displayField: String!
+    fields: [FieldDefinition!]!
+  }
+`;
+
+type Resolver = (source: unknown, args: never, context: DeliveryContext) => unknown;
+
+async function publicModel(context: DeliveryContext, slug: string) {
+  const models = await context.services.models.list(context.workspace.id);
+  const model = models.find((candidate) => candidate.slug === slug && candidate.deliveryAccess === 'public');
+  if (!model) throw new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
+  return model;
+}
+
+const publicModelQueries: Record<string, Resolver> = {
+  definitions: async (_, __, { workspace, services }) =>
+    (await services.models.list(workspace.id)).filter((model) => model.deliveryAccess === 'public'),
+  records: async (_, args: ListArguments & { modelSlug: string }, context) => {
+    const page = await context.services.records.listModel(await publicModel(context, args.modelSlug), args);
+    return { ...page, items: page.items.map((item) => ({ ...item, createdBy: null, updatedBy: null })) };
+  },
+};
+
+export function buildDeliverySchema(): GraphQLSchema {
+  return buildExecutableSchema(DELIVERY_SDL, {
+    Query: { public: namespace },
+    PublicQueries: { model: namespace },
+    PublicModelQueries: publicModelQueries,
+  } as never);
+}

@@ -1,0 +1,94 @@
+import {
+  getOperationAST,
+  getVariableValues,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { ServiceError } from '../domain/errors.js';
+import { isPlainObject } from '../domain/fields.js';
+
+export interface GraphQLRequest {
+  query: string;
+  variables: Record<string, unknown>;
+  operationName: string | undefined;
+}
+
+/** A request ready to execute: parsed, validated, its operation chosen and its variables coerced. */
+export interface PreparedOperation {
+  request: GraphQLRequest;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  coercedVariables: Record<string, unknown>;
+}
+
+function badRequest(message: string, field?: string): ServiceError {
+  return new ServiceError('BAD_USER_INPUT', message, field ? { field } : {});
+}
+
+/** Checks the HTTP body shape: `{ query, variables?, operationName? }`. */
+export function readGraphQLRequest(body: unknown): GraphQLRequest {
+  if (!isPlainObject(body)) throw badRequest('Request body must be a JSON object with "query" and "variables"');
+  const { query, variables, operationName } = body;
+  if (typeof query !== 'string' || query.trim() === '') throw badRequest('query: must be a non-empty string', 'query');
+  if (variables !== undefined && variables !== null && !isPlainObject(variables)) {
+    throw badRequest('variables: must be a JSON object', 'variables');
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
+    throw badRequest('operationName: must be a string', 'operationName');
+  }
+  return { query, variables: (variables as Record<string, unknown>) ?? {}, operationName: operationName ?? undefined };
+}
+
+/** Parsed and validated documents by query text: a script sends the same few queries again and again. */
+export class DocumentCache {
+  private readonly entries = new Map<string, DocumentNode | ServiceError>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly capacity = 500,
+  ) {}
+
+  get(query: string): DocumentNode {
+    let entry = this.entries.get(query);
+    if (entry === undefined) {
+      entry = this.parseAndValidate(query);
+      if (query.length <= 20_000) {
+        if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+        this.entries.set(query, entry);
+      }
+    }
+    if (entry instanceof ServiceError) throw entry;
+    return entry;
+  }
+
+  private parseAndValidate(query: string): DocumentNode | ServiceError {
+    let document: DocumentNode;
+    try {
+      document = parse(query, { maxTokens: 10_000 });
+    } catch (error) {
+      return badRequest((error as Error).message);
+    }
+    const errors = validate(this.schema, document);
+    if (errors.length > 0) return badRequest(errors.map((error) => error.message).join('\n'));
+    return document;
+  }
+}
+
+export function prepareOperation(schema: GraphQLSchema, cache: DocumentCache, request: GraphQLRequest): PreparedOperation {
+  const document = cache.get(request.query);
+  const operation = getOperationAST(document, request.operationName);
+  if (!operation) {
+    throw badRequest(
+      request.operationName
+        ? `operationName: no operation named "${request.operationName}" in the document`
+        : 'operationName: is required when the document has several operations',
+      'operationName',
+    );
+  }
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables, { maxErrors: 10 });
+  if (coerced.errors) throw badRequest(coerced.errors.map((error) => error.message).join('\n'), 'variables');
+  return { request, document, operation, coercedVariables: coerced.coerced };
+}

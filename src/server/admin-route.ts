@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { authenticate } from '../auth/authenticate.js';
+import type { WriteBudget } from '../budget/write-budget.js';
+import { ServiceError } from '../domain/errors.js';
+import { mayDo } from '../domain/roles.js';
+import { planAdminOperation } from '../graphql/admin/plan.js';
+import { buildAdminSchema } from '../graphql/admin/schema.js';
+import type { AdminContext, Services } from '../graphql/context.js';
+import { executeOperation } from '../graphql/execute.js';
+import { DocumentCache, prepareOperation, readGraphQLRequest } from '../graphql/request.js';
+import type { Store } from '../store/store.js';
+import { sendGraphQL, sendRefusal } from './reply.js';
+import { graphiqlPage } from './graphiql.js';
+
+export interface AdminRouteOptions {
+  store: Store;
+  services: Services;
+  budget: WriteBudget;
+}
+
+/** `POST /graphql`: auth, then GraphQL validation, permission, write budget, and only then execution. */
+export function registerAdminRoute(app: FastifyInstance, { store, services, budget }: AdminRouteOptions): void {
+  const schema = buildAdminSchema();
+  const documents = new DocumentCache(schema);
+
+  app.post('/graphql', async (request, reply) => {
+    try {
+      const graphqlRequest = readGraphQLRequest(request.body);
+      const actor = await authenticate(
+        store,
+        request.headers.authorization,
+        headerValue(request.headers['x-workspace-id']),
+      );
+      const prepared = prepareOperation(schema, documents, graphqlRequest);
+      const plan = planAdminOperation(schema, prepared);
+      for (const permission of plan.permissions) {
+        if (!mayDo(actor.role, permission)) {
+          throw new ServiceError('FORBIDDEN', `Forbidden: ${actor.role} may not ${permission}`);
+        }
+      }
+      if (plan.cost > 0) {
+        const workspace = await store.tenancy.findWorkspace(actor.workspaceId);
+        await budget.charge(actor.workspaceId, plan.cost, workspace?.writeBudget ?? null);
+      }
+      const context: AdminContext = { actor, services };
+      const body = await executeOperation(schema, prepared, context, (error) =>
+        request.log.error({ err: error }, 'unexpected error while executing'),
+      );
+      return sendGraphQL(request, reply, 200, body);
+    } catch (error) {
+      if (error instanceof ServiceError) return sendRefusal(request, reply, error);
+      throw error;
+    }
+  });
+
+  app.get('/graphql', async (_request, reply) => reply.type('text/html; charset=utf-8').send(graphiqlPage()));
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

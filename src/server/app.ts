@@ -1,0 +1,88 @@
+import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
+import { WriteBudget } from '../budget/write-budget.js';
+import { ServiceError } from '../domain/errors.js';
+import type { Services } from '../graphql/context.js';
+import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
+import { newId } from '../ids.js';
+import { ModelService } from '../services/model-service.js';
+import { RecordService } from '../services/record-service.js';
+import type { Store } from '../store/store.js';
+import { registerAdminRoute } from './admin-route.js';
+import type { ServerConfig } from './config.js';
+import { registerDeliveryRoute } from './delivery-route.js';
+import { registerGraphiqlAssets } from './graphiql.js';
+import { sendRefusal } from './reply.js';
+
+export interface AppOptions {
+  store: Store;
+  config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins'>;
+  logger: FastifyBaseLogger;
+  budget?: WriteBudget;
+}
+
+/** The HTTP application: routes, request ids, one log line per request, errors mapped to the contract. */
+export async function buildApp({ store, config, logger, budget }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger,
+    disableRequestLogging: true,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: () => newId(),
+    requestIdLogLabel: 'requestId',
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    return503OnClosing: true,
+  });
+  const services: Services = { models: new ModelService(store), records: new RecordService(store) };
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.split('?')[0],
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => refuse(error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ errors: [{ message: `No route ${request.method} ${request.url.split('?')[0]}`, extensions: { code: 'NOT_FOUND' } }] }),
+  );
+
+  app.get('/healthz', async (_request, reply) => {
+    try {
+      await store.ping();
+      return { status: 'ok', database: 'ok' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
+    }
+  });
+  registerAdminRoute(app, { store, services, budget: budget ?? new WriteBudget(config.writeBudget) });
+  await registerDeliveryRoute(app, { store, services, corsOrigins: config.corsOrigins });
+  registerGraphiqlAssets(app);
+  return app;
+}
+
+function refuse(error: FastifyError, request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) {
+  const status = error.statusCode ?? 500;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
+    return sendRefusal(request, reply, new ServiceError('PAYLOAD_TOO_LARGE', 'Request body is larger than the limit'));
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
+    reply.code(415);
+    return reply.send({ errors: [{ message: 'Content-Type must be application/json', extensions: { code: 'BAD_USER_INPUT' } }] });
+  }
+  if (status >= 400 && status < 500) {
+    const message = error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError
+      ? 'Request body must be valid JSON'
+      : 'Bad request';
+    return sendRefusal(request, reply, new ServiceError('BAD_USER_INPUT', message));
+  }
+  request.log.error({ err: error }, 'unexpected error');
+  return reply.code(500).send({ errors: [{ message: UNEXPECTED_MESSAGE, extensions: { code: 'INTERNAL' } }] });
+}

@@ -1,0 +1,19 @@
+export interface ServerConfig {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  writeBudget: number;
+  bodyLimitBytes: number;
+  /** Origins allowed to read the delivery route from a browser; `*` for any. */
+  corsOrigins: string[] | '*';
+  logLevel: string;
+}
+
+export const DEFAULTS = {
+  port: 4000,
+  host: '127.0.0.1',
+  writeBudget: 5000,
+  bodyLimitBytes: 10 * 1024 * 1024,
+  corsOrigins: '*' as const,
+  logLevel: 'info',
+};

@@ -1,0 +1,17 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError } from '../domain/errors.js';
+import { serviceErrorBody, statusFor, type ResponseBody } from '../graphql/execute.js';
+
+const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
+
+/** Answers in `application/graphql-response+json` when the client asks for it, JSON otherwise. */
+export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status: number, body: ResponseBody) {
+  const accept = request.headers.accept ?? '';
+  const type = accept.includes(GRAPHQL_RESPONSE_TYPE) ? GRAPHQL_RESPONSE_TYPE : 'application/json';
+  return reply.code(status).type(`${type}; charset=utf-8`).send(JSON.stringify(body));
+}
+
+export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error: ServiceError) {
+  if (error.code === 'RATE_LIMITED') reply.header('retry-after', String(error.extensions.retryAfter));
+  return sendGraphQL(request, reply, statusFor(error), { errors: [serviceErrorBody(error)] });
+}

@@ -1,0 +1,112 @@
+import { ServiceError } from '../domain/errors.js';
+import { skuFieldOf, type FieldDefinition, type ModelDefinition } from '../domain/fields.js';
+import { normaliseModelShape, type ModelDefinitionInput, type ModelShape } from '../domain/model-definition.js';
+import { newId } from '../ids.js';
+import type { ModelChange, Store } from '../store/store.js';
+import type { Actor } from './actor.js';
+
+export interface UpdateModelInput extends ModelDefinitionInput {
+  id: string;
+}
+
+export class ModelService {
+  constructor(private readonly store: Store) {}
+
+  list(workspaceId: string): Promise<ModelDefinition[]> {
+    return this.store.models.list(workspaceId);
+  }
+
+  get(workspaceId: string, id: string): Promise<ModelDefinition | null> {
+    return this.store.models.get(workspaceId, id);
+  }
+
+  async create(actor: Actor, input: ModelDefinitionInput): Promise<ModelDefinition> {
+    const shape = normaliseModelShape(input, await this.slugs(actor.workspaceId));
+    return this.store.models.create(actor.workspaceId, newId(), shape);
+  }
+
+  async update(actor: Actor, input: UpdateModelInput): Promise<ModelDefinition> {
+    const model = await this.requireModel(actor.workspaceId, input.id);
+    const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+    delete given.id;
+    if ('slug' in given) {
+      throw new ServiceError('BAD_USER_INPUT', 'slug: cannot be changed', { field: 'slug' });
+    }
+    const shape = normaliseModelShape({ ...currentShape(model), ...given, slug: model.slug }, await this.slugs(actor.workspaceId));
+    const change = await this.planChange(model, shape);
+    return this.store.models.update(model, change);
+  }
+
+  async delete(actor: Actor, id: string): Promise<{ id: string; deleted: boolean }> {
+    const model = await this.requireModel(actor.workspaceId, id);
+    if (model.recordCount > 0) {
+      throw new ServiceError(
+        'CONFLICT',
+        `id: model "${model.slug}" still has ${model.recordCount} records; delete them first`,
+        { field: 'id' },
+      );
+    }
+    const referencing = await this.store.models.modelsReferencing(actor.workspaceId, model.slug);
+    if (referencing.length > 0) {
+      throw new ServiceError(
+        'CONFLICT',
+        `id: model "${model.slug}" is the relation target of model ${referencing.map((slug) => `"${slug}"`).join(', ')}`,
+        { field: 'id' },
+      );
+    }
+    await this.store.models.delete(actor.workspaceId, id);
+    return { id, deleted: true };
+  }
+
+  /** Refuses changes that stored records would violate, and lists what the store must rewrite. */
+  private async planChange(model: ModelDefinition, shape: ModelShape): Promise<ModelChange> {
+    const before = new Map(model.fields.map((field) => [field.key, field]));
+    const after = new Map(shape.fields.map((field) => [field.key, field]));
+    if (model.recordCount > 0) {
+      for (const field of shape.fields) {
+        await this.refuseIncompatible(model, before.get(field.key), field);
+      }
+    }
+    const oldSku = skuFieldOf(model);
+    const newSku = shape.product?.enabled ? shape.product.skuField : null;
+    return {
+      shape,
+      removedFieldKeys: [...before.keys()].filter((key) => !after.has(key)),
+      skuFieldChanged: oldSku === newSku ? null : { skuField: newSku },
+    };
+  }
+
+  private async refuseIncompatible(model: ModelDefinition, old: FieldDefinition | undefined, field: FieldDefinition) {
+    const conflict = (reason: string) => new ServiceError('CONFLICT', `${field.key}: ${reason}`, { field: field.key });
+    const changedKind =
+      old !== undefined &&
+      (old.type !== field.type ||
+        (old.relationTo ?? null) !== (field.relationTo ?? null) ||
+        (old.relationType ?? null) !== (field.relationType ?? null) ||
+        JSON.stringify(old.fields ?? null) !== JSON.stringify(field.fields ?? null));
+    if (changedKind) {
+      const withValue = await this.store.models.countRecordsWithValue(model.id, field.key);
+      if (withValue > 0) throw conflict(`cannot change the type or its settings while ${withValue} records have a value`);
+    }
+    if (field.required && !old?.required) {
+      const withValue = old ? await this.store.models.countRecordsWithValue(model.id, field.key) : 0;
+      const missing = model.recordCount - withValue;
+      if (missing > 0) throw conflict(`cannot become required: ${missing} stored records have no value`);
+    }
+  }
+
+  private async requireModel(workspaceId: string, id: string): Promise<ModelDefinition> {
+    const model = await this.store.models.get(workspaceId, id);
+    if (!model) throw new ServiceError('NOT_FOUND', 'id: model not found', { field: 'id' });
+    return model;
+  }
+
+  private async slugs(workspaceId: string): Promise<Set<string>> {
+    return new Set((await this.store.models.list(workspaceId)).map((model) => model.slug));
+  }
+}
+
+function currentShape(model: ModelDefinition): ModelShape {
+  const { name, slug, description, displayField, fields, product, deliveryAccess } = model;
+  return { name, slug, description, displayField, fields, product, deliveryAccess };
+}

@@ -1,0 +1,147 @@
+import { ServiceError, SKU_EXISTS } from '../domain/errors.js';
+import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
+import { hasMore, listWindow, type ListArguments } from '../domain/listing.js';
+import { mergePatch } from '../domain/merge-patch.js';
+import { suggest } from '../domain/model-definition.js';
+import type { StoredRecord, Store } from '../store/store.js';
+import type { Actor } from './actor.js';
+import { MAX_IMPORT_ROWS, importRowLimitError } from './limits.js';
+import { checkReferences, prepareData, requireDataObject, throwFirstIssue, toNewRecord } from './record-writer.js';
+
+export interface ImportResult {
+  importedCount: number;
+  errors: { row: number; message: string }[];
+}
+
+export interface RecordPage {
+  total: number;
+  hasMore: boolean;
+  items: StoredRecord[];
+}
+
+export class RecordService {
+  constructor(private readonly store: Store) {}
+
+  async create(actor: Actor, modelId: string, data: unknown): Promise<StoredRecord> {
+    const model = await this.requireModel(actor.workspaceId, modelId);
+    requireDataObject(data);
+    const prepared = prepareData(model, data);
+    await checkReferences(this.store, actor.workspaceId, [prepared]);
+    throwFirstIssue(prepared);
+    return this.store.records.insert({ model, userId: actor.userId }, toNewRecord(prepared));
+  }
+
+  async import(actor: Actor, modelId: string, rows: unknown[]): Promise<ImportResult> {
+    if (rows.length > MAX_IMPORT_ROWS) throw importRowLimitError(rows.length);
+    const model = await this.requireModel(actor.workspaceId, modelId);
+    const prepared = rows.map((row) => prepareData(model, row));
+    await checkReferences(this.store, actor.workspaceId, prepared);
+    const errors: ImportResult['errors'] = [];
+    const validRows: number[] = [];
+    prepared.forEach((item, index) => {
+      const first = item.issues[0];
+      if (first) errors.push({ row: index + 1, message: `${first.path}: ${first.reason}` });
+      else validRows.push(index);
+    });
+    const records = validRows.map((index) => toNewRecord(prepared[index]!));
+    const { skippedForSku } = await this.store.records.insertMany({ model, userId: actor.userId }, records);
+    const skuField = skuFieldOf(model) ?? 'sku';
+    for (const skipped of skippedForSku) {
+      errors.push({ row: validRows[skipped]! + 1, message: `${skuField}: ${SKU_EXISTS}` });
+    }
+    errors.sort((a, b) => a.row - b.row);
+    return { importedCount: records.length - skippedForSku.length, errors };
+  }
+
+  async patch(actor: Actor, id: string, patch: unknown): Promise<StoredRecord> {
+    requireDataObject(patch);
+    const before = await this.requireRecord(actor.workspaceId, id);
+    const model = await this.requireModel(actor.workspaceId, before.modelId);
+    refuseUnknownKeys(model, patch);
+    const merge = (data: unknown) => prepareData(model, mergePatch(data, patch));
+    const preview = merge(before.data);
+    await checkReferences(this.store, actor.workspaceId, [preview]);
+    throwFirstIssue(preview);
+    return this.modify(actor, id, (current) => {
+      const prepared = merge(current.data);
+      throwFirstIssue(prepared);
+      return prepared.replacement;
+    });
+  }
+
+  async update(actor: Actor, id: string, data: unknown): Promise<StoredRecord> {
+    requireDataObject(data);
+    const before = await this.requireRecord(actor.workspaceId, id);
+    const model = await this.requireModel(actor.workspaceId, before.modelId);
+    const prepared = prepareData(model, data);
+    await checkReferences(this.store, actor.workspaceId, [prepared]);
+    throwFirstIssue(prepared);
+    return this.modify(actor, id, () => prepared.replacement);
+  }
+
+  async delete(actor: Actor, id: string, force: boolean): Promise<{ id: string; deleted: boolean }> {
+    const outcome = await this.store.records.delete(actor.workspaceId, id, force);
+    if (outcome === 'not-found') throw recordNotFound();
+    if (outcome !== 'deleted') {
+      const first = outcome[0]!;
+      const more = outcome.length > 1 ? ` and ${outcome.length - 1} more` : '';
+      throw new ServiceError(
+        'CONFLICT',
+        `id: record is referenced by field "${first.fieldKey}" of model "${first.modelSlug}" (record ${first.sourceId})${more}; delete with force: true to remove the references`,
+        { field: 'id', references: outcome.slice(0, 20) },
+      );
+    }
+    return { id, deleted: true };
+  }
+
+  async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
+    return this.store.records.get(workspaceId, id);
+  }
+
+  async list(workspaceId: string, modelId: string, args: ListArguments): Promise<RecordPage> {
+    const model = await this.requireModel(workspaceId, modelId);
+    return this.listModel(model, args);
+  }
+
+  async listModel(model: ModelDefinition, args: ListArguments): Promise<RecordPage> {
+    const window = listWindow(args);
+    const items = await this.store.records.list(model.id, window);
+    return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
+  }
+
+  private async modify(
+    actor: Actor,
+    id: string,
+    change: Parameters<Store['records']['modify']>[3],
+  ): Promise<StoredRecord> {
+    const result = await this.store.records.modify(actor.workspaceId, id, actor.userId, change);
+    if (!result) throw recordNotFound();
+    return result;
+  }
+
+  private async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
+    const model = await this.store.models.get(workspaceId, modelId);
+    if (!model) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
+    return model;
+  }
+
+  private async requireRecord(workspaceId: string, id: string): Promise<StoredRecord> {
+    const record = await this.store.records.get(workspaceId, id);
+    if (!record) throw recordNotFound();
+    return record;
+  }
+}
+
+function recordNotFound(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'id: record not found', { field: 'id' });
+}
+
+function refuseUnknownKeys(model: ModelDefinition, patch: Record<string, unknown>): void {
+  const keys = new Set(model.fields.map((field) => field.key));
+  for (const key of Object.keys(patch)) {
+    if (!keys.has(key)) {
+      throw new ServiceError('BAD_USER_INPUT', `${key}: unknown field${suggest(key, keys)}`, { field: key });
+    }
+  }
+}
+

@@ -1,0 +1,69 @@
+import { fieldError, ServiceError, type FieldIssue } from '../domain/errors.js';
+import { skuFieldOf, type ModelDefinition, type RecordData } from '../domain/fields.js';
+import { checkRecordData, type DataCheck, type RelationReference } from '../domain/record-data.js';
+import type { NewRecord, ReplacementData, Store } from '../store/store.js';
+import { newId } from '../ids.js';
+
+/** Checked data ready to store, or the issues that refuse it. */
+export interface PreparedData {
+  issues: FieldIssue[];
+  replacement: ReplacementData;
+  references: RelationReference[];
+}
+
+export function prepareData(model: ModelDefinition, data: unknown): PreparedData {
+  const check: DataCheck = checkRecordData(model.fields, data);
+  const skuField = skuFieldOf(model);
+  const sku = skuField !== null && typeof check.data[skuField] === 'string' ? (check.data[skuField] as string) : null;
+  return {
+    issues: check.issues,
+    references: check.references,
+    replacement: {
+      data: check.data,
+      sku,
+      links: check.references.map((reference) => ({ fieldKey: reference.fieldKey, targetId: reference.targetId })),
+    },
+  };
+}
+
+/** Adds an issue for every relation id that is not a record of its target model. One query per target model. */
+export async function checkReferences(store: Store, workspaceId: string, prepared: PreparedData[]): Promise<void> {
+  const idsBySlug = new Map<string, Set<string>>();
+  for (const item of prepared) {
+    for (const reference of item.references) {
+      const ids = idsBySlug.get(reference.targetSlug) ?? new Set<string>();
+      ids.add(reference.targetId);
+      idsBySlug.set(reference.targetSlug, ids);
+    }
+  }
+  const existing = new Map<string, Set<string>>();
+  for (const [slug, ids] of idsBySlug) {
+    const target = await store.models.getBySlug(workspaceId, slug);
+    existing.set(slug, target ? await store.records.existingIds(target.id, [...ids]) : new Set());
+  }
+  for (const item of prepared) {
+    for (const reference of item.references) {
+      if (!existing.get(reference.targetSlug)?.has(reference.targetId)) {
+        item.issues.push({
+          path: reference.path,
+          reason: `no record with id "${reference.targetId}" in model "${reference.targetSlug}"`,
+        });
+      }
+    }
+  }
+}
+
+export function throwFirstIssue(prepared: PreparedData): void {
+  const first = prepared.issues[0];
+  if (first) throw fieldError(first);
+}
+
+export function toNewRecord(prepared: PreparedData): NewRecord {
+  return { id: newId(), ...prepared.replacement };
+}
+
+export function requireDataObject(data: unknown): asserts data is RecordData {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new ServiceError('BAD_USER_INPUT', 'data: must be a JSON object keyed by field key', { field: 'data' });
+  }
+}

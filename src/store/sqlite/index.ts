@@ -1,0 +1,30 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Store } from '../store.js';
+import { migrate } from './migrations.js';
+import { SqliteModelStore } from './models.js';
+import { SqliteRecordStore } from './records.js';
+import { SqliteTenancyStore } from './tenancy.js';
+
+/** Opens (creating when needed) the SQLite database file and brings its schema up to date. */
+export function openSqliteStore(path: string): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return {
+    tenancy: new SqliteTenancyStore(db),
+    models: new SqliteModelStore(db),
+    records: new SqliteRecordStore(db),
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import type Database from 'better-sqlite3';
+
+/** Schema versions in order; each runs once, inside the migration transaction. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE organisations (
+    id TEXT PRIMARY KEY,
+    slug TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE workspaces (
+    id TEXT PRIMARY KEY,
+    org_id TEXT NOT NULL REFERENCES organisations(id),
+    slug TEXT NOT NULL,
+    write_budget INTEGER,
+    created_at INTEGER NOT NULL,
+    UNIQUE (org_id, slug)
+  );
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE,
+    password_hash TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE memberships (
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    user_id TEXT NOT NULL REFERENCES users(id),
+    role TEXT NOT NULL,
+    PRIMARY KEY (workspace_id, user_id)
+  );
+  CREATE TABLE api_tokens (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    user_id TEXT NOT NULL REFERENCES users(id),
+    name TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    revoked_at INTEGER
+  );
+  CREATE TABLE models (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    slug TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT,
+    display_field TEXT NOT NULL,
+    fields TEXT NOT NULL,
+    product TEXT,
+    delivery_access TEXT NOT NULL,
+    record_count INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    UNIQUE (workspace_id, slug)
+  );
+  CREATE TABLE records (
+    id TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL REFERENCES models(id),
+    workspace_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    sku TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    created_by TEXT,
+    updated_by TEXT
+  );
+  CREATE UNIQUE INDEX records_model_sku ON records (model_id, sku);
+  CREATE INDEX records_model_created ON records (model_id, created_at, id);
+  CREATE INDEX records_model_updated ON records (model_id, updated_at, id);
+  CREATE TABLE record_links (
+    target_id TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    field_key TEXT NOT NULL,
+    PRIMARY KEY (target_id, source_id, field_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX record_links_source ON record_links (source_id);
+  `,
+];
+
+export function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const run = db.transaction(() => {
+    const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
+    const current = row.version ?? 0;
+    MIGRATIONS.slice(current).forEach((sql, index) => {
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(current + index + 1, Date.now());
+    });
+  });
+  run.immediate();
+}

@@ -1,0 +1,144 @@
+import type Database from 'better-sqlite3';
+import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../../domain/errors.js';
+import type { DeliveryAccess, ModelDefinition } from '../../domain/fields.js';
+import type { ModelShape } from '../../domain/model-definition.js';
+import type { ModelChange, ModelStore } from '../store.js';
+import { isUniqueViolation, jsonPath } from './sql.js';
+
+interface ModelRow {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  display_field: string;
+  fields: string;
+  product: string | null;
+  delivery_access: string;
+  record_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toModel(row: ModelRow): ModelDefinition {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    displayField: row.display_field,
+    fields: JSON.parse(row.fields),
+    product: row.product === null ? null : JSON.parse(row.product),
+    deliveryAccess: row.delivery_access as DeliveryAccess,
+    recordCount: row.record_count,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+export class SqliteModelStore implements ModelStore {
+  constructor(private readonly db: Database.Database) {}
+
+  async list(workspaceId: string): Promise<ModelDefinition[]> {
+    const rows = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId);
+    return (rows as ModelRow[]).map(toModel);
+  }
+
+  async get(workspaceId: string, id: string): Promise<ModelDefinition | null> {
+    const row = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id);
+    return row ? toModel(row as ModelRow) : null;
+  }
+
+  async getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null> {
+    const row = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? AND slug = ?').get(workspaceId, slug);
+    return row ? toModel(row as ModelRow) : null;
+  }
+
+  async create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition> {
+    const now = Date.now();
+    try {
+      this.db
+        .prepare(
+          `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
+             delivery_access, record_count, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+        )
+        .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ServiceError('CONFLICT', `slug: ${SLUG_EXISTS}`, { field: 'slug' });
+      throw error;
+    }
+    return (await this.get(workspaceId, id)) as ModelDefinition;
+  }
+
+  async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
+    const run = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
+             delivery_access = ?, updated_at = ? WHERE id = ?`,
+        )
+        .run(...shapeColumns(change.shape), Date.now(), model.id);
+      for (const key of change.removedFieldKeys) {
+        this.db
+          .prepare('UPDATE records SET data = json_remove(data, ?) WHERE model_id = ? AND json_type(data, ?) IS NOT NULL')
+          .run(jsonPath(key), model.id, jsonPath(key));
+        this.db
+          .prepare('DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE model_id = ?)')
+          .run(key, model.id);
+      }
+      if (change.skuFieldChanged) this.recomputeSkus(model.id, change.skuFieldChanged.skuField);
+    });
+    run.immediate();
+    return (await this.get(model.workspaceId, model.id)) as ModelDefinition;
+  }
+
+  private recomputeSkus(modelId: string, skuField: string | null): void {
+    if (skuField === null) {
+      this.db.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+      return;
+    }
+    this.db.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+    try {
+      this.db.prepare('UPDATE records SET sku = json_extract(data, ?) WHERE model_id = ?').run(jsonPath(skuField), modelId);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ServiceError('CONFLICT', `product.skuField: stored records repeat values of "${skuField}"; ${SKU_EXISTS}`, {
+          field: 'product',
+        });
+      }
+      throw error;
+    }
+  }
+
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+  }
+
+  async countRecordsWithValue(modelId: string, key: string): Promise<number> {
+    const row = this.db
+      .prepare("SELECT COUNT(*) AS n FROM records WHERE model_id = ? AND json_type(data, ?) NOT IN ('null')")
+      .get(modelId, jsonPath(key)) as { n: number };
+    return row.n;
+  }
+
+  async modelsReferencing(workspaceId: string, slug: string): Promise<string[]> {
+    const models = await this.list(workspaceId);
+    const target = `model:${slug}`;
+    return models
+      .filter((model) => model.slug !== slug && model.fields.some((field) => field.relationTo === target))
+      .map((model) => model.slug);
+  }
+}
+
+function shapeColumns(shape: ModelShape): [string, string | null, string, string, string | null, string] {
+  return [
+    shape.name,
+    shape.description,
+    shape.displayField,
+    JSON.stringify(shape.fields),
+    shape.product === null ? null : JSON.stringify(shape.product),
+    shape.deliveryAccess,
+  ];
+}

@@ -1,0 +1,205 @@
+import type Database from 'better-sqlite3';
+import { ServiceError, SKU_EXISTS } from '../../domain/errors.js';
+import { skuFieldOf, type FieldDefinition } from '../../domain/fields.js';
+import type { ListWindow, RecordSort } from '../../domain/listing.js';
+import { withoutReference } from '../../domain/relations.js';
+import type {
+  NewRecord,
+  RecordLink,
+  RecordStore,
+  Reference,
+  ReplacementData,
+  StoredRecord,
+  WriteContext,
+} from '../store.js';
+import { isUniqueViolation } from './sql.js';
+
+interface RecordRow {
+  id: string;
+  model_id: string;
+  workspace_id: string;
+  data: string;
+  created_at: number;
+  updated_at: number;
+  created_by: string | null;
+  updated_by: string | null;
+}
+
+const ORDER_BY: Record<RecordSort, string> = {
+  createdAt_asc: 'created_at ASC, id ASC',
+  createdAt_desc: 'created_at DESC, id DESC',
+  updatedAt_asc: 'updated_at ASC, id ASC',
+  updatedAt_desc: 'updated_at DESC, id DESC',
+};
+
+function toRecord(row: RecordRow): StoredRecord {
+  return {
+    id: row.id,
+    modelId: row.model_id,
+    workspaceId: row.workspace_id,
+    data: JSON.parse(row.data),
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+  };
+}
+
+function skuConflict(context: WriteContext): ServiceError {
+  const field = skuFieldOf(context.model) ?? 'sku';
+  return new ServiceError('CONFLICT', `${field}: ${SKU_EXISTS}`, { field });
+}
+
+export class SqliteRecordStore implements RecordStore {
+  private readonly insertRow: Database.Statement;
+  private readonly insertLink: Database.Statement;
+  private readonly addToCount: Database.Statement;
+  private readonly selectById: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.insertRow = db.prepare(
+      `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
+    );
+    this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
+    this.addToCount = db.prepare('UPDATE models SET record_count = record_count + ? WHERE id = ?');
+    this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
+  }
+
+  async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
+    const run = this.db.transaction(() => {
+      if (!this.insertOne(context, record, Date.now())) throw skuConflict(context);
+      this.addToCount.run(1, context.model.id);
+    });
+    run.immediate();
+    return (await this.get(context.model.workspaceId, record.id)) as StoredRecord;
+  }
+
+  async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
+    const run = this.db.transaction(() => {
+      const now = Date.now();
+      const skippedForSku: number[] = [];
+      records.forEach((record, index) => {
+        if (!this.insertOne(context, record, now)) skippedForSku.push(index);
+      });
+      const inserted = records.length - skippedForSku.length;
+      if (inserted > 0) this.addToCount.run(inserted, context.model.id);
+      return { skippedForSku };
+    });
+    return run.immediate();
+  }
+
+  private insertOne(context: WriteContext, record: NewRecord, now: number): boolean {
+    const { model, userId } = context;
+    const result = this.insertRow.run(
+      record.id,
+      model.id,
+      model.workspaceId,
+      JSON.stringify(record.data),
+      record.sku,
+      now,
+      now,
+      userId,
+      userId,
+    );
+    if (result.changes === 0) return false;
+    this.writeLinks(record.id, record.links);
+    return true;
+  }
+
+  private writeLinks(sourceId: string, links: RecordLink[]): void {
+    for (const link of links) this.insertLink.run(link.targetId, sourceId, link.fieldKey);
+  }
+
+  async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
+    const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  async modify(
+    workspaceId: string,
+    id: string,
+    userId: string | null,
+    change: (current: StoredRecord) => ReplacementData,
+  ): Promise<StoredRecord | null> {
+    const run = this.db.transaction((): StoredRecord | null => {
+      const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
+      if (!row) return null;
+      const next = change(toRecord(row));
+      const now = Math.max(Date.now(), row.updated_at);
+      try {
+        this.db
+          .prepare('UPDATE records SET data = ?, sku = ?, updated_at = ?, updated_by = ? WHERE id = ?')
+          .run(JSON.stringify(next.data), next.sku, now, userId, id);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw skuConflict({ model: this.modelOf(row.model_id), userId });
+        throw error;
+      }
+      this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
+      this.writeLinks(id, next.links);
+      return toRecord({ ...row, data: JSON.stringify(next.data), updated_at: now, updated_by: userId });
+    });
+    return run.immediate();
+  }
+
+  private modelOf(modelId: string): WriteContext['model'] {
+    const row = this.db.prepare('SELECT product FROM models WHERE id = ?').get(modelId) as { product: string | null };
+    return { product: row.product === null ? null : JSON.parse(row.product) } as WriteContext['model'];
+  }
+
+  async referencesTo(id: string): Promise<Reference[]> {
+    return this.selectReferences(id);
+  }
+
+  private selectReferences(id: string): Reference[] {
+    const rows = this.db
+      .prepare(
+        `SELECT l.source_id, m.slug, l.field_key FROM record_links l
+         JOIN records r ON r.id = l.source_id JOIN models m ON m.id = r.model_id
+         WHERE l.target_id = ? AND l.source_id <> ? ORDER BY l.source_id, l.field_key`,
+      )
+      .all(id, id) as { source_id: string; slug: string; field_key: string }[];
+    return rows.map((row) => ({ sourceId: row.source_id, modelSlug: row.slug, fieldKey: row.field_key }));
+  }
+
+  async delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]> {
+    const run = this.db.transaction((): 'deleted' | 'not-found' | Reference[] => {
+      const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
+      if (!row) return 'not-found';
+      const references = this.selectReferences(id);
+      if (references.length > 0 && !force) return references;
+      for (const reference of references) this.dropReference(reference, id);
+      this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
+      this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
+      this.addToCount.run(-1, row.model_id);
+      return 'deleted';
+    });
+    return run.immediate();
+  }
+
+  private dropReference(reference: Reference, targetId: string): void {
+    const source = this.db
+      .prepare('SELECT r.data, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?')
+      .get(reference.sourceId) as { data: string; fields: string };
+    const fields = JSON.parse(source.fields) as FieldDefinition[];
+    const data = withoutReference(fields, JSON.parse(source.data), reference.fieldKey, targetId);
+    this.db
+      .prepare('UPDATE records SET data = ?, updated_at = ? WHERE id = ?')
+      .run(JSON.stringify(data), Date.now(), reference.sourceId);
+  }
+
+  async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = this.db
+      .prepare('SELECT id FROM records WHERE model_id = ? AND id IN (SELECT value FROM json_each(?))')
+      .all(modelId, JSON.stringify(ids)) as { id: string }[];
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async list(modelId: string, window: ListWindow): Promise<StoredRecord[]> {
+    const rows = this.db
+      .prepare(`SELECT * FROM records WHERE model_id = ? ORDER BY ${ORDER_BY[window.sort]} LIMIT ? OFFSET ?`)
+      .all(modelId, window.limit, window.offset) as RecordRow[];
+    return rows.map(toRecord);
+  }
+}

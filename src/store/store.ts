@@ -1,0 +1,162 @@
+import type { ModelShape } from '../domain/model-definition.js';
+import type { ModelDefinition, RecordData } from '../domain/fields.js';
+import type { ListWindow } from '../domain/listing.js';
+import type { Role } from '../domain/roles.js';
+
+/** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
+export interface Store {
+  readonly tenancy: TenancyStore;
+  readonly models: ModelStore;
+  readonly records: RecordStore;
+  /** Is the database answering? For /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Workspace {
+  id: string;
+  slug: string;
+  orgId: string;
+  orgSlug: string;
+  writeBudget: number | null;
+}
+
+export interface Membership {
+  userId: string;
+  email: string;
+  role: Role;
+}
+
+export interface TokenRecord {
+  id: string;
+  workspaceId: string;
+  userId: string;
+  role: Role | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface BootstrapInput {
+  orgSlug: string;
+  workspaceSlug: string;
+  email: string;
+  /** Set on the membership; when null an existing membership keeps its role and a new one is `owner`. */
+  role: Role | null;
+  defaultRole: Role;
+}
+
+export interface NewToken {
+  id: string;
+  hash: string;
+  workspaceId: string;
+  userId: string;
+  name: string | null;
+  expiresAt: string | null;
+}
+
+export interface TenancyStore {
+  hasAnyOrganisation(): Promise<boolean>;
+  /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
+  ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }>;
+  /** Like ensureMembership, for an existing workspace by id; null when the workspace does not exist. */
+  ensureMemberOf(
+    workspaceId: string,
+    email: string,
+    role: Role | null,
+    defaultRole: Role,
+  ): Promise<Membership | null>;
+  findWorkspace(id: string): Promise<Workspace | null>;
+  findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null>;
+  setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
+  createToken(token: NewToken): Promise<void>;
+  /** The token with its user's current role in the token's workspace. */
+  findTokenByHash(hash: string): Promise<TokenRecord | null>;
+  revokeToken(id: string): Promise<boolean>;
+}
+
+export interface ModelChange {
+  shape: ModelShape;
+  removedFieldKeys: string[];
+  /** The SKU field after the change, when it differs from before (null: no longer a product). */
+  skuFieldChanged: { skuField: string | null } | null;
+}
+
+export interface ModelStore {
+  list(workspaceId: string): Promise<ModelDefinition[]>;
+  get(workspaceId: string, id: string): Promise<ModelDefinition | null>;
+  getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null>;
+  /** Throws CONFLICT on a slug used in the workspace. */
+  create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition>;
+  /** Applies a checked change; throws CONFLICT when the new SKU field has duplicates. */
+  update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition>;
+  delete(workspaceId: string, id: string): Promise<boolean>;
+  /** How many records of the model have a non-null value under `key`. */
+  countRecordsWithValue(modelId: string, key: string): Promise<number>;
+  /** Slugs of other models whose relation fields target `slug`. */
+  modelsReferencing(workspaceId: string, slug: string): Promise<string[]>;
+}
+
+export interface RecordLink {
+  fieldKey: string;
+  targetId: string;
+}
+
+export interface NewRecord {
+  id: string;
+  data: RecordData;
+  sku: string | null;
+  links: RecordLink[];
+}
+
+export interface StoredRecord {
+  id: string;
+  modelId: string;
+  workspaceId: string;
+  data: RecordData;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string | null;
+  updatedBy: string | null;
+}
+
+export interface WriteContext {
+  model: ModelDefinition;
+  userId: string | null;
+}
+
+export interface ReplacementData {
+  data: RecordData;
+  sku: string | null;
+  links: RecordLink[];
+}
+
+export interface Reference {
+  sourceId: string;
+  modelSlug: string;
+  fieldKey: string;
+}
+
+export interface RecordStore {
+  /** Throws CONFLICT naming the SKU field when the SKU is taken. */
+  insert(context: WriteContext, record: NewRecord): Promise<StoredRecord>;
+  /** Inserts in one transaction; rows whose SKU is taken (stored or earlier in the batch) are skipped and their indexes returned. */
+  insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }>;
+  get(workspaceId: string, id: string): Promise<StoredRecord | null>;
+  /**
+   * Reads the record and writes `change(current)` atomically: no other write of the same record
+   * can come between the read and the write. Returns null when the record does not exist.
+   */
+  modify(
+    workspaceId: string,
+    id: string,
+    userId: string | null,
+    change: (current: StoredRecord) => ReplacementData,
+  ): Promise<StoredRecord | null>;
+  /** Records (other than `id` itself) whose relation fields point at `id`. */
+  referencesTo(id: string): Promise<Reference[]>;
+  /** Deletes the record and, with `force`, removes the references to it in one transaction. */
+  delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]>;
+  /** Which of `ids` are records of the model. */
+  existingIds(modelId: string, ids: string[]): Promise<Set<string>>;
+  list(modelId: string, window: ListWindow): Promise<StoredRecord[]>;
+}
