@@ -88,6 +88,9 @@ export function prepareOperation(schema: GraphQLSchema, cache: DocumentCache, re
       'operationName',
     );
   }
+  if (!schema.getRootType(operation.operation)) {
+    throw badRequest(`This endpoint has no ${operation.operation} operations: it is read only`);
+  }
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables, { maxErrors: 10 });
   if (coerced.errors) throw badRequest(coerced.errors.map((error) => error.message).join('\n'), 'variables');
   return { request, document, operation, coercedVariables: coerced.coerced };

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyError } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import { WriteBudget } from '../budget/write-budget.js';
 import { ServiceError } from '../domain/errors.js';
@@ -25,10 +25,9 @@ export interface AppOptions {
 export async function buildApp({ store, config, logger, budget }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId(),
-    requestIdLogLabel: 'requestId',
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
     return503OnClosing: true,
