@@ -1,4 +1,10 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import { WriteBudget } from '../budget/write-budget.js';
 import { ServiceError } from '../domain/errors.js';
@@ -48,7 +54,8 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
       'request',
     );
   });
-  app.setErrorHandler((error: FastifyError, request, reply) => refuse(error, request, reply));
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler((error: FastifyError, request, reply) => refuse(error, request, reply, config.bodyLimitBytes));
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ errors: [{ message: `No route ${request.method} ${request.url.split('?')[0]}`, extensions: { code: 'NOT_FOUND' } }] }),
   );
@@ -67,10 +74,10 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   return app;
 }
 
-function refuse(error: FastifyError, request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) {
+function refuse(error: FastifyError, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number) {
   const status = error.statusCode ?? 500;
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
-    return sendRefusal(request, reply, new ServiceError('PAYLOAD_TOO_LARGE', 'Request body is larger than the limit'));
+    return sendRefusal(request, reply, new ServiceError('PAYLOAD_TOO_LARGE', `Request body is larger than ${bodyLimitBytes} bytes`));
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
     reply.code(415);

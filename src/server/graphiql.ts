@@ -1,19 +1,26 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 
 const require = createRequire(import.meta.url);
 
 /** GraphiQL and React from their npm packages, served by the service itself: no CDN. */
-const ASSETS: Record<string, { module: string; type: string }> = {
-  'react.js': { module: 'react/umd/react.production.min.js', type: 'text/javascript' },
-  'react-dom.js': { module: 'react-dom/umd/react-dom.production.min.js', type: 'text/javascript' },
-  'graphiql.js': { module: 'graphiql/graphiql.min.js', type: 'text/javascript' },
-  'graphiql.css': { module: 'graphiql/graphiql.min.css', type: 'text/css' },
+const ASSETS: Record<string, { pkg: string; file: string; type: string }> = {
+  'react.js': { pkg: 'react', file: 'umd/react.production.min.js', type: 'text/javascript' },
+  'react-dom.js': { pkg: 'react-dom', file: 'umd/react-dom.production.min.js', type: 'text/javascript' },
+  'graphiql.js': { pkg: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript' },
+  'graphiql.css': { pkg: 'graphiql', file: 'graphiql.min.css', type: 'text/css' },
 };
 
-const DEFAULT_QUERY = `# Connectivity check: a list (even empty) means the token and workspace id are accepted.
-# Set the two headers below (Headers tab) first.
+/** Package files by path from the package's root: React's UMD builds are not in its `exports`. */
+function readPackageFile(pkg: string, file: string): Buffer {
+  return readFileSync(join(dirname(require.resolve(`${pkg}/package.json`)), file));
+}
+
+const DEFAULT_QUERY = `# 1. Set your token and workspace id in the Headers tab below.
+# 2. Press the refresh icon (bottom left) to load the schema.
+# 3. Run: a list, even empty, means both are accepted.
 query Models {
   model {
     list { id slug name }
@@ -63,10 +70,10 @@ export function registerGraphiqlAssets(app: FastifyInstance): void {
   app.get<{ Params: { name: string } }>('/graphiql/assets/:name', async (request, reply) => {
     const asset = ASSETS[request.params.name];
     if (!asset) return reply.code(404).send({ errors: [{ message: 'Not found', extensions: { code: 'NOT_FOUND' } }] });
-    let content = cache.get(asset.module);
+    let content = cache.get(request.params.name);
     if (!content) {
-      content = readFileSync(require.resolve(asset.module));
-      cache.set(asset.module, content);
+      content = readPackageFile(asset.pkg, asset.file);
+      cache.set(request.params.name, content);
     }
     return reply.type(`${asset.type}; charset=utf-8`).header('cache-control', 'public, max-age=86400').send(content);
   });

@@ -20,6 +20,10 @@ export class ModelService {
     return this.store.models.get(workspaceId, id);
   }
 
+  getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null> {
+    return this.store.models.getBySlug(workspaceId, slug);
+  }
+
   async create(actor: Actor, input: ModelDefinitionInput): Promise<ModelDefinition> {
     const shape = normaliseModelShape(input, await this.slugs(actor.workspaceId));
     return this.store.models.create(actor.workspaceId, newId(), shape);

@@ -39,9 +39,8 @@ const DELIVERY_SDL = /* GraphQL */ `
 type Resolver = (source: unknown, args: never, context: DeliveryContext) => unknown;
 
 async function publicModel(context: DeliveryContext, slug: string) {
-  const models = await context.services.models.list(context.workspace.id);
-  const model = models.find((candidate) => candidate.slug === slug && candidate.deliveryAccess === 'public');
-  if (!model) throw new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
+  const model = await context.services.models.getBySlug(context.workspace.id, slug);
+  if (model?.deliveryAccess !== 'public') throw new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
   return model;
 }
 
