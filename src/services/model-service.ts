@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ServiceError } from '../domain/errors.js';
 import { skuFieldOf, type FieldDefinition, type ModelDefinition } from '../domain/fields.js';
 import { normaliseModelShape, type ModelDefinitionInput, type ModelShape } from '../domain/model-definition.js';
@@ -87,7 +88,7 @@ export class ModelService {
       (old.type !== field.type ||
         (old.relationTo ?? null) !== (field.relationTo ?? null) ||
         (old.relationType ?? null) !== (field.relationType ?? null) ||
-        JSON.stringify(old.fields ?? null) !== JSON.stringify(field.fields ?? null));
+        !isDeepStrictEqual(old.fields ?? null, field.fields ?? null));
     if (changedKind) {
       const withValue = await this.store.models.countRecordsWithValue(model.id, field.key);
       if (withValue > 0) throw conflict(`cannot change the type or its settings while ${withValue} records have a value`);

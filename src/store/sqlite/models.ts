@@ -101,7 +101,11 @@ export class SqliteModelStore implements ModelStore {
     }
     this.db.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
     try {
-      this.db.prepare('UPDATE records SET sku = json_extract(data, ?) WHERE model_id = ?').run(jsonPath(skuField), modelId);
+      this.db
+        .prepare(
+          "UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE model_id = ?",
+        )
+        .run(jsonPath(skuField), jsonPath(skuField), modelId);
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ServiceError('CONFLICT', `product.skuField: stored records repeat values of "${skuField}"; ${SKU_EXISTS}`, {

@@ -1,0 +1,80 @@
+import pg from 'pg';
+import type { Store } from '../store.js';
+import { migrate } from './migrations.js';
+import { PostgresModelStore } from './models.js';
+import { PostgresRecordStore } from './records.js';
+import { PostgresTenancyStore } from './tenancy.js';
+import { quoteIdentifier } from './sql.js';
+
+export const DEFAULT_POOL_SIZE = 10;
+const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export interface PostgresOptions {
+  /** The URL for pg, without our own query parameters. */
+  connectionString: string;
+  /** The schema to keep the tables in (created when missing); null: the server's default search_path. */
+  schema: string | null;
+  poolSize: number;
+}
+
+/**
+ * Reads our parameters off a `postgres://` URL: `?schema=<name>` and `?pool=<N>` (else env PG_POOL_SIZE, else 10).
+ * The schema becomes every connection's search_path through the startup `options`, so no query can run before it.
+ */
+export function parsePostgresUrl(databaseUrl: string, env: NodeJS.ProcessEnv = process.env): PostgresOptions {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    throw new Error('PostgreSQL: the database URL is not a valid URL (postgres://user@host:5432/database)');
+  }
+  const schema = url.searchParams.get('schema');
+  const pool = url.searchParams.get('pool') ?? env.PG_POOL_SIZE ?? null;
+  url.searchParams.delete('schema');
+  url.searchParams.delete('pool');
+  if (schema !== null && !SCHEMA_PATTERN.test(schema)) {
+    throw new Error(`PostgreSQL: schema "${schema}" must be 1-63 characters of a-z, 0-9 and "_", not starting with a digit`);
+  }
+  const poolSize = pool === null || pool === '' ? DEFAULT_POOL_SIZE : Number(pool);
+  if (!Number.isInteger(poolSize) || poolSize < 1) {
+    throw new Error(`PostgreSQL: pool size "${pool}" must be a positive whole number (?pool=N or PG_POOL_SIZE)`);
+  }
+  if (schema !== null) {
+    const options = [url.searchParams.get('options'), `-c search_path=${quoteIdentifier(schema)}`].filter(Boolean);
+    url.searchParams.set('options', options.join(' '));
+  }
+  return { connectionString: url.toString(), schema, poolSize };
+}
+
+/** Connects a pool to the database the URL names and brings its schema up to date. */
+export async function openPostgresStore(databaseUrl: string): Promise<Store> {
+  const options = parsePostgresUrl(databaseUrl);
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize });
+  // An idle connection that breaks (server restart) is dropped by the pool; without a listener it would crash the process.
+  pool.on('error', () => {});
+  try {
+    await migrate(pool, options.schema);
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw new Error(`PostgreSQL at ${describeServer(options.connectionString)}: ${(error as Error).message}`, { cause: error });
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    tenancy: new PostgresTenancyStore(pool),
+    models: new PostgresModelStore(pool),
+    records: new PostgresRecordStore(pool),
+    async ping() {
+      await pool.query('SELECT 1');
+    },
+    close() {
+      closed ??= pool.end();
+      return closed;
+    },
+  };
+}
+
+/** `host:port/database`, for messages: never the password or the query. */
+function describeServer(connectionString: string): string {
+  const url = new URL(connectionString);
+  return `${url.hostname || 'localhost'}:${url.port || '5432'}${url.pathname}`;
+}

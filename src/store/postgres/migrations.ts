@@ -1,0 +1,112 @@
+import type { Pool } from 'pg';
+import { inTransaction, quoteIdentifier } from './sql.js';
+
+/**
+ * Schema versions in order; each runs once, inside the migration transaction. The same tables, columns and
+ * indexes as the SQLite migration. Times are `bigint` epoch milliseconds (as in SQLite), record data is `jsonb`;
+ * model definitions are `json`, which keeps their text (key order) exactly as written. Key columns use the "C"
+ * collation so ids order byte by byte, as in SQLite.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE organisations (
+    id text COLLATE "C" PRIMARY KEY,
+    slug text NOT NULL UNIQUE,
+    created_at bigint NOT NULL
+  );
+  CREATE TABLE workspaces (
+    id text COLLATE "C" PRIMARY KEY,
+    org_id text COLLATE "C" NOT NULL REFERENCES organisations(id),
+    slug text NOT NULL,
+    write_budget integer,
+    created_at bigint NOT NULL,
+    UNIQUE (org_id, slug)
+  );
+  CREATE TABLE users (
+    id text COLLATE "C" PRIMARY KEY,
+    email text NOT NULL UNIQUE,
+    password_hash text,
+    created_at bigint NOT NULL
+  );
+  CREATE TABLE memberships (
+    workspace_id text COLLATE "C" NOT NULL REFERENCES workspaces(id),
+    user_id text COLLATE "C" NOT NULL REFERENCES users(id),
+    role text NOT NULL,
+    PRIMARY KEY (workspace_id, user_id)
+  );
+  CREATE TABLE api_tokens (
+    id text COLLATE "C" PRIMARY KEY,
+    token_hash text NOT NULL UNIQUE,
+    workspace_id text COLLATE "C" NOT NULL REFERENCES workspaces(id),
+    user_id text COLLATE "C" NOT NULL REFERENCES users(id),
+    name text,
+    created_at bigint NOT NULL,
+    expires_at bigint,
+    revoked_at bigint
+  );
+  CREATE TABLE models (
+    id text COLLATE "C" PRIMARY KEY,
+    workspace_id text COLLATE "C" NOT NULL REFERENCES workspaces(id),
+    slug text NOT NULL,
+    name text NOT NULL,
+    description text,
+    display_field text NOT NULL,
+    fields json NOT NULL,
+    product json,
+    delivery_access text NOT NULL,
+    record_count integer NOT NULL DEFAULT 0,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    CONSTRAINT models_workspace_slug UNIQUE (workspace_id, slug)
+  );
+  CREATE TABLE records (
+    id text COLLATE "C" PRIMARY KEY,
+    model_id text COLLATE "C" NOT NULL REFERENCES models(id),
+    workspace_id text COLLATE "C" NOT NULL,
+    data jsonb NOT NULL,
+    sku text COLLATE "C",
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    created_by text,
+    updated_by text
+  );
+  CREATE UNIQUE INDEX records_model_sku ON records (model_id, sku);
+  CREATE INDEX records_model_created ON records (model_id, created_at, id);
+  CREATE INDEX records_model_updated ON records (model_id, updated_at, id);
+  CREATE TABLE record_links (
+    target_id text COLLATE "C" NOT NULL,
+    source_id text COLLATE "C" NOT NULL,
+    field_key text COLLATE "C" NOT NULL,
+    PRIMARY KEY (target_id, source_id, field_key)
+  );
+  CREATE INDEX record_links_source ON record_links (source_id);
+  `,
+];
+
+/** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */
+const MIGRATION_LOCK_CLASS = 0x43530001;
+
+/**
+ * Creates the schema when missing and applies the pending migrations, in one transaction holding an advisory
+ * lock, so processes starting at once on one database wait for each other instead of colliding.
+ * `schema` null: the connection's current schema (normally `public`).
+ */
+export async function migrate(pool: Pool, schema: string | null): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    const target =
+      schema ?? (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema;
+    if (!target) throw new Error('PostgreSQL: no current schema to create the tables in; add ?schema=<name> to the URL');
+    await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, target]);
+    if (schema !== null) {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
+      await client.query(`SET LOCAL search_path TO ${quoteIdentifier(schema)}`);
+    }
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)');
+    const { rows } = await client.query<{ version: number | null }>('SELECT MAX(version) AS version FROM schema_migrations');
+    const current = rows[0]?.version ?? 0;
+    for (const [index, sql] of MIGRATIONS.slice(current).entries()) {
+      await client.query(sql);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [current + index + 1, Date.now()]);
+    }
+  });
+}

@@ -1,0 +1,155 @@
+import type { Pool, PoolClient } from 'pg';
+import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../../domain/errors.js';
+import type { DeliveryAccess, FieldDefinition, ModelDefinition, ProductSettings } from '../../domain/fields.js';
+import type { ModelShape } from '../../domain/model-definition.js';
+import type { ModelChange, ModelStore } from '../store.js';
+import { inTransaction, isUniqueViolation, toIso, type Queryable } from './sql.js';
+
+interface ModelRow {
+  id: string;
+  workspace_id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  display_field: string;
+  fields: FieldDefinition[];
+  product: ProductSettings | null;
+  delivery_access: string;
+  record_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toModel(row: ModelRow): ModelDefinition {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    displayField: row.display_field,
+    fields: row.fields,
+    product: row.product,
+    deliveryAccess: row.delivery_access as DeliveryAccess,
+    recordCount: row.record_count,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}
+
+export class PostgresModelStore implements ModelStore {
+  constructor(private readonly pool: Pool) {}
+
+  async list(workspaceId: string): Promise<ModelDefinition[]> {
+    const { rows } = await this.pool.query<ModelRow>('SELECT * FROM models WHERE workspace_id = $1 ORDER BY created_at, id', [
+      workspaceId,
+    ]);
+    return rows.map(toModel);
+  }
+
+  async get(workspaceId: string, id: string): Promise<ModelDefinition | null> {
+    return selectModel(this.pool, workspaceId, id);
+  }
+
+  async getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null> {
+    const { rows } = await this.pool.query<ModelRow>('SELECT * FROM models WHERE workspace_id = $1 AND slug = $2', [
+      workspaceId,
+      slug,
+    ]);
+    return rows[0] ? toModel(rows[0]) : null;
+  }
+
+  async create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition> {
+    const now = Date.now();
+    try {
+      const { rows } = await this.pool.query<ModelRow>(
+        `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
+           delivery_access, record_count, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $10) RETURNING *`,
+        [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
+      );
+      return toModel(rows[0]!);
+    } catch (error) {
+      if (isUniqueViolation(error, 'models_workspace_slug')) {
+        throw new ServiceError('CONFLICT', `slug: ${SLUG_EXISTS}`, { field: 'slug' });
+      }
+      throw error;
+    }
+  }
+
+  async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query(
+        `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
+           delivery_access = $6, updated_at = $7 WHERE id = $8`,
+        [...shapeColumns(change.shape), Date.now(), model.id],
+      );
+      for (const key of change.removedFieldKeys) {
+        await client.query('UPDATE records SET data = data - $1::text WHERE model_id = $2 AND data ? $1::text', [key, model.id]);
+        await client.query(
+          'DELETE FROM record_links WHERE field_key = $1 AND source_id IN (SELECT id FROM records WHERE model_id = $2)',
+          [key, model.id],
+        );
+      }
+      if (change.skuFieldChanged) await recomputeSkus(client, model.id, change.skuFieldChanged.skuField);
+      return (await selectModel(client, model.workspaceId, model.id)) as ModelDefinition;
+    });
+  }
+
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async countRecordsWithValue(modelId: string, key: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      "SELECT COUNT(*)::integer AS n FROM records WHERE model_id = $1 AND jsonb_typeof(data -> $2::text) <> 'null'",
+      [modelId, key],
+    );
+    return rows[0]!.n;
+  }
+
+  async modelsReferencing(workspaceId: string, slug: string): Promise<string[]> {
+    const models = await this.list(workspaceId);
+    const target = `model:${slug}`;
+    return models
+      .filter((model) => model.slug !== slug && model.fields.some((field) => field.relationTo === target))
+      .map((model) => model.slug);
+  }
+}
+
+async function selectModel(db: Queryable, workspaceId: string, id: string): Promise<ModelDefinition | null> {
+  const { rows } = await db.query<ModelRow>('SELECT * FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  return rows[0] ? toModel(rows[0]) : null;
+}
+
+/** Sets every record's sku from its string value under the new SKU field; CONFLICT when two records repeat one. */
+async function recomputeSkus(client: PoolClient, modelId: string, skuField: string | null): Promise<void> {
+  await client.query('UPDATE records SET sku = NULL WHERE model_id = $1', [modelId]);
+  if (skuField === null) return;
+  try {
+    await client.query(
+      `UPDATE records SET sku = CASE WHEN jsonb_typeof(data -> $2::text) = 'string' THEN data ->> $2::text END
+       WHERE model_id = $1`,
+      [modelId, skuField],
+    );
+  } catch (error) {
+    if (isUniqueViolation(error, 'records_model_sku')) {
+      throw new ServiceError('CONFLICT', `product.skuField: stored records repeat values of "${skuField}"; ${SKU_EXISTS}`, {
+        field: 'product',
+      });
+    }
+    throw error;
+  }
+}
+
+function shapeColumns(shape: ModelShape): [string, string | null, string, string, string | null, string] {
+  return [
+    shape.name,
+    shape.description,
+    shape.displayField,
+    JSON.stringify(shape.fields),
+    shape.product === null ? null : JSON.stringify(shape.product),
+    shape.deliveryAccess,
+  ];
+}

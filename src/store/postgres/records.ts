@@ -1,0 +1,242 @@
+import type { Pool, PoolClient } from 'pg';
+import { ServiceError, SKU_EXISTS } from '../../domain/errors.js';
+import { skuFieldOf, type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
+import type { ListWindow, RecordSort } from '../../domain/listing.js';
+import { withoutReference } from '../../domain/relations.js';
+import type {
+  NewRecord,
+  RecordLink,
+  RecordStore,
+  Reference,
+  ReplacementData,
+  StoredRecord,
+  WriteContext,
+} from '../store.js';
+import { inTransaction, isUniqueViolation, toIso, toNumber, type Queryable } from './sql.js';
+
+interface RecordRow {
+  id: string;
+  model_id: string;
+  workspace_id: string;
+  data: RecordData;
+  created_at: string;
+  updated_at: string;
+  created_by: string | null;
+  updated_by: string | null;
+}
+
+const COLUMNS = 'id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by';
+
+const ORDER_BY: Record<RecordSort, string> = {
+  createdAt_asc: 'created_at ASC, id ASC',
+  createdAt_desc: 'created_at DESC, id DESC',
+  updatedAt_asc: 'updated_at ASC, id ASC',
+  updatedAt_desc: 'updated_at DESC, id DESC',
+};
+
+function toRecord(row: RecordRow): StoredRecord {
+  return {
+    id: row.id,
+    modelId: row.model_id,
+    workspaceId: row.workspace_id,
+    data: row.data,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    createdBy: row.created_by,
+    updatedBy: row.updated_by,
+  };
+}
+
+function skuConflict(model: WriteContext['model'] | { product: ProductSettings | null }): ServiceError {
+  const field = skuFieldOf(model) ?? 'sku';
+  return new ServiceError('CONFLICT', `${field}: ${SKU_EXISTS}`, { field });
+}
+
+export class PostgresRecordStore implements RecordStore {
+  constructor(private readonly pool: Pool) {}
+
+  async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
+    const { model, userId } = context;
+    return inTransaction(this.pool, async (client) => {
+      const now = Date.now();
+      const { rows } = await client.query<RecordRow>(
+        `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
+         VALUES ($1, $2, $3, $4::jsonb, $5, $6, $6, $7, $7)
+         ON CONFLICT (model_id, sku) DO NOTHING RETURNING ${COLUMNS}`,
+        [record.id, model.id, model.workspaceId, JSON.stringify(record.data), record.sku, now, userId],
+      );
+      if (!rows[0]) throw skuConflict(model);
+      await writeLinks(client, record.links.map((link) => ({ ...link, sourceId: record.id })));
+      await addToCount(client, model.id, 1);
+      return toRecord(rows[0]);
+    });
+  }
+
+  /**
+   * One multi-row INSERT. Rows go in SKU order (then input order): concurrent imports take the unique-index
+   * entries in one order and cannot deadlock on each other, and of two rows with one SKU the earlier in the
+   * batch is inserted and the later skipped by ON CONFLICT DO NOTHING.
+   */
+  async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
+    if (records.length === 0) return { skippedForSku: [] };
+    const { model, userId } = context;
+    return inTransaction(this.pool, async (client) => {
+      const now = Date.now();
+      const { rows } = await client.query<{ id: string }>(
+        `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
+         SELECT r.id, $4, $5, r.data::jsonb, r.sku, $6, $6, $7, $7
+         FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r (id, data, sku, position)
+         ORDER BY r.sku, r.position
+         ON CONFLICT (model_id, sku) DO NOTHING RETURNING id`,
+        [
+          records.map((record) => record.id),
+          records.map((record) => JSON.stringify(record.data)),
+          records.map((record) => record.sku),
+          model.id,
+          model.workspaceId,
+          now,
+          userId,
+        ],
+      );
+      const inserted = new Set(rows.map((row) => row.id));
+      const skippedForSku: number[] = [];
+      const links: SourcedLink[] = [];
+      records.forEach((record, index) => {
+        if (!inserted.has(record.id)) skippedForSku.push(index);
+        else for (const link of record.links) links.push({ ...link, sourceId: record.id });
+      });
+      await writeLinks(client, links);
+      if (inserted.size > 0) await addToCount(client, model.id, inserted.size);
+      return { skippedForSku };
+    });
+  }
+
+  async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
+    const { rows } = await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async modify(
+    workspaceId: string,
+    id: string,
+    userId: string | null,
+    change: (current: StoredRecord) => ReplacementData,
+  ): Promise<StoredRecord | null> {
+    let modelId: string | null = null;
+    try {
+      return await inTransaction(this.pool, async (client): Promise<StoredRecord | null> => {
+        const row = await lockRecord(client, workspaceId, id);
+        if (!row) return null;
+        modelId = row.model_id;
+        const next = change(toRecord(row));
+        const { rows } = await client.query<RecordRow>(
+          `UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
+           WHERE id = $5 RETURNING ${COLUMNS}`,
+          [JSON.stringify(next.data), next.sku, Date.now(), userId, id],
+        );
+        await client.query('DELETE FROM record_links WHERE source_id = $1', [id]);
+        await writeLinks(client, next.links.map((link) => ({ ...link, sourceId: id })));
+        return toRecord(rows[0]!);
+      });
+    } catch (error) {
+      if (modelId !== null && isUniqueViolation(error, 'records_model_sku')) throw skuConflict(await this.productOf(modelId));
+      throw error;
+    }
+  }
+
+  private async productOf(modelId: string): Promise<{ product: ProductSettings | null }> {
+    const { rows } = await this.pool.query<{ product: ProductSettings | null }>('SELECT product FROM models WHERE id = $1', [
+      modelId,
+    ]);
+    return { product: rows[0]?.product ?? null };
+  }
+
+  async referencesTo(id: string): Promise<Reference[]> {
+    return selectReferences(this.pool, id);
+  }
+
+  async delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]> {
+    return inTransaction(this.pool, async (client): Promise<'deleted' | 'not-found' | Reference[]> => {
+      const row = await lockRecord(client, workspaceId, id);
+      if (!row) return 'not-found';
+      const references = await selectReferences(client, id);
+      if (references.length > 0 && !force) return references;
+      for (const reference of references) await dropReference(client, reference, id);
+      await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
+      await client.query('DELETE FROM records WHERE id = $1', [id]);
+      await addToCount(client, row.model_id, -1);
+      return 'deleted';
+    });
+  }
+
+  async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM records WHERE model_id = $1 AND id = ANY($2::text[])', [
+      modelId,
+      ids,
+    ]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async list(modelId: string, window: ListWindow): Promise<StoredRecord[]> {
+    const { rows } = await this.pool.query<RecordRow>(
+      `SELECT ${COLUMNS} FROM records WHERE model_id = $1 ORDER BY ${ORDER_BY[window.sort]} LIMIT $2 OFFSET $3`,
+      [modelId, window.limit, window.offset],
+    );
+    return rows.map(toRecord);
+  }
+}
+
+interface SourcedLink extends RecordLink {
+  sourceId: string;
+}
+
+async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<void> {
+  if (links.length === 0) return;
+  await client.query(
+    `INSERT INTO record_links (target_id, source_id, field_key)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
+    [links.map((link) => link.targetId), links.map((link) => link.sourceId), links.map((link) => link.fieldKey)],
+  );
+}
+
+async function addToCount(client: PoolClient, modelId: string, delta: number): Promise<void> {
+  await client.query('UPDATE models SET record_count = record_count + $1 WHERE id = $2', [delta, modelId]);
+}
+
+/** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */
+async function lockRecord(client: PoolClient, workspaceId: string, id: string): Promise<RecordRow | null> {
+  const { rows } = await client.query<RecordRow>(
+    `SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+    [workspaceId, id],
+  );
+  return rows[0] ?? null;
+}
+
+async function selectReferences(db: Queryable, id: string): Promise<Reference[]> {
+  const { rows } = await db.query<{ source_id: string; slug: string; field_key: string }>(
+    `SELECT l.source_id, m.slug, l.field_key FROM record_links l
+     JOIN records r ON r.id = l.source_id JOIN models m ON m.id = r.model_id
+     WHERE l.target_id = $1 AND l.source_id <> $1 ORDER BY l.source_id, l.field_key`,
+    [id],
+  );
+  return rows.map((row) => ({ sourceId: row.source_id, modelSlug: row.slug, fieldKey: row.field_key }));
+}
+
+async function dropReference(client: PoolClient, reference: Reference, targetId: string): Promise<void> {
+  const { rows } = await client.query<{ data: RecordData; fields: FieldDefinition[]; updated_at: string }>(
+    `SELECT r.data, m.fields, r.updated_at FROM records r JOIN models m ON m.id = r.model_id
+     WHERE r.id = $1 FOR UPDATE OF r`,
+    [reference.sourceId],
+  );
+  const source = rows[0]!;
+  const data = withoutReference(source.fields, source.data, reference.fieldKey, targetId);
+  await client.query('UPDATE records SET data = $1::jsonb, updated_at = $2 WHERE id = $3', [
+    JSON.stringify(data),
+    Math.max(Date.now(), toNumber(source.updated_at)),
+    reference.sourceId,
+  ]);
+}

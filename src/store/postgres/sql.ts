@@ -1,0 +1,50 @@
+import type { Pool, PoolClient } from 'pg';
+
+/** Anything that runs a query: the pool, or the client of a transaction. */
+export type Queryable = Pick<Pool, 'query'> | PoolClient;
+
+/** Runs `work` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when it throws. */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** A `bigint` column (epoch milliseconds, counts): pg returns it as a string so it cannot lose precision; ours fit a double. */
+export function toNumber(value: string | number): number {
+  return typeof value === 'number' ? value : Number(value);
+}
+
+export function toIso(ms: string | number): string {
+  return new Date(toNumber(ms)).toISOString();
+}
+
+export function toIsoOrNull(ms: string | number | null): string | null {
+  return ms === null ? null : toIso(ms);
+}
+
+/** SQLSTATE 23505, optionally of one named constraint or unique index. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const failure = error as { code?: unknown; constraint?: unknown } | null;
+  if (failure?.code !== '23505') return false;
+  return constraint === undefined || failure.constraint === constraint;
+}
+
+/** `"name"`: an identifier quoted for SQL text (only for names we validated; values always go as parameters). */
+export function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
