@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import pino from 'pino';
+import { connectRedisLimiters } from '../budget/redis-limiters.js';
+import { memoryLimiters, WriteBudget } from '../budget/write-budget.js';
 import { buildApp } from '../server/app.js';
 import { DEFAULTS, type ServerConfig } from '../server/config.js';
 import { openStore, redactUrl } from '../store/open-store.js';
@@ -76,8 +78,11 @@ export function registerServe(program: Command): void {
       const config = resolveConfig(options);
       const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
       const store = await openStore(config.databaseUrl);
+      const redisUrl = options.redis ?? process.env.REDIS_URL;
+      const redis = redisUrl ? await connectRedisLimiters(redisUrl) : null;
+      const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;
       const first = options.init ? await initialiseIfEmpty(store) : null;
-      const app = await buildApp({ store, config, logger });
+      const app = await buildApp({ store, config, logger, budget: new WriteBudget(config.writeBudget, limiters) });
       await app.listen({ port: config.port, host: config.host });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
@@ -91,6 +96,7 @@ export function registerServe(program: Command): void {
         stopping = true;
         logger.info({ signal }, 'shutting down: draining in-flight requests');
         await app.close();
+        await redis?.close();
         await store.close();
         process.exit(0);
       };

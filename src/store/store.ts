@@ -2,12 +2,18 @@ import type { ModelShape } from '../domain/model-definition.js';
 import type { ModelDefinition, RecordData } from '../domain/fields.js';
 import type { ListWindow } from '../domain/listing.js';
 import type { Role } from '../domain/roles.js';
+import type { LimiterFactory } from '../budget/write-budget.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
   readonly tenancy: TenancyStore;
   readonly models: ModelStore;
   readonly records: RecordStore;
+  /**
+   * Limiters kept in the database, so that every server process on it shares one write budget;
+   * null when the database serves a single process and the budget can be counted in memory.
+   */
+  readonly sharedLimiters: LimiterFactory | null;
   /** Is the database answering? For /healthz. */
   ping(): Promise<void>;
   close(): Promise<void>;

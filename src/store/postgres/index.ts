@@ -5,6 +5,7 @@ import { PostgresModelStore } from './models.js';
 import { PostgresRecordStore } from './records.js';
 import { PostgresTenancyStore } from './tenancy.js';
 import { quoteIdentifier } from './sql.js';
+import { postgresLimiters } from './limiters.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -63,6 +64,7 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
     tenancy: new PostgresTenancyStore(pool),
     models: new PostgresModelStore(pool),
     records: new PostgresRecordStore(pool),
+    sharedLimiters: postgresLimiters(pool),
     async ping() {
       await pool.query('SELECT 1');
     },

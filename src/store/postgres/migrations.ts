@@ -81,6 +81,13 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX record_links_source ON record_links (source_id);
   `,
+  `
+  CREATE TABLE write_budget (
+    key varchar(255) PRIMARY KEY,
+    points integer NOT NULL DEFAULT 0,
+    expire bigint
+  );
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

@@ -20,6 +20,7 @@ export function openSqliteStore(path: string): Store {
     tenancy: new SqliteTenancyStore(db),
     models: new SqliteModelStore(db),
     records: new SqliteRecordStore(db),
+    sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();
     },

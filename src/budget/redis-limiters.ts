@@ -1,0 +1,27 @@
+import { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import type { LimiterFactory } from './write-budget.js';
+
+export interface RedisLimiters {
+  limiters: LimiterFactory;
+  close(): Promise<void>;
+}
+
+/** The write budget counted in Redis, shared by every process that names the same Redis. */
+export async function connectRedisLimiters(url: string): Promise<RedisLimiters> {
+  const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw new Error(`Redis at ${new URL(url).host}: ${(error as Error).message}`);
+  }
+  return {
+    limiters: (points, duration) =>
+      new RateLimiterRedis({ storeClient: client, keyPrefix: 'content-service:write-budget', points, duration }),
+    async close() {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}

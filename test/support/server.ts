@@ -1,0 +1,279 @@
+// Black-box harness: runs the real CLI (`node bin/content-service.js serve ...`) in a child process against a
+// fresh SQLite file in a temporary directory, on a free port, and talks to it over HTTP only.
+// One server per test file: start it in `before`, stop it in `after`.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI = join(REPO_ROOT, 'bin', 'content-service.js');
+
+/** Listens on port 0, reads the port the OS gave, closes, and returns it. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      if (address === null || typeof address === 'string') {
+        probe.close();
+        reject(new Error('could not read the probe port'));
+        return;
+      }
+      const { port } = address;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node bin/content-service.js ...args` to completion. Never throws on a non-zero exit. */
+export function runCli(args: string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolveRun) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeoutMs ?? 30_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolveRun({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
+
+export interface BootstrapArgs {
+  org: string;
+  workspace: string;
+  email?: string;
+  role?: 'owner' | 'admin' | 'editor' | 'viewer';
+}
+
+export interface BootstrapResult {
+  org: string;
+  workspace: string;
+  workspaceId: string;
+  userId: string;
+  token: string;
+}
+
+export interface CreateTokenArgs {
+  workspaceId: string;
+  email: string;
+  role?: 'owner' | 'admin' | 'editor' | 'viewer';
+}
+
+export interface CreateTokenResult {
+  workspaceId: string;
+  userId: string;
+  email: string;
+  role: string;
+  token: string;
+}
+
+function parseJsonLine<T>(what: string, result: CliResult): T {
+  if (result.code !== 0) {
+    throw new Error(`${what} exited with ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+  try {
+    return JSON.parse(result.stdout.trim()) as T;
+  } catch {
+    throw new Error(`${what} did not print one JSON line\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+export function bootstrapArgs(args: BootstrapArgs, databaseUrl: string): string[] {
+  const argv = ['bootstrap', '--org', args.org, '--workspace', args.workspace, '--json', '--database', databaseUrl];
+  if (args.email !== undefined) argv.push('--email', args.email);
+  if (args.role !== undefined) argv.push('--role', args.role);
+  return argv;
+}
+
+export function createTokenArgs(args: CreateTokenArgs, databaseUrl: string): string[] {
+  const argv = ['token', 'create', '--workspace-id', args.workspaceId, '--email', args.email, '--json', '--database', databaseUrl];
+  if (args.role !== undefined) argv.push('--role', args.role);
+  return argv;
+}
+
+export interface StartOptions {
+  /** Record write budget per minute; the harness default is large so that ordinary tests never hit it. */
+  writeBudget?: number;
+  env?: Record<string, string | undefined>;
+  extraArgs?: string[];
+  readyTimeoutMs?: number;
+}
+
+export const DEFAULT_TEST_BUDGET = 1_000_000;
+
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+export class TestServer {
+  readonly dir: string;
+  readonly databaseUrl: string;
+  readonly port: number;
+  readonly url: string;
+  private child: ChildProcess | undefined;
+  private stdoutText = '';
+  private stderrText = '';
+  private exitPromise: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined;
+
+  constructor(dir: string, port: number) {
+    this.dir = dir;
+    this.port = port;
+    this.databaseUrl = `sqlite:${join(dir, 'content.db')}`;
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  get adminUrl(): string {
+    return `${this.url}/graphql`;
+  }
+
+  deliveryUrl(org: string, workspace: string): string {
+    return `${this.url}/public/${org}/${workspace}/graphql`;
+  }
+
+  get stdout(): string {
+    return this.stdoutText;
+  }
+
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /** Everything the server printed so far, stdout then stderr. */
+  logs(): string {
+    return `${this.stdoutText}\n${this.stderrText}`;
+  }
+
+  get exited(): boolean {
+    return this.child === undefined || this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  async start(options: StartOptions): Promise<void> {
+    const args = [
+      CLI,
+      'serve',
+      '--port',
+      String(this.port),
+      '--host',
+      '127.0.0.1',
+      '--database',
+      this.databaseUrl,
+      '--write-budget',
+      String(options.writeBudget ?? DEFAULT_TEST_BUDGET),
+      '--no-init',
+      ...(options.extraArgs ?? []),
+    ];
+    const child = spawn(process.execPath, args, {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    running.add(child);
+    child.stdout?.setEncoding('utf8');
+    child.stderr?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      this.stdoutText += chunk;
+    });
+    child.stderr?.on('data', (chunk: string) => {
+      this.stderrText += chunk;
+    });
+    this.exitPromise = new Promise((resolveExit) => {
+      child.on('exit', (code, signal) => {
+        running.delete(child);
+        resolveExit({ code, signal });
+      });
+    });
+
+    const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+    for (;;) {
+      if (this.exited) {
+        throw new Error(`server exited before it was ready (code ${child.exitCode})\nstdout:\n${this.stdoutText}\nstderr:\n${this.stderrText}`);
+      }
+      try {
+        const response = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(1000) });
+        await response.arrayBuffer();
+        if (response.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`server was not ready within the timeout\nstdout:\n${this.stdoutText}\nstderr:\n${this.stderrText}`);
+      }
+      await sleep(50);
+    }
+  }
+
+  /** SIGTERM, then waits for the exit; returns the exit code. Kills hard after `timeoutMs`. */
+  async stop(timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const child = this.child;
+    const exit = this.exitPromise;
+    if (child === undefined || exit === undefined) return { code: null, signal: null };
+    if (!this.exited) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await exit;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops the server and removes its temporary directory. */
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  async bootstrap(args: BootstrapArgs): Promise<BootstrapResult> {
+    return parseJsonLine<BootstrapResult>('bootstrap', await runCli(bootstrapArgs(args, this.databaseUrl)));
+  }
+
+  async createToken(args: CreateTokenArgs): Promise<CreateTokenResult> {
+    return parseJsonLine<CreateTokenResult>('token create', await runCli(createTokenArgs(args, this.databaseUrl)));
+  }
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'content-service-http-'));
+  // A port can be taken between the probe and the listen; try a few.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const server = new TestServer(dir, await freePort());
+    try {
+      await server.start(options);
+      return server;
+    } catch (error) {
+      lastError = error;
+      await server.stop().catch(() => undefined);
+      if (!/EADDRINUSE/.test(String(error))) break;
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw lastError;
+}
