@@ -3,9 +3,6 @@
 // unreachable PostgreSQL fails the run instead of skipping it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
@@ -16,66 +13,7 @@ import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import type { NewRecord, RecordLink, Store, StoredRecord, WriteContext } from '../../src/store/store.js';
-
-interface Target {
-  name: string;
-  /** A reason to skip, or undefined to run. */
-  skip: string | undefined;
-  /** A URL for a store on the target's database, a fresh one per name. */
-  url(name: string): string;
-  cleanup(): Promise<void>;
-}
-
-function sqliteTarget(): Target {
-  const dir = mkdtempSync(join(tmpdir(), 'cs-store-'));
-  return {
-    name: 'SQLite',
-    skip: undefined,
-    url: (name) => `sqlite:${join(dir, `${name}.db`)}`,
-    async cleanup() {
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function postgresTarget(): Promise<Target | { failure: string }> {
-  const databaseUrl = process.env.DATABASE_URL;
-  const suffix = randomBytes(5).toString('hex');
-  const schemas = new Set<string>();
-  const admin = () => new pg.Client({ connectionString: parsePostgresUrl(databaseUrl ?? '').connectionString, connectionTimeoutMillis: 5000 });
-  const target: Target = {
-    name: 'PostgreSQL',
-    skip: undefined,
-    url(name) {
-      const url = new URL(databaseUrl!);
-      const schema = `cs_test_${suffix}_${name}`;
-      schemas.add(schema);
-      url.searchParams.set('schema', schema);
-      return url.toString();
-    },
-    async cleanup() {
-      const client = admin();
-      await client.connect();
-      try {
-        for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
-  if (!databaseUrl) return { ...target, skip: 'DATABASE_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test)' };
-  const client = admin();
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return target;
-  } catch (error) {
-    const reason = `PostgreSQL from DATABASE_URL is unreachable: ${(error as Error).message}`;
-    return process.env.CI === 'true' ? { failure: reason } : { ...target, skip: reason };
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+import { postgresTarget, sqliteTarget, type Target } from '../support/databases.js';
 
 const postgres = await postgresTarget();
 if ('failure' in postgres) {
