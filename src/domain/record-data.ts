@@ -37,7 +37,7 @@ function checkObject(
   prefix: string,
   check: DataCheck,
 ): RecordData {
-  const byKey = new Map(fields.map((field) => [field.key, field]));
+  const byKey = fieldsByKey(fields);
   const result: RecordData = {};
   for (const key of Object.keys(value)) {
     if (!byKey.has(key)) {
@@ -53,7 +53,8 @@ function checkObject(
       continue;
     }
     const checked = checkValue(field, fieldValue, path, check);
-    if (checked !== undefined) defineKey(result, field.key, checked);
+    // Field keys are checked when the model is defined (never __proto__), so plain assignment is safe here.
+    if (checked !== undefined) result[field.key] = checked;
   }
   return result;
 }
@@ -144,8 +145,16 @@ function checkFreeJson(value: unknown, path: string, check: DataCheck): unknown 
   return value;
 }
 
-function defineKey(target: RecordData, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+const keyMaps = new WeakMap<readonly FieldDefinition[], Map<string, FieldDefinition>>();
+
+/** The fields by key, made once per field list: an import checks 1000 rows against the same list. */
+function fieldsByKey(fields: readonly FieldDefinition[]): Map<string, FieldDefinition> {
+  let byKey = keyMaps.get(fields);
+  if (!byKey) {
+    byKey = new Map(fields.map((field) => [field.key, field]));
+    keyMaps.set(fields, byKey);
+  }
+  return byKey;
 }
 
 function hasNul(text: string): boolean {
