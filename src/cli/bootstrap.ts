@@ -32,7 +32,7 @@ export function registerBootstrap(program: Command): void {
   program
     .command('bootstrap')
     .description(
-      'Create what is missing of an organisation, a workspace and a user with a role in it, then a new API token.\n' +
+      'Create what is missing of an organisation, a workspace and a user with a role in it, then a new API token. ' +
         'Safe to run again, and while a server uses the same database. The token is shown once.',
     )
     .requiredOption('--org <slug>', 'organisation slug (used in the delivery URL)', parseSlug)

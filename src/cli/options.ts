@@ -38,5 +38,10 @@ export function parseEmail(value: string): string {
 
 export function envInt(name: string): number | undefined {
   const value = process.env[name];
-  return value === undefined || value === '' ? undefined : parsePositiveInt(value);
+  if (value === undefined || value === '') return undefined;
+  try {
+    return parsePositiveInt(value);
+  } catch {
+    throw new InvalidArgumentError(`${name}: must be a positive integer, got "${value}"`);
+  }
 }

@@ -64,8 +64,8 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description(
-      'Run the HTTP server: admin GraphQL API at /graphql, delivery API at /public/{org}/{workspace}/graphql,\n' +
-        'GET /healthz. Migrates the database first. On a database without any organisation it creates\n' +
+      'Run the HTTP server: admin GraphQL API at /graphql, delivery API at /public/{org}/{workspace}/graphql, ' +
+        'GET /healthz. Migrates the database first. On a database without any organisation it creates ' +
         'organisation "default", workspace "main" and a first API token and prints them (unless --no-init).',
     )
     .option('--port <port>', `port to listen on (env PORT, default ${DEFAULTS.port}; 0 picks a free one)`, parsePort)

@@ -25,7 +25,7 @@ export function registerToken(program: Command): void {
   token
     .command('create')
     .description(
-      'Create an API token acting as a user in a workspace. The user and the membership are created when missing\n' +
+      'Create an API token acting as a user in a workspace. The user and the membership are created when missing ' +
         '(default role editor); --role sets the role. The token is shown once and stored only as a hash.',
     )
     .requiredOption('--workspace-id <id>', 'the workspace the token is bound to')

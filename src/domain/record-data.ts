@@ -115,7 +115,9 @@ function checkTranslatable(
   if (!isPlainObject(value)) return fail('must be an object of locale code to string, such as {"en":"Ball"}');
   const result: Record<string, string> = {};
   for (const [locale, text] of Object.entries(value)) {
-    if (!LOCALE_PATTERN.test(locale)) {
+    if (FORBIDDEN_KEYS.has(locale)) {
+      check.issues.push({ path: `${path}.${locale}`, reason: 'key not allowed' });
+    } else if (!LOCALE_PATTERN.test(locale)) {
       check.issues.push({ path: `${path}.${locale}`, reason: 'is not a locale code (such as en, pl or pt-BR)' });
     } else if (text === null) {
       continue;
@@ -130,16 +132,21 @@ function checkTranslatable(
   return result;
 }
 
-/** An object field without sub-fields holds any JSON, but no NUL characters and no prototype keys. */
-function checkFreeJson(value: unknown, path: string, check: DataCheck): unknown {
-  if (typeof value === 'string' && hasNul(value)) {
+/** How deep JSON inside an object field may nest: deeper values are refused, not stored. */
+export const MAX_JSON_DEPTH = 32;
+
+/** An object field without sub-fields holds any JSON, but no NUL characters, no prototype keys, no deep nesting. */
+function checkFreeJson(value: unknown, path: string, check: DataCheck, depth = 1): unknown {
+  if (depth > MAX_JSON_DEPTH) {
+    check.issues.push({ path, reason: `is nested too deeply (at most ${MAX_JSON_DEPTH} levels)` });
+  } else if (typeof value === 'string' && hasNul(value)) {
     check.issues.push({ path, reason: 'must not contain the NUL character' });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => checkFreeJson(item, `${path}[${index}]`, check));
+    value.forEach((item, index) => checkFreeJson(item, `${path}[${index}]`, check, depth + 1));
   } else if (isPlainObject(value)) {
     for (const [key, item] of Object.entries(value)) {
       if (FORBIDDEN_KEYS.has(key) || hasNul(key)) check.issues.push({ path: `${path}.${key}`, reason: 'key not allowed' });
-      else checkFreeJson(item, `${path}.${key}`, check);
+      else checkFreeJson(item, `${path}.${key}`, check, depth + 1);
     }
   }
   return value;
@@ -161,6 +168,10 @@ function hasNul(text: string): boolean {
   return text.includes('\u0000');
 }
 
+/** ISO 8601 and a real calendar day: Date.parse would roll 2026-02-30 over to March. */
 function isIsoDate(text: string): boolean {
-  return DATE_PATTERN.test(text) && !Number.isNaN(Date.parse(text));
+  if (!DATE_PATTERN.test(text) || Number.isNaN(Date.parse(text))) return false;
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }

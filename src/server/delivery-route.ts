@@ -27,7 +27,7 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
       maxAge: 600,
     });
     scope.post<{ Params: { org: string; workspace: string } }>(
-      '/public/:org/:workspace/graphql',
+      '/:org/:workspace/graphql',
       async (request, reply) => {
         try {
           const graphqlRequest = readGraphQLRequest(request.body);
@@ -48,5 +48,5 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         }
       },
     );
-  });
+  }, { prefix: '/public' });
 }

@@ -115,6 +115,12 @@ export interface StartOptions {
   writeBudget?: number;
   env?: Record<string, string | undefined>;
   extraArgs?: string[];
+  /** Flags the harness normally passes that this start leaves out (to test env variables and first-start init). */
+  omit?: ('--database' | '--write-budget' | '--no-init')[];
+  /** Reuse the temporary directory (and database) of an earlier server, e.g. to restart on the same data. */
+  dir?: string;
+  /** A database URL to use instead of the SQLite file in the temporary directory (e.g. postgres://…). */
+  databaseUrl?: string;
   readyTimeoutMs?: number;
 }
 
@@ -141,10 +147,10 @@ export class TestServer {
   private stderrText = '';
   private exitPromise: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined;
 
-  constructor(dir: string, port: number) {
+  constructor(dir: string, port: number, databaseUrl?: string) {
     this.dir = dir;
     this.port = port;
-    this.databaseUrl = `sqlite:${join(dir, 'content.db')}`;
+    this.databaseUrl = databaseUrl ?? `sqlite:${join(dir, 'content.db')}`;
     this.url = `http://127.0.0.1:${port}`;
   }
 
@@ -174,20 +180,12 @@ export class TestServer {
   }
 
   async start(options: StartOptions): Promise<void> {
-    const args = [
-      CLI,
-      'serve',
-      '--port',
-      String(this.port),
-      '--host',
-      '127.0.0.1',
-      '--database',
-      this.databaseUrl,
-      '--write-budget',
-      String(options.writeBudget ?? DEFAULT_TEST_BUDGET),
-      '--no-init',
-      ...(options.extraArgs ?? []),
-    ];
+    const omit = new Set(options.omit ?? []);
+    const args = [CLI, 'serve', '--port', String(this.port), '--host', '127.0.0.1'];
+    if (!omit.has('--database')) args.push('--database', this.databaseUrl);
+    if (!omit.has('--write-budget')) args.push('--write-budget', String(options.writeBudget ?? DEFAULT_TEST_BUDGET));
+    if (!omit.has('--no-init')) args.push('--no-init');
+    args.push(...(options.extraArgs ?? []));
     const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
       env: { ...process.env, ...options.env },
@@ -230,18 +228,23 @@ export class TestServer {
     }
   }
 
-  /** SIGTERM, then waits for the exit; returns the exit code. Kills hard after `timeoutMs`. */
-  async stop(timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  /** Sends `signal` (SIGTERM by default), then waits for the exit and returns it. Kills hard after `timeoutMs`. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     const child = this.child;
     const exit = this.exitPromise;
     if (child === undefined || exit === undefined) return { code: null, signal: null };
-    if (!this.exited) child.kill('SIGTERM');
+    if (!this.exited) child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     try {
       return await exit;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Sends a signal (SIGKILL by default: a crash) without waiting for the exit; see `stop` to wait. */
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    if (this.child !== undefined && !this.exited) this.child.kill(signal);
   }
 
   /** Stops the server and removes its temporary directory. */
@@ -260,11 +263,11 @@ export class TestServer {
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'content-service-http-'));
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'content-service-http-'));
   // A port can be taken between the probe and the listen; try a few.
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const server = new TestServer(dir, await freePort());
+    const server = new TestServer(dir, await freePort(), options.databaseUrl);
     try {
       await server.start(options);
       return server;
@@ -274,6 +277,6 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       if (!/EADDRINUSE/.test(String(error))) break;
     }
   }
-  rmSync(dir, { recursive: true, force: true });
+  if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
   throw lastError;
 }
