@@ -129,15 +129,13 @@ describe('token create', () => {
     owner = await server.bootstrap({ org: 'tokens', workspace: 'main', email: 'owner@tokens.test' });
   });
 
-  test('cli token create --json: prints one line with workspaceId, userId, email, role, token', async () => {
+  test('cli token create --json: prints one line {workspaceId, userId, email, role, tokenId, token}', async () => {
     const result = await runCli(createTokenArgs({ workspaceId: owner.workspaceId, email: 'new@tokens.test', role: 'editor' }, server.databaseUrl));
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
     assert.equal(lines.length, 1);
     const parsed = JSON.parse(lines[0]!);
-    // docs/decisions.md lists these five keys; the CLI help also documents `tokenId` (for `token revoke --token-id`).
-    const keys = Object.keys(parsed).filter((key) => key !== 'tokenId').sort();
-    assert.deepEqual(keys, ['email', 'role', 'token', 'userId', 'workspaceId']);
+    assert.deepEqual(Object.keys(parsed).sort(), ['email', 'role', 'token', 'tokenId', 'userId', 'workspaceId']);
     assert.equal(parsed.workspaceId, owner.workspaceId);
     assert.equal(parsed.email, 'new@tokens.test');
     assert.equal(parsed.role, 'editor');
@@ -337,6 +335,15 @@ describe('serve', () => {
       await byEnv.dispose();
       await byFlag.dispose();
     }
+  });
+
+  test('cli serve: a bad number in the environment stops serve with exit status 1 and a message', async () => {
+    const result = await runCli(['serve', '--port', '0', '--database', `sqlite:${join(tempDir(), 'bad.db')}`], {
+      env: { WRITE_BUDGET_PER_MINUTE: 'abc' },
+      timeoutMs: 15_000,
+    });
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stderr, /must be a positive integer/);
   });
 
   test('cli serve: --port wins over PORT', async () => {

@@ -28,9 +28,22 @@ async function logLinesWith(needle: string, atLeast = 1): Promise<string[]> {
 }
 
 describe('conventions', () => {
-  test('conventions: GET /healthz answers 200', async () => {
+  test('conventions: GET /healthz answers 200 {"status":"ok","database":"ok"}', async () => {
     const response = await request(`${server.url}/healthz`);
     assert.equal(response.status, 200);
+    assert.deepEqual(response.body, { status: 'ok', database: 'ok' });
+  });
+
+  test('conventions: the admin route sends no CORS headers', async () => {
+    const response = await owner.q('{ model { list { id } } }', undefined, { origin: 'https://evil.example' });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('access-control-allow-origin'), null);
+    const preflight = await fetch(server.adminUrl, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+    });
+    await preflight.arrayBuffer();
+    assert.equal(preflight.headers.get('access-control-allow-origin'), null);
   });
 
   test('conventions: every response carries an x-request-id header, different for each request', async () => {
@@ -106,6 +119,13 @@ describe('conventions', () => {
       assert.match(line, new RegExp(`\\b${status}\\b`), `status ${status} in: ${line}`);
       assert.match(line, /status/i);
       assert.match(line, /duration\w*"?\s*[:=]\s*\d/i, `a numeric duration in: ${line}`);
+      // docs/configuration.md: one JSON line with requestId, method, url, status, durationMs.
+      const entry = JSON.parse(line);
+      assert.equal(entry.requestId, id);
+      assert.equal(entry.method, 'POST');
+      assert.equal(entry.url, '/graphql');
+      assert.equal(entry.status, status);
+      assert.equal(typeof entry.durationMs, 'number');
     }
   });
 

@@ -208,6 +208,29 @@ describe('delivery route', () => {
     assert.ok(error.headers.get('access-control-allow-origin'), 'CORS header on a 400');
   });
 
+  test('delivery: with CORS_ORIGINS a listed origin is echoed with Vary: Origin, another origin gets no allow-origin', async () => {
+    const listed = await startServer({ env: { CORS_ORIGINS: 'https://shop.example.com,https://www.example.com' } });
+    try {
+      await listed.bootstrap({ org: 'acme', workspace: 'main', email: 'o@acme.test' });
+      const url = listed.deliveryUrl('acme', 'main');
+      const query = '{ public { model { definitions { slug } } } }';
+      const allowed = await gql(url, {}, query, undefined, { origin: 'https://www.example.com' });
+      assert.equal(allowed.status, 200, allowed.text);
+      assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://www.example.com');
+      assert.match(allowed.headers.get('vary') ?? '', /origin/i);
+      const refused = await gql(url, {}, query, undefined, { origin: 'https://evil.example' });
+      assert.equal(refused.headers.get('access-control-allow-origin'), null);
+      const preflight = await fetch(url, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://shop.example.com', 'access-control-request-method': 'POST' },
+      });
+      await preflight.arrayBuffer();
+      assert.equal(preflight.headers.get('access-control-allow-origin'), 'https://shop.example.com');
+    } finally {
+      await listed.dispose();
+    }
+  });
+
   test('delivery: malformed JSON on the delivery route is 400 with an errors body', async () => {
     const response = await request(deliveryUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
     assert.equal(response.status, 400);

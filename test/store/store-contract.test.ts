@@ -5,14 +5,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { ServiceError } from '../../src/domain/errors.js';
 import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
-import type { NewRecord, RecordLink, Store, StoredRecord, WriteContext } from '../../src/store/store.js';
+import type { NewRecord, RecordLink, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget, type Target } from '../support/databases.js';
 
 const postgres = await postgresTarget();

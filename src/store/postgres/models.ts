@@ -1,41 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
 import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../../domain/errors.js';
-import type { DeliveryAccess, FieldDefinition, ModelDefinition, ProductSettings } from '../../domain/fields.js';
+import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
-import { inTransaction, isUniqueViolation, toIso, type Queryable } from './sql.js';
-
-interface ModelRow {
-  id: string;
-  workspace_id: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  display_field: string;
-  fields: FieldDefinition[];
-  product: ProductSettings | null;
-  delivery_access: string;
-  record_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export function toModel(row: ModelRow): ModelDefinition {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    displayField: row.display_field,
-    fields: row.fields,
-    product: row.product,
-    deliveryAccess: row.delivery_access as DeliveryAccess,
-    recordCount: row.record_count,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-  };
-}
+import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
+import { toModel, type ModelRow } from '../rows.js';
 
 export class PostgresModelStore implements ModelStore {
   constructor(private readonly pool: Pool) {}

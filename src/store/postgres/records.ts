@@ -1,7 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
-import { ServiceError, SKU_EXISTS } from '../../domain/errors.js';
-import { skuFieldOf, type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
-import type { ListWindow, RecordSort } from '../../domain/listing.js';
+import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
+import type { ListWindow } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type {
   NewRecord,
@@ -12,45 +11,10 @@ import type {
   StoredRecord,
   WriteContext,
 } from '../store.js';
-import { inTransaction, isUniqueViolation, toIso, toNumber, type Queryable } from './sql.js';
-
-interface RecordRow {
-  id: string;
-  model_id: string;
-  workspace_id: string;
-  data: RecordData;
-  created_at: string;
-  updated_at: string;
-  created_by: string | null;
-  updated_by: string | null;
-}
+import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
+import { ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
 
 const COLUMNS = 'id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by';
-
-const ORDER_BY: Record<RecordSort, string> = {
-  createdAt_asc: 'created_at ASC, id ASC',
-  createdAt_desc: 'created_at DESC, id DESC',
-  updatedAt_asc: 'updated_at ASC, id ASC',
-  updatedAt_desc: 'updated_at DESC, id DESC',
-};
-
-function toRecord(row: RecordRow): StoredRecord {
-  return {
-    id: row.id,
-    modelId: row.model_id,
-    workspaceId: row.workspace_id,
-    data: row.data,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    createdBy: row.created_by,
-    updatedBy: row.updated_by,
-  };
-}
-
-function skuConflict(model: WriteContext['model'] | { product: ProductSettings | null }): ServiceError {
-  const field = skuFieldOf(model) ?? 'sku';
-  return new ServiceError('CONFLICT', `${field}: ${SKU_EXISTS}`, { field });
-}
 
 export class PostgresRecordStore implements RecordStore {
   constructor(private readonly pool: Pool) {}

@@ -29,14 +29,6 @@ export function toNumber(value: string | number): number {
   return typeof value === 'number' ? value : Number(value);
 }
 
-export function toIso(ms: string | number): string {
-  return new Date(toNumber(ms)).toISOString();
-}
-
-export function toIsoOrNull(ms: string | number | null): string | null {
-  return ms === null ? null : toIso(ms);
-}
-
 /** SQLSTATE 23505, optionally of one named constraint or unique index. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const failure = error as { code?: unknown; constraint?: unknown } | null;

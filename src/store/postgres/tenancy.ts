@@ -2,15 +2,8 @@ import type { Pool, PoolClient } from 'pg';
 import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
 import type { BootstrapInput, Membership, NewToken, TenancyStore, TokenRecord, Workspace } from '../store.js';
-import { inTransaction, toIsoOrNull } from './sql.js';
-
-interface WorkspaceRow {
-  id: string;
-  slug: string;
-  org_id: string;
-  org_slug: string;
-  write_budget: number | null;
-}
+import { inTransaction } from './sql.js';
+import { isoTimeOrNull, toWorkspace, WORKSPACE_SELECT, type WorkspaceRow } from '../rows.js';
 
 interface TokenRow {
   id: string;
@@ -19,13 +12,6 @@ interface TokenRow {
   role: Role | null;
   expires_at: string | null;
   revoked_at: string | null;
-}
-
-const WORKSPACE_SELECT = `SELECT w.id, w.slug, w.org_id, o.slug AS org_slug, w.write_budget
-  FROM workspaces w JOIN organisations o ON o.id = w.org_id`;
-
-function toWorkspace(row: WorkspaceRow): Workspace {
-  return { id: row.id, slug: row.slug, orgId: row.org_id, orgSlug: row.org_slug, writeBudget: row.write_budget };
 }
 
 /**
@@ -118,8 +104,8 @@ export class PostgresTenancyStore implements TenancyStore {
       workspaceId: row.workspace_id,
       userId: row.user_id,
       role: row.role,
-      expiresAt: toIsoOrNull(row.expires_at),
-      revokedAt: toIsoOrNull(row.revoked_at),
+      expiresAt: isoTimeOrNull(row.expires_at),
+      revokedAt: isoTimeOrNull(row.revoked_at),
     };
   }
 

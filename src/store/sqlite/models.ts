@@ -1,41 +1,10 @@
 import type Database from 'better-sqlite3';
 import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../../domain/errors.js';
-import type { DeliveryAccess, ModelDefinition } from '../../domain/fields.js';
+import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
 import { isUniqueViolation, jsonPath } from './sql.js';
-
-interface ModelRow {
-  id: string;
-  workspace_id: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  display_field: string;
-  fields: string;
-  product: string | null;
-  delivery_access: string;
-  record_count: number;
-  created_at: number;
-  updated_at: number;
-}
-
-export function toModel(row: ModelRow): ModelDefinition {
-  return {
-    id: row.id,
-    workspaceId: row.workspace_id,
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    displayField: row.display_field,
-    fields: JSON.parse(row.fields),
-    product: row.product === null ? null : JSON.parse(row.product),
-    deliveryAccess: row.delivery_access as DeliveryAccess,
-    recordCount: row.record_count,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
-  };
-}
+import { toModel, type ModelRow } from '../rows.js';
 
 export class SqliteModelStore implements ModelStore {
   constructor(private readonly db: Database.Database) {}

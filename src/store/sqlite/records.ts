@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
-import { ServiceError, SKU_EXISTS } from '../../domain/errors.js';
-import { skuFieldOf, type FieldDefinition } from '../../domain/fields.js';
-import type { ListWindow, RecordSort } from '../../domain/listing.js';
+import type { FieldDefinition, ProductSettings } from '../../domain/fields.js';
+import type { ListWindow } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type {
   NewRecord,
@@ -13,42 +12,7 @@ import type {
   WriteContext,
 } from '../store.js';
 import { isUniqueViolation } from './sql.js';
-
-interface RecordRow {
-  id: string;
-  model_id: string;
-  workspace_id: string;
-  data: string;
-  created_at: number;
-  updated_at: number;
-  created_by: string | null;
-  updated_by: string | null;
-}
-
-const ORDER_BY: Record<RecordSort, string> = {
-  createdAt_asc: 'created_at ASC, id ASC',
-  createdAt_desc: 'created_at DESC, id DESC',
-  updatedAt_asc: 'updated_at ASC, id ASC',
-  updatedAt_desc: 'updated_at DESC, id DESC',
-};
-
-function toRecord(row: RecordRow): StoredRecord {
-  return {
-    id: row.id,
-    modelId: row.model_id,
-    workspaceId: row.workspace_id,
-    data: JSON.parse(row.data),
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
-    createdBy: row.created_by,
-    updatedBy: row.updated_by,
-  };
-}
-
-function skuConflict(context: WriteContext): ServiceError {
-  const field = skuFieldOf(context.model) ?? 'sku';
-  return new ServiceError('CONFLICT', `${field}: ${SKU_EXISTS}`, { field });
-}
+import { fromJson, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
 
 export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
@@ -68,7 +32,7 @@ export class SqliteRecordStore implements RecordStore {
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const run = this.db.transaction(() => {
-      if (!this.insertOne(context, record, Date.now())) throw skuConflict(context);
+      if (!this.insertOne(context, record, Date.now())) throw skuConflict(context.model);
       this.addToCount.run(1, context.model.id);
     });
     run.immediate();
@@ -126,13 +90,13 @@ export class SqliteRecordStore implements RecordStore {
       const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
       if (!row) return null;
       const next = change(toRecord(row));
-      const now = Math.max(Date.now(), row.updated_at);
+      const now = Math.max(Date.now(), Number(row.updated_at));
       try {
         this.db
           .prepare('UPDATE records SET data = ?, sku = ?, updated_at = ?, updated_by = ? WHERE id = ?')
           .run(JSON.stringify(next.data), next.sku, now, userId, id);
       } catch (error) {
-        if (isUniqueViolation(error)) throw skuConflict({ model: this.modelOf(row.model_id), userId });
+        if (isUniqueViolation(error)) throw skuConflict(this.productOf(row.model_id));
         throw error;
       }
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
@@ -142,9 +106,9 @@ export class SqliteRecordStore implements RecordStore {
     return run.immediate();
   }
 
-  private modelOf(modelId: string): WriteContext['model'] {
+  private productOf(modelId: string): { product: ProductSettings | null } {
     const row = this.db.prepare('SELECT product FROM models WHERE id = ?').get(modelId) as { product: string | null };
-    return { product: row.product === null ? null : JSON.parse(row.product) } as WriteContext['model'];
+    return { product: row.product === null ? null : fromJson<ProductSettings>(row.product) };
   }
 
   async referencesTo(id: string): Promise<Reference[]> {

@@ -2,25 +2,7 @@ import type Database from 'better-sqlite3';
 import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
 import type { BootstrapInput, Membership, NewToken, TenancyStore, TokenRecord, Workspace } from '../store.js';
-
-interface WorkspaceRow {
-  id: string;
-  slug: string;
-  org_id: string;
-  org_slug: string;
-  write_budget: number | null;
-}
-
-const WORKSPACE_SELECT = `SELECT w.id, w.slug, w.org_id, o.slug AS org_slug, w.write_budget
-  FROM workspaces w JOIN organisations o ON o.id = w.org_id`;
-
-function toWorkspace(row: WorkspaceRow): Workspace {
-  return { id: row.id, slug: row.slug, orgId: row.org_id, orgSlug: row.org_slug, writeBudget: row.write_budget };
-}
-
-function isoOrNull(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
+import { isoTimeOrNull, toWorkspace, WORKSPACE_SELECT, type WorkspaceRow } from '../rows.js';
 
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Database.Database) {}
@@ -135,8 +117,8 @@ export class SqliteTenancyStore implements TenancyStore {
       workspaceId: row.workspace_id,
       userId: row.user_id,
       role: row.role,
-      expiresAt: isoOrNull(row.expires_at),
-      revokedAt: isoOrNull(row.revoked_at),
+      expiresAt: isoTimeOrNull(row.expires_at),
+      revokedAt: isoTimeOrNull(row.revoked_at),
     };
   }
 
