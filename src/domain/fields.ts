@@ -35,6 +35,8 @@ export interface ModelDefinition {
   product: ProductSettings | null;
   deliveryAccess: DeliveryAccess;
   recordCount: number;
+  /** Counts the inserts and deletes of records: equal versions mean the creation order has not changed. */
+  writeVersion: number;
   createdAt: string;
   updatedAt: string;
 }

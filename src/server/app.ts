@@ -34,8 +34,6 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId(),
-    onProtoPoisoning: 'ignore',
-    onConstructorPoisoning: 'ignore',
     return503OnClosing: true,
   });
   const services: Services = { models: new ModelService(store), records: new RecordService(store) };
@@ -54,7 +52,15 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
       'request',
     );
   });
-  app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  // Plain JSON.parse: keys like __proto__ become own properties, which validation refuses by name.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(Object.assign(new SyntaxError('Request body must be valid JSON'), { statusCode: 400 }), undefined);
+    }
+  });
   app.setErrorHandler((error: FastifyError, request, reply) => refuse(error, request, reply, config.bodyLimitBytes));
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ errors: [{ message: `No route ${request.method} ${request.url.split('?')[0]}`, extensions: { code: 'NOT_FOUND' } }] }),

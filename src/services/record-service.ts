@@ -6,6 +6,7 @@ import { suggest } from '../domain/model-definition.js';
 import type { StoredRecord, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
 import { MAX_IMPORT_ROWS, importRowLimitError } from './limits.js';
+import { PageCursors } from './page-cursors.js';
 import { checkReferences, prepareData, requireDataObject, throwFirstIssue, toNewRecord } from './record-writer.js';
 
 export interface ImportResult {
@@ -20,6 +21,8 @@ export interface RecordPage {
 }
 
 export class RecordService {
+  private readonly cursors = new PageCursors();
+
   constructor(private readonly store: Store) {}
 
   async create(actor: Actor, modelId: string, data: unknown): Promise<StoredRecord> {
@@ -105,7 +108,8 @@ export class RecordService {
 
   async listModel(model: ModelDefinition, args: ListArguments): Promise<RecordPage> {
     const window = listWindow(args);
-    const items = await this.store.records.list(model.id, window);
+    const items = await this.store.records.list(model.id, window, this.cursors.find(model, window));
+    this.cursors.remember(model, window, items);
     return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
   }
 

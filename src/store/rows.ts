@@ -59,6 +59,13 @@ export const ORDER_BY: Record<RecordSort, string> = {
   updatedAt_desc: 'updated_at DESC, id DESC',
 };
 
+/** `(created_at, id) > (a, b)`: the rows after a cursor in the sort's order, as an index range scan. */
+export function afterCursor(sort: RecordSort, timeParameter: string, idParameter: string): string {
+  const column = sort.startsWith('createdAt') ? 'created_at' : 'updated_at';
+  const comparison = sort.endsWith('_asc') ? '>' : '<';
+  return `(${column}, id) ${comparison} (${timeParameter}, ${idParameter})`;
+}
+
 export interface ModelRow {
   id: string;
   workspace_id: string;
@@ -70,6 +77,7 @@ export interface ModelRow {
   product: Json<ProductSettings> | null;
   delivery_access: string;
   record_count: number | string;
+  write_version: number | string;
   created_at: Millis;
   updated_at: Millis;
 }
@@ -86,6 +94,7 @@ export function toModel(row: ModelRow): ModelDefinition {
     product: row.product === null ? null : fromJson(row.product),
     deliveryAccess: row.delivery_access as DeliveryAccess,
     recordCount: Number(row.record_count),
+    writeVersion: Number(row.write_version),
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
   };

@@ -102,6 +102,12 @@ export interface ModelStore {
   modelsReferencing(workspaceId: string, slug: string): Promise<string[]>;
 }
 
+/** Where a page ended: the sort key (epoch milliseconds) and id of its last record. */
+export interface PageCursor {
+  time: number;
+  id: string;
+}
+
 export interface RecordLink {
   fieldKey: string;
   targetId: string;
@@ -164,5 +170,9 @@ export interface RecordStore {
   delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]>;
   /** Which of `ids` are records of the model. */
   existingIds(modelId: string, ids: string[]): Promise<Set<string>>;
-  list(modelId: string, window: ListWindow): Promise<StoredRecord[]>;
+  /**
+   * A page in the window's order. With `after`, the page starts right after that record instead of skipping
+   * `window.offset` rows: the same page when nothing was inserted or deleted in between, without the scan.
+   */
+  list(modelId: string, window: ListWindow, after?: PageCursor): Promise<StoredRecord[]>;
 }

@@ -217,6 +217,7 @@ for (const target of targets) {
         product: { ...PRODUCT, enabled: false },
         deliveryAccess: 'public',
         recordCount: 0,
+        writeVersion: 0,
         createdAt: created.createdAt,
         updatedAt: created.createdAt,
       });
@@ -259,6 +260,27 @@ for (const target of targets) {
       assert.deepEqual(await store.records.get(workspaceId, record.id), stored);
       assert.equal(await store.records.get(await newWorkspace(store), record.id), null);
       assert.equal(await store.records.get(workspaceId, newId()), null);
+    });
+
+    test('records: a page that continues after a cursor equals the page at that offset, in every sort', async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('cursor', [field('n', 'number')]));
+      await store.records.insertMany(context, Array.from({ length: 5 }, (_, n) => newRecord({ n })));
+      await sleep(3);
+      await store.records.insertMany(context, Array.from({ length: 6 }, (_, n) => newRecord({ n: n + 5 })));
+      for (const sort of ['createdAt_asc', 'createdAt_desc', 'updatedAt_asc', 'updatedAt_desc'] as const) {
+        const all = await store.records.list(context.model.id, { limit: 100, offset: 0, sort });
+        for (let offset = 1; offset < all.length; offset++) {
+          const last = all[offset - 1]!;
+          const time = Date.parse(sort.startsWith('createdAt') ? last.createdAt : last.updatedAt);
+          const after = await store.records.list(context.model.id, { limit: 3, offset, sort }, { time, id: last.id });
+          assert.deepEqual(
+            after.map((record) => record.id),
+            all.slice(offset, offset + 3).map((record) => record.id),
+            `${sort} after position ${offset}`,
+          );
+        }
+      }
     });
 
     test('records: listing is creation order, ties broken by id, in every sort; pages never overlap', async () => {

@@ -88,6 +88,9 @@ const MIGRATIONS: readonly string[] = [
     expire bigint
   );
   `,
+  `
+  ALTER TABLE models ADD COLUMN write_version bigint NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

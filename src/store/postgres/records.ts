@@ -4,6 +4,7 @@ import type { ListWindow } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type {
   NewRecord,
+  PageCursor,
   RecordLink,
   RecordStore,
   Reference,
@@ -12,7 +13,7 @@ import type {
   WriteContext,
 } from '../store.js';
 import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
-import { ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { afterCursor, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
 
 const COLUMNS = 'id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by';
 
@@ -145,11 +146,18 @@ export class PostgresRecordStore implements RecordStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  async list(modelId: string, window: ListWindow): Promise<StoredRecord[]> {
-    const { rows } = await this.pool.query<RecordRow>(
-      `SELECT ${COLUMNS} FROM records WHERE model_id = $1 ORDER BY ${ORDER_BY[window.sort]} LIMIT $2 OFFSET $3`,
-      [modelId, window.limit, window.offset],
-    );
+  async list(modelId: string, window: ListWindow, after?: PageCursor): Promise<StoredRecord[]> {
+    const order = ORDER_BY[window.sort];
+    const { rows } = after
+      ? await this.pool.query<RecordRow>(
+          `SELECT ${COLUMNS} FROM records WHERE model_id = $1 AND ${afterCursor(window.sort, '$2', '$3')} ORDER BY ${order} LIMIT $4`,
+          [modelId, after.time, after.id, window.limit],
+        )
+      : await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE model_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`, [
+          modelId,
+          window.limit,
+          window.offset,
+        ]);
     return rows.map(toRecord);
   }
 }
@@ -168,7 +176,7 @@ async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<voi
 }
 
 async function addToCount(client: PoolClient, modelId: string, delta: number): Promise<void> {
-  await client.query('UPDATE models SET record_count = record_count + $1 WHERE id = $2', [delta, modelId]);
+  await client.query('UPDATE models SET record_count = record_count + $1, write_version = write_version + 1 WHERE id = $2', [delta, modelId]);
 }
 
 /** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */

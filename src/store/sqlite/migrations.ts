@@ -75,6 +75,9 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX record_links_source ON record_links (source_id);
   `,
+  `
+  ALTER TABLE models ADD COLUMN write_version INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -4,6 +4,7 @@ import type { ListWindow } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type {
   NewRecord,
+  PageCursor,
   RecordLink,
   RecordStore,
   Reference,
@@ -12,7 +13,7 @@ import type {
   WriteContext,
 } from '../store.js';
 import { isUniqueViolation } from './sql.js';
-import { fromJson, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { afterCursor, fromJson, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
 
 export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
@@ -26,7 +27,7 @@ export class SqliteRecordStore implements RecordStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
     );
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
-    this.addToCount = db.prepare('UPDATE models SET record_count = record_count + ? WHERE id = ?');
+    this.addToCount = db.prepare('UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
   }
 
@@ -160,10 +161,17 @@ export class SqliteRecordStore implements RecordStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  async list(modelId: string, window: ListWindow): Promise<StoredRecord[]> {
-    const rows = this.db
-      .prepare(`SELECT * FROM records WHERE model_id = ? ORDER BY ${ORDER_BY[window.sort]} LIMIT ? OFFSET ?`)
-      .all(modelId, window.limit, window.offset) as RecordRow[];
+  async list(modelId: string, window: ListWindow, after?: PageCursor): Promise<StoredRecord[]> {
+    const order = ORDER_BY[window.sort];
+    const rows = (
+      after
+        ? this.db
+            .prepare(`SELECT * FROM records WHERE model_id = ? AND ${afterCursor(window.sort, '?', '?')} ORDER BY ${order} LIMIT ?`)
+            .all(modelId, after.time, after.id, window.limit)
+        : this.db
+            .prepare(`SELECT * FROM records WHERE model_id = ? ORDER BY ${order} LIMIT ? OFFSET ?`)
+            .all(modelId, window.limit, window.offset)
+    ) as RecordRow[];
     return rows.map(toRecord);
   }
 }

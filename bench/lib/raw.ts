@@ -1,0 +1,133 @@
+/**
+ * The database's own limit: the raw driver inserting the same rows into the same tables and indexes (created by
+ * the service's own migrations, src/store/<dialect>/migrations.ts) and nothing else: no HTTP, no GraphQL, no
+ * validation, no record counter. Ids are made before the clock starts.
+ */
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { newId } from '../../src/ids.js';
+import { migrate as migrateSqlite } from '../../src/store/sqlite/migrations.js';
+import { migrate as migratePostgres } from '../../src/store/postgres/migrations.js';
+import { parsePostgresUrl } from '../../src/store/postgres/index.js';
+import type { BenchDatabase } from './database.js';
+import type { ProductRow } from './catalog.js';
+
+export interface RawRows {
+  ids: string[];
+  data: string[];
+  skus: string[];
+}
+
+/** The rows as the store writes them: a new time-ordered id, the data as JSON text, the SKU. */
+export function rawRows(rows: ProductRow[]): RawRows {
+  return { ids: rows.map(() => newId()), data: rows.map((row) => JSON.stringify(row)), skus: rows.map((row) => row.sku) };
+}
+
+export interface RawTarget {
+  /** Inserts the rows as records of a new model `slug`, `batchSize` per transaction; the time of the inserts. */
+  insert(slug: string, rows: RawRows, batchSize: number): Promise<{ ms: number }>;
+  close(): Promise<void>;
+}
+
+const SQL = {
+  org: 'INSERT INTO organisations (id, slug, created_at) VALUES ($1, $2, $3)',
+  workspace: 'INSERT INTO workspaces (id, org_id, slug, created_at) VALUES ($1, $2, $3, $4)',
+  model: `INSERT INTO models (id, workspace_id, slug, name, display_field, fields, product, delivery_access, created_at, updated_at)
+          VALUES ($1, $2, $3, $4, 'title', '[]', '{"enabled":true,"skuField":"sku","priceField":"price"}', 'none', $5, $6)`,
+};
+
+/** `$n` placeholders (each used once, in order) to SQLite's `?`. */
+function sqliteSql(sql: string): string {
+  return sql.replace(/\$\d+/g, '?');
+}
+
+/**
+ * SQLite: the store's connection settings (WAL, synchronous=NORMAL, foreign keys on), one prepared INSERT run
+ * per row, one transaction per batch.
+ */
+export function openRawSqlite(database: BenchDatabase): RawTarget {
+  const db = new Database(database.location);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  migrateSqlite(db);
+  const orgId = newId();
+  const workspaceId = newId();
+  const userId = newId();
+  db.prepare(sqliteSql(SQL.org)).run(orgId, 'bench', Date.now());
+  db.prepare(sqliteSql(SQL.workspace)).run(workspaceId, orgId, 'main', Date.now());
+  const insert = db.prepare(
+    `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return {
+    async insert(slug, rows, batchSize) {
+      const modelId = newId();
+      const now = Date.now();
+      db.prepare(sqliteSql(SQL.model)).run(modelId, workspaceId, slug, slug, now, now);
+      const insertBatch = db.transaction((start: number, end: number) => {
+        const at = Date.now();
+        for (let index = start; index < end; index++) {
+          insert.run(rows.ids[index], modelId, workspaceId, rows.data[index], rows.skus[index], at, at, userId, userId);
+        }
+      });
+      const started = performance.now();
+      for (let start = 0; start < rows.ids.length; start += batchSize) {
+        insertBatch.immediate(start, Math.min(start + batchSize, rows.ids.length));
+      }
+      return { ms: performance.now() - started };
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+/**
+ * PostgreSQL: one connection, one `INSERT … SELECT FROM unnest(…)` statement (its own transaction) per batch,
+ * as the store's import does.
+ */
+export async function openRawPostgres(database: BenchDatabase): Promise<RawTarget> {
+  const options = parsePostgresUrl(database.url);
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  await migratePostgres(pool, options.schema);
+  const client = await pool.connect();
+  const orgId = newId();
+  const workspaceId = newId();
+  const userId = newId();
+  await client.query(SQL.org, [orgId, 'bench', Date.now()]);
+  await client.query(SQL.workspace, [workspaceId, orgId, 'main', Date.now()]);
+  const sql = `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
+               SELECT r.id, $4, $5, r.data::jsonb, r.sku, $6, $6, $7, $7
+               FROM unnest($1::text[], $2::text[], $3::text[]) AS r (id, data, sku)`;
+  return {
+    async insert(slug, rows, batchSize) {
+      const modelId = newId();
+      const now = Date.now();
+      await client.query(SQL.model, [modelId, workspaceId, slug, slug, now, now]);
+      const started = performance.now();
+      for (let start = 0; start < rows.ids.length; start += batchSize) {
+        const end = Math.min(start + batchSize, rows.ids.length);
+        await client.query(sql, [
+          rows.ids.slice(start, end),
+          rows.data.slice(start, end),
+          rows.skus.slice(start, end),
+          modelId,
+          workspaceId,
+          Date.now(),
+          userId,
+        ]);
+      }
+      return { ms: performance.now() - started };
+    },
+    async close() {
+      client.release();
+      await pool.end();
+    },
+  };
+}
+
+export async function openRawTarget(database: BenchDatabase): Promise<RawTarget> {
+  return database.kind === 'sqlite' ? openRawSqlite(database) : openRawPostgres(database);
+}

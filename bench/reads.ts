@@ -1,0 +1,134 @@
+/**
+ * Reads: record.list with limit 100 at offset 0, 10,000 and near the end (the last 100 records), one request at
+ * a time, at each catalogue size (default 1,000 and 200,000 records; --large: 1,000 and 1,000,000). p50 and p99
+ * client-side and server-side (the durationMs of the server's request log line). The cost of `total`: at offset 0
+ * the same list selecting only `items` and selecting `total` and `items`, on the same server.
+ *
+ *   node --import tsx bench/reads.ts [--sizes 1000,200000 | --large] [--requests 200] [--max-seconds 10] [--reps 3]
+ */
+import { seedCatalog } from './lib/catalog.js';
+import type { GqlClient } from './lib/client.js';
+import { runBenchmark, startService, type Service } from './lib/run.js';
+import { latencySummary, spread, type LatencySummary } from './lib/stats.js';
+import { fmtInt, fmtMs, fmtRatio, fmtSpread, printTable } from './lib/table.js';
+
+const ITEM_FIELDS = 'items { id data createdAt updatedAt }';
+const SELECTIONS = {
+  list: `total hasMore ${ITEM_FIELDS}`,
+  'items only': ITEM_FIELDS,
+  'items + total': `total ${ITEM_FIELDS}`,
+} as const;
+type QueryName = keyof typeof SELECTIONS;
+
+function listBody(modelId: string, offset: number, query: QueryName): string {
+  return JSON.stringify({
+    query: `query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { ${SELECTIONS[query]} } } }`,
+    variables: { model: modelId, offset },
+  });
+}
+
+interface CellRun {
+  size: number;
+  query: QueryName;
+  offset: number;
+  rep: number;
+  client: LatencySummary;
+  server: LatencySummary;
+}
+
+/** `requests` sequential requests (or as many as fit in maxSeconds, at least 20) after 30 unmeasured ones. */
+async function measureCell(service: Service, client: GqlClient, body: string, requests: number, maxSeconds: number) {
+  for (let index = 0; index < 30; index++) await client.send(body);
+  const clientMs: number[] = [];
+  const requestIds: string[] = [];
+  const deadline = Date.now() + maxSeconds * 1000;
+  while (clientMs.length < requests && (clientMs.length < 20 || Date.now() < deadline)) {
+    const result = await client.send(body);
+    clientMs.push(result.ms);
+    requestIds.push(result.requestId);
+  }
+  const serverMs = await service.server.serverTimes(requestIds);
+  return { client: latencySummary(clientMs), server: latencySummary(serverMs.filter(Number.isFinite)) };
+}
+
+await runBenchmark('reads', async ({ args, kind, reps }) => {
+  const sizes = args.ints('sizes', args.flag('large') ? [1000, 1_000_000] : [1000, 200_000]);
+  const requests = args.int('requests', 200);
+  const maxSeconds = args.int('max-seconds', 10);
+  const runs: CellRun[] = [];
+  const seeding: { size: number; seconds: number }[] = [];
+
+  for (const size of sizes) {
+    const service = await startService(kind);
+    try {
+      const client = service.client(1);
+      const { modelId, ms } = await seedCatalog(client, size);
+      seeding.push({ size, seconds: ms / 1000 });
+      console.log(`${fmtInt(size)} records seeded in ${(ms / 1000).toFixed(1)} s`);
+      const offsets = [...new Set([0, ...(size >= 10_100 ? [10_000] : []), Math.max(0, size - 100)])];
+      const cells: { query: QueryName; offset: number }[] = [
+        ...offsets.map((offset) => ({ query: 'list' as const, offset })),
+        { query: 'items only', offset: 0 },
+        { query: 'items + total', offset: 0 },
+      ];
+      for (let rep = 1; rep <= reps; rep++) {
+        for (const cell of cells) {
+          const result = await measureCell(service, client, listBody(modelId, cell.offset, cell.query), requests, maxSeconds);
+          runs.push({ size, ...cell, rep, ...result });
+          console.log(
+            `rep ${rep} ${fmtInt(size)} records, ${cell.query} at offset ${fmtInt(cell.offset)}: ` +
+              `client p50 ${fmtMs(result.client.p50)} p99 ${fmtMs(result.client.p99)} ms, server p50 ${fmtMs(result.server.p50)} p99 ${fmtMs(result.server.p99)} ms (${result.client.count} requests)`,
+          );
+        }
+      }
+    } finally {
+      await service.dispose();
+    }
+  }
+
+  const keys = [...new Map(runs.map((run) => [`${run.size}|${run.query}|${run.offset}`, run])).values()];
+  const summary = keys.map(({ size, query, offset }) => {
+    const mine = runs.filter((run) => run.size === size && run.query === query && run.offset === offset);
+    return {
+      size,
+      query,
+      offset,
+      requests: mine[0]!.client.count,
+      clientP50Ms: spread(mine.map((run) => run.client.p50)),
+      clientP99Ms: spread(mine.map((run) => run.client.p99)),
+      serverP50Ms: spread(mine.map((run) => run.server.p50)),
+      serverP99Ms: spread(mine.map((run) => run.server.p99)),
+    };
+  });
+  printTable(
+    `record.list limit 100 on ${kind}, one request at a time — ms, median (min–max) of ${reps}`,
+    ['records', 'selection', 'offset', 'client p50', 'client p99', 'server p50', 'server p99'],
+    summary.map((entry) => [
+      fmtInt(entry.size),
+      entry.query,
+      fmtInt(entry.offset),
+      fmtSpread(entry.clientP50Ms, fmtMs),
+      fmtSpread(entry.clientP99Ms, fmtMs),
+      fmtSpread(entry.serverP50Ms, fmtMs),
+      fmtSpread(entry.serverP99Ms, fmtMs),
+    ]),
+  );
+
+  const at = (size: number, query: QueryName, offset = 0) =>
+    summary.find((entry) => entry.size === size && entry.query === query && entry.offset === offset)?.serverP50Ms.median ?? NaN;
+  const smallest = Math.min(...sizes);
+  const largest = Math.max(...sizes);
+  const checks = {
+    offset0ServerP50AtLargestMs: at(largest, 'list'),
+    offset0ServerP50AtSmallestMs: at(smallest, 'list'),
+    growthLargestOverSmallest: at(largest, 'list') / at(smallest, 'list'),
+    totalCostServerP50Ms: Object.fromEntries(sizes.map((size) => [size, at(size, 'items + total') - at(size, 'items only')])),
+  };
+  console.log(
+    `offset 0 server p50: ${fmtMs(checks.offset0ServerP50AtLargestMs)} ms at ${fmtInt(largest)} records, ` +
+      `${fmtRatio(checks.growthLargestOverSmallest)} × its ${fmtMs(checks.offset0ServerP50AtSmallestMs)} ms at ${fmtInt(smallest)} ` +
+      `(target: < 1 ms at 1,000,000 and ≤ 1.5 ×); cost of total (server p50, items+total − items only): ` +
+      sizes.map((size) => `${fmtMs(checks.totalCostServerP50Ms[size]!)} ms at ${fmtInt(size)}`).join(', '),
+  );
+  return { sizes, requestsPerCell: requests, maxSecondsPerCell: maxSeconds, seeding, summary, checks, runs };
+});

@@ -1,0 +1,218 @@
+// CSV cells ↔ record data, by the model's field types. A CSV has a header row; a translatable field takes one
+// column per locale (`title.en`, `title.pl`); columns whose name starts with `_` are ignored (so an errors file,
+// with its `_line` and `_error` columns, can be fixed and imported as it is).
+import { isPlainObject } from './diff.js';
+import type { FieldDefinition, JsonObject } from './types.js';
+
+export interface CsvColumn {
+  /** 0-based position in the row. */
+  index: number;
+  name: string;
+  /** Undefined for an ignored column. */
+  field: FieldDefinition | undefined;
+  /** For a `title.en` column of a translatable field. */
+  locale: string | undefined;
+}
+
+export interface CellIssue {
+  line: number;
+  /** 1-based column number. */
+  column: number;
+  columnName: string;
+  message: string;
+}
+
+/** One or more bad cells of a row (or a bad header): the row is reported, not sent. */
+export class CellError extends Error {
+  readonly issues: CellIssue[];
+  constructor(issues: CellIssue[]) {
+    super(issues.map((issue) => `line ${issue.line}, column ${issue.column} (${issue.columnName}): ${issue.message}`).join('; '));
+    this.name = 'CellError';
+    this.issues = issues;
+  }
+}
+
+const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+const NUMBER_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const TRUE = new Set(['true', 'yes', 'y', '1']);
+const FALSE = new Set(['false', 'no', 'n', '0']);
+
+/** Maps a header row to the model's fields; throws CellError (line 1) for unknown or repeated columns. */
+export function csvColumns(header: readonly (string | null)[], fields: readonly FieldDefinition[], headerLine = 1): CsvColumn[] {
+  const byKey = new Map(fields.map((field) => [field.key, field]));
+  const issues: CellIssue[] = [];
+  const seen = new Set<string>();
+  const columns: CsvColumn[] = [];
+  header.forEach((raw, index) => {
+    const name = (raw ?? '').trim();
+    const issue = (message: string) => issues.push({ line: headerLine, column: index + 1, columnName: name || '(empty)', message });
+    if (name.startsWith('_')) {
+      columns.push({ index, name, field: undefined, locale: undefined });
+      return;
+    }
+    if (name === '') return issue('empty column name');
+    if (seen.has(name)) return issue('column given twice');
+    seen.add(name);
+    let field = byKey.get(name);
+    let locale: string | undefined;
+    if (!field && name.includes('.')) {
+      const dot = name.indexOf('.');
+      field = byKey.get(name.slice(0, dot));
+      locale = name.slice(dot + 1);
+      if (field && field.type !== 'translatable') {
+        return issue(`"${field.key}" is a ${field.type} field; only translatable fields take one column per locale (give ${field.key} as one column)`);
+      }
+      if (field && !LOCALE_PATTERN.test(locale)) return issue(`"${locale}" is not a locale code (such as en, pl or pt-BR)`);
+    }
+    if (!field) return issue(`unknown column: the model has the fields ${fields.map((f) => f.key).join(', ')}`);
+    columns.push({ index, name, field, locale });
+  });
+  const fieldsWithWhole = new Set(columns.filter((c) => c.field && c.locale === undefined).map((c) => c.field!.key));
+  for (const column of columns) {
+    if (column.locale !== undefined && fieldsWithWhole.has(column.field!.key)) {
+      issues.push({ line: headerLine, column: column.index + 1, columnName: column.name, message: `"${column.field!.key}" is also given as a whole column` });
+    }
+  }
+  if (issues.length > 0) throw new CellError(issues);
+  return columns;
+}
+
+/**
+ * Converts one CSV row to record data. An empty cell (unquoted) is `null`: left out of a new record, removed from
+ * an existing one by sync. `""` (quoted) is an empty string for a text field. Throws CellError naming every bad
+ * cell of the row.
+ */
+export function csvRowToData(cells: readonly (string | null)[], columns: readonly CsvColumn[], line: number): JsonObject {
+  const data: JsonObject = {};
+  const issues: CellIssue[] = [];
+  const width = columns.length === 0 ? 0 : Math.max(...columns.map((c) => c.index)) + 1;
+  if (cells.length > width && cells.slice(width).some((cell) => cell !== null && cell !== '')) {
+    issues.push({ line, column: width + 1, columnName: '(none)', message: `the row has ${cells.length} cells, the header ${width}` });
+  }
+  for (const column of columns) {
+    const field = column.field;
+    if (!field) continue;
+    const cell = cells[column.index] ?? null;
+    try {
+      const value = cellValue(field, column.locale, cell);
+      if (column.locale !== undefined) {
+        const current = data[field.key];
+        const object = isPlainObject(current) ? current : {};
+        object[column.locale] = value;
+        data[field.key] = object;
+      } else {
+        data[field.key] = value;
+      }
+    } catch (error) {
+      issues.push({ line, column: column.index + 1, columnName: column.name, message: (error as Error).message });
+    }
+  }
+  if (issues.length > 0) throw new CellError(issues);
+  // A translatable field whose locale cells are all empty is no value at all.
+  for (const [key, value] of Object.entries(data)) {
+    if (isPlainObject(value) && columns.some((c) => c.field?.key === key && c.locale !== undefined) && Object.values(value).every((v) => v === null)) {
+      data[key] = null;
+    }
+  }
+  return data;
+}
+
+function show(cell: string): string {
+  return JSON.stringify(cell.length > 60 ? `${cell.slice(0, 57)}...` : cell);
+}
+
+function cellValue(field: FieldDefinition, locale: string | undefined, cell: string | null): unknown {
+  if (cell === null) return null;
+  if (locale !== undefined || field.type === 'text') return cell;
+  const trimmed = cell.trim();
+  if (trimmed === '') return null;
+  switch (field.type) {
+    case 'number': {
+      if (!NUMBER_PATTERN.test(trimmed)) throw new Error(`${show(cell)} is not a number (such as 149.99)`);
+      const number = Number(trimmed);
+      if (!Number.isFinite(number)) throw new Error(`${show(cell)} is out of range`);
+      return number;
+    }
+    case 'boolean': {
+      const lower = trimmed.toLowerCase();
+      if (TRUE.has(lower)) return true;
+      if (FALSE.has(lower)) return false;
+      throw new Error(`${show(cell)} is not a boolean (true or false)`);
+    }
+    case 'date':
+      if (!isIsoDate(trimmed)) throw new Error(`${show(cell)} is not an ISO 8601 date (such as 2024-05-01 or 2024-05-01T12:00:00Z)`);
+      return trimmed;
+    case 'relation':
+      if (field.relationType === 'hasMany') {
+        if (trimmed.startsWith('[')) {
+          const parsed = parseJson(cell);
+          if (!Array.isArray(parsed) || !parsed.every((id) => typeof id === 'string' && id !== '')) {
+            throw new Error(`${show(cell)} is not a JSON array of record ids`);
+          }
+          return parsed;
+        }
+        return trimmed.split('|').map((id) => id.trim()).filter((id) => id !== '');
+      }
+      return trimmed;
+    case 'translatable': {
+      const parsed = parseJson(cell);
+      if (!isPlainObject(parsed)) throw new Error(`${show(cell)} is not a JSON object of locale to text; or give one column per locale (${field.key}.en)`);
+      return parsed;
+    }
+    case 'object': {
+      const parsed = parseJson(cell);
+      if (!isPlainObject(parsed)) throw new Error(`${show(cell)} is not a JSON object`);
+      return parsed;
+    }
+    default:
+      // A field type this client does not know: JSON if it parses, else the text.
+      return parseJson(cell) ?? cell;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isIsoDate(text: string): boolean {
+  if (!DATE_PATTERN.test(text) || Number.isNaN(Date.parse(text))) return false;
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/** Export columns: model fields in order, a translatable field as one column per locale found. */
+export function exportColumns(fields: readonly FieldDefinition[], locales: ReadonlyMap<string, ReadonlySet<string>>): CsvColumn[] {
+  const columns: CsvColumn[] = [];
+  for (const field of fields) {
+    if (field.type === 'translatable') {
+      for (const locale of [...(locales.get(field.key) ?? [])].sort()) {
+        columns.push({ index: columns.length, name: `${field.key}.${locale}`, field, locale });
+      }
+    } else {
+      columns.push({ index: columns.length, name: field.key, field, locale: undefined });
+    }
+  }
+  return columns;
+}
+
+/** Cells of one record for `exportColumns`; undefined is an empty (unquoted) cell. */
+export function dataToCsvRow(data: JsonObject, columns: readonly CsvColumn[]): (string | undefined)[] {
+  return columns.map((column) => {
+    const field = column.field!;
+    let value = data[field.key];
+    if (column.locale !== undefined) value = isPlainObject(value) ? value[column.locale] : undefined;
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    if (Array.isArray(value) && field.type === 'relation' && value.every((id) => typeof id === 'string' && !id.includes('|') && id.trim() === id && id !== '')) {
+      return value.length === 0 ? '[]' : value.join('|');
+    }
+    return JSON.stringify(value);
+  });
+}

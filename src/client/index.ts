@@ -1,0 +1,8 @@
+// content-service/client: the SDK of the Content Service admin API.
+export { ContentClient, type ContentClientOptions, type ImportOptions, type LoadProgress, type LoadSummary, type SyncOptions } from './client.js';
+export { ContentServiceError } from './errors.js';
+export { deepEqual, mergeDiff, stripNulls } from './diff.js';
+export { MAX_IMPORT_ROWS } from './import.js';
+export { graphqlUrl, type TransportOptions } from './http.js';
+export { csvColumns, csvRowToData, CellError, type CsvColumn } from './cells.js';
+export type * from './types.js';

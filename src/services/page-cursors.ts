@@ -1,0 +1,41 @@
+import type { ModelDefinition } from '../domain/fields.js';
+import type { ListWindow } from '../domain/listing.js';
+import type { PageCursor, StoredRecord } from '../store/store.js';
+
+interface Entry {
+  writeVersion: number;
+  cursor: PageCursor;
+}
+
+/**
+ * Remembers where pages in creation order ended, so that a client paging with a growing `offset` gets the next
+ * page by continuing from there instead of skipping `offset` rows again. An entry counts only while the model's
+ * write version (inserts and deletes) is the one it was made under; otherwise the plain offset is used.
+ */
+export class PageCursors {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  /** A cursor where `window.offset` starts, when one is known and still true. */
+  find(model: ModelDefinition, window: ListWindow): PageCursor | undefined {
+    if (window.offset === 0 || !window.sort.startsWith('createdAt')) return undefined;
+    const entry = this.entries.get(key(model.id, window.sort, window.offset));
+    return entry?.writeVersion === model.writeVersion ? entry.cursor : undefined;
+  }
+
+  /** Notes where the page that was just read ended. */
+  remember(model: ModelDefinition, window: ListWindow, items: StoredRecord[]): void {
+    const last = items[items.length - 1];
+    if (!last || !window.sort.startsWith('createdAt')) return;
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key(model.id, window.sort, window.offset + items.length), {
+      writeVersion: model.writeVersion,
+      cursor: { time: Date.parse(last.createdAt), id: last.id },
+    });
+  }
+}
+
+function key(modelId: string, sort: string, offset: number): string {
+  return `${modelId}|${sort}|${offset}`;
+}
