@@ -1,4 +1,5 @@
 // Runs every test file under test/ with Node's own test runner (TypeScript through tsx).
+// When DATABASE_URL is set, the black-box HTTP suite runs a second time with every server on PostgreSQL.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -11,11 +12,22 @@ function findTests(dir) {
   });
 }
 
+function run(files, env = {}) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  return result.status ?? 1;
+}
+
 const only = process.argv.slice(2);
-const files = only.length > 0 ? only : findTests('test').sort();
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+if (only.length > 0) process.exit(run(only));
+
+let status = run(findTests('test').sort());
+if (process.env.DATABASE_URL) {
+  console.log('\n# The HTTP suite again, every server on PostgreSQL (DATABASE_URL)\n');
+  status = run(findTests('test/http').sort(), { TEST_SERVER_DATABASE: 'postgres' }) || status;
+} else {
+  console.log('\n# DATABASE_URL is not set: the HTTP suite ran on SQLite only; PostgreSQL suites were skipped.\n');
+}
+process.exit(status);

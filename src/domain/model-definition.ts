@@ -102,6 +102,7 @@ function normaliseFields(
     issues.add(path, 'must be an array of field definitions');
     return [];
   }
+  if (value.length === 0) issues.add(path, 'must define at least one field');
   const seen = new Set<string>();
   const fields: FieldDefinition[] = [];
   value.forEach((raw, index) => {

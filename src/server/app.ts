@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import Fastify, {
   LogController,
   type FastifyError,
@@ -41,6 +42,15 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // While shutting down, answers to requests still in flight close their connection, so that the server
+  // is not left waiting on keep-alive connections once the last answer is out.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -61,7 +71,10 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
       done(Object.assign(new SyntaxError('Request body must be valid JSON'), { statusCode: 400 }), undefined);
     }
   });
-  app.setErrorHandler((error: FastifyError, request, reply) => refuse(error, request, reply, config.bodyLimitBytes));
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (isTooLarge(error)) await discardBody(request.raw, DISCARD_LIMIT_BYTES);
+    return refuse(error, request, reply, config.bodyLimitBytes);
+  });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ errors: [{ message: `No route ${request.method} ${request.url.split('?')[0]}`, extensions: { code: 'NOT_FOUND' } }] }),
   );
@@ -80,9 +93,30 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   return app;
 }
 
+/** How much of an oversized body is read and thrown away so the client, still sending, gets to read the 413. */
+const DISCARD_LIMIT_BYTES = 256 * 1024 * 1024;
+
+function isTooLarge(error: FastifyError): boolean {
+  return error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413;
+}
+
+function discardBody(raw: IncomingMessage, limit: number): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let received = 0;
+    raw.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) resolve();
+    });
+    raw.once('end', () => resolve());
+    raw.once('error', () => resolve());
+    raw.resume();
+  });
+}
+
 function refuse(error: FastifyError, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number) {
   const status = error.statusCode ?? 500;
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
+  if (isTooLarge(error)) {
     return sendRefusal(request, reply, new ServiceError('PAYLOAD_TOO_LARGE', `Request body is larger than ${bodyLimitBytes} bytes`));
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {

@@ -66,4 +66,5 @@ test('model.create: slug and name are checked', () => {
   assert.match(refusal({ ...product, slug: 'Bad Slug' }), /^slug:/);
   assert.match(refusal({ ...product, name: '' }), /^name:/);
   assert.match(refusal({ ...product, deliveryAccess: 'everyone' }), /^deliveryAccess:/);
+  assert.equal(refusal({ ...product, product: null, displayField: null, fields: [] }), 'fields: must define at least one field');
 });

@@ -68,3 +68,23 @@ export async function postgresTarget(): Promise<Target | { failure: string }> {
   }
 }
 
+
+/** A URL for a new schema with a random name on the database of `databaseUrl`. */
+export function freshPostgresUrl(databaseUrl: string, purpose: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('schema', `test_${purpose}_${randomBytes(6).toString('hex')}`);
+  return url.toString();
+}
+
+/** Drops the schema a `?schema=` URL names, with everything in it. */
+export async function dropSchemaOf(databaseUrl: string): Promise<void> {
+  const schema = new URL(databaseUrl).searchParams.get('schema');
+  if (!schema) return;
+  const client = new pg.Client({ connectionString: parsePostgresUrl(databaseUrl).connectionString });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,5 +1,5 @@
 // Black-box harness: runs the real CLI (`node bin/content-service.js serve ...`) in a child process against a
-// fresh SQLite file in a temporary directory, on a free port, and talks to it over HTTP only.
+// fresh database (a SQLite file in a temporary directory, or a PostgreSQL schema), on a free port, and talks to it over HTTP only.
 // One server per test file: start it in `before`, stop it in `after`.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { dropSchemaOf, freshPostgresUrl } from './databases.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(REPO_ROOT, 'bin', 'content-service.js');
@@ -251,6 +252,7 @@ export class TestServer {
   async dispose(): Promise<void> {
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
+    if (this.databaseUrl.startsWith('postgres')) await dropSchemaOf(this.databaseUrl);
   }
 
   async bootstrap(args: BootstrapArgs): Promise<BootstrapResult> {
@@ -262,12 +264,30 @@ export class TestServer {
   }
 }
 
+/**
+ * With TEST_SERVER_DATABASE=postgres the whole HTTP suite runs on PostgreSQL (DATABASE_URL), each server in a
+ * schema of its own that dispose() drops; otherwise on a SQLite file in the server's temporary directory.
+ */
+function suiteDatabaseUrl(dir: string): string | undefined {
+  if (process.env.TEST_SERVER_DATABASE !== 'postgres') return undefined;
+  if (!process.env.DATABASE_URL) throw new Error('TEST_SERVER_DATABASE=postgres needs DATABASE_URL');
+  // Servers started on the same directory share its data, as they would share the SQLite file.
+  let url = schemaByDir.get(dir);
+  if (!url) {
+    url = freshPostgresUrl(process.env.DATABASE_URL, 'http');
+    schemaByDir.set(dir, url);
+  }
+  return url;
+}
+
+const schemaByDir = new Map<string, string>();
+
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'content-service-http-'));
   // A port can be taken between the probe and the listen; try a few.
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const server = new TestServer(dir, await freePort(), options.databaseUrl);
+    const server = new TestServer(dir, await freePort(), options.databaseUrl ?? suiteDatabaseUrl(dir));
     try {
       await server.start(options);
       return server;
