@@ -252,7 +252,8 @@ export class TestServer {
   async dispose(): Promise<void> {
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
-    if (this.databaseUrl.startsWith('postgres')) await dropSchemaOf(this.databaseUrl);
+    // Only a schema the harness made for this directory: a URL passed in belongs to the test.
+    if (schemaByDir.get(this.dir) === this.databaseUrl) await dropSchemaOf(this.databaseUrl);
   }
 
   async bootstrap(args: BootstrapArgs): Promise<BootstrapResult> {
