@@ -3,6 +3,12 @@ import type { Store } from '../store/store.js';
 import type { Actor } from '../services/actor.js';
 import { hashToken, sameHash, TOKEN_PREFIX } from './tokens.js';
 
+export interface Authenticated {
+  actor: Actor;
+  /** The workspace's own write budget, null for the server's default. */
+  writeBudget: number | null;
+}
+
 export function notAuthorized(): ServiceError {
   return new ServiceError('UNAUTHENTICATED', 'Not authorized');
 }
@@ -16,7 +22,7 @@ export async function authenticate(
   authorization: string | undefined,
   workspaceIdHeader: string | undefined,
   now = Date.now(),
-): Promise<Actor> {
+): Promise<Authenticated> {
   const token = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
   if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200 || !workspaceIdHeader) throw notAuthorized();
   const hash = hashToken(token);
@@ -24,5 +30,8 @@ export async function authenticate(
   if (!record || !record.role || record.revokedAt !== null) throw notAuthorized();
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) throw notAuthorized();
   if (!sameHash(hashToken(record.workspaceId), hashToken(workspaceIdHeader))) throw notAuthorized();
-  return { workspaceId: record.workspaceId, userId: record.userId, role: record.role };
+  return {
+    actor: { workspaceId: record.workspaceId, userId: record.userId, role: record.role },
+    writeBudget: record.writeBudget,
+  };
 }

@@ -26,7 +26,7 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
   app.post('/graphql', async (request, reply) => {
     try {
       const graphqlRequest = readGraphQLRequest(request.body);
-      const actor = await authenticate(
+      const { actor, writeBudget } = await authenticate(
         store,
         request.headers.authorization,
         headerValue(request.headers['x-workspace-id']),
@@ -38,10 +38,7 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
           throw new ServiceError('FORBIDDEN', `Forbidden: ${actor.role} may not ${permission}`);
         }
       }
-      if (plan.cost > 0) {
-        const workspace = await store.tenancy.findWorkspace(actor.workspaceId);
-        await budget.charge(actor.workspaceId, plan.cost, workspace?.writeBudget ?? null);
-      }
+      if (plan.cost > 0) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
       const context: AdminContext = { actor, services };
       const body = await executeOperation(schema, prepared, context, (error) =>
         request.log.error({ err: error }, 'unexpected error while executing'),

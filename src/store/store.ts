@@ -40,6 +40,8 @@ export interface TokenRecord {
   role: Role | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** The token's workspace's own write budget (null: the server's default), read in the same query. */
+  writeBudget: number | null;
 }
 
 export interface BootstrapInput {

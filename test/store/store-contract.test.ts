@@ -173,6 +173,7 @@ for (const target of targets) {
         role: 'admin',
         expiresAt,
         revokedAt: null,
+        writeBudget: null,
       });
       assert.equal(await store.tenancy.findTokenByHash('unknown'), null);
 

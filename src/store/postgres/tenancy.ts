@@ -12,6 +12,7 @@ interface TokenRow {
   role: Role | null;
   expires_at: string | null;
   revoked_at: string | null;
+  write_budget: number | null;
 }
 
 /**
@@ -91,8 +92,9 @@ export class PostgresTenancyStore implements TenancyStore {
 
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
     const { rows } = await this.pool.query<TokenRow>(
-      `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at
+      `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, w.write_budget
        FROM api_tokens t
+       JOIN workspaces w ON w.id = t.workspace_id
        LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
        WHERE t.token_hash = $1`,
       [hash],
@@ -106,6 +108,7 @@ export class PostgresTenancyStore implements TenancyStore {
       role: row.role,
       expiresAt: isoTimeOrNull(row.expires_at),
       revokedAt: isoTimeOrNull(row.revoked_at),
+      writeBudget: row.write_budget === null ? null : Number(row.write_budget),
     };
   }
 

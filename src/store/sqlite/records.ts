@@ -32,12 +32,24 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
+    const now = Date.now();
     const run = this.db.transaction(() => {
-      if (!this.insertOne(context, record, Date.now())) throw skuConflict(context.model);
+      if (!this.insertOne(context, record, now)) throw skuConflict(context.model);
       this.addToCount.run(1, context.model.id);
     });
     run.immediate();
-    return (await this.get(context.model.workspaceId, record.id)) as StoredRecord;
+    const { model, userId } = context;
+    const at = new Date(now).toISOString();
+    return {
+      id: record.id,
+      modelId: model.id,
+      workspaceId: model.workspaceId,
+      data: record.data,
+      createdAt: at,
+      updatedAt: at,
+      createdBy: userId,
+      updatedBy: userId,
+    };
   }
 
   async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {

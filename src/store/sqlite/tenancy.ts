@@ -103,13 +103,22 @@ export class SqliteTenancyStore implements TenancyStore {
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
     const row = this.db
       .prepare(
-        `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at
+        `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, w.write_budget
          FROM api_tokens t
+         JOIN workspaces w ON w.id = t.workspace_id
          LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
          WHERE t.token_hash = ?`,
       )
       .get(hash) as
-      | { id: string; workspace_id: string; user_id: string; role: Role | null; expires_at: number | null; revoked_at: number | null }
+      | {
+          id: string;
+          workspace_id: string;
+          user_id: string;
+          role: Role | null;
+          expires_at: number | null;
+          revoked_at: number | null;
+          write_budget: number | null;
+        }
       | undefined;
     if (!row) return null;
     return {
@@ -119,6 +128,7 @@ export class SqliteTenancyStore implements TenancyStore {
       role: row.role,
       expiresAt: isoTimeOrNull(row.expires_at),
       revokedAt: isoTimeOrNull(row.revoked_at),
+      writeBudget: row.write_budget === null ? null : Number(row.write_budget),
     };
   }
 
