@@ -24,9 +24,8 @@ export interface ProductSettings {
 
 export type DeliveryAccess = 'public' | 'none';
 
-export interface ModelDefinition {
-  id: string;
-  workspaceId: string;
+/** The parts of a model a user defines; ids, counts and dates are the store's. */
+export interface ModelShape {
   name: string;
   slug: string;
   description: string | null;
@@ -34,6 +33,11 @@ export interface ModelDefinition {
   fields: FieldDefinition[];
   product: ProductSettings | null;
   deliveryAccess: DeliveryAccess;
+}
+
+export interface ModelDefinition extends ModelShape {
+  id: string;
+  workspaceId: string;
   recordCount: number;
   /** Counts the inserts and deletes of records: equal versions mean the creation order has not changed. */
   writeVersion: number;

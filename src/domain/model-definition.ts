@@ -7,6 +7,7 @@ import {
   type DeliveryAccess,
   type FieldDefinition,
   type FieldType,
+  type ModelShape,
   type ProductSettings,
   type RelationType,
 } from './fields.js';
@@ -21,16 +22,7 @@ export interface ModelDefinitionInput {
   deliveryAccess?: unknown;
 }
 
-/** The parts of a model a user defines; ids, counts and dates are the store's. */
-export interface ModelShape {
-  name: string;
-  slug: string;
-  description: string | null;
-  displayField: string;
-  fields: FieldDefinition[];
-  product: ProductSettings | null;
-  deliveryAccess: DeliveryAccess;
-}
+export type { ModelShape };
 
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

@@ -9,7 +9,7 @@ import type { AdminContext, Services } from '../graphql/context.js';
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest } from '../graphql/request.js';
 import type { Store } from '../store/store.js';
-import { sendGraphQL, sendRefusal } from './reply.js';
+import { answerGraphQL } from './reply.js';
 import { graphiqlPage } from './graphiql.js';
 
 export interface AdminRouteOptions {
@@ -23,8 +23,8 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema);
 
-  app.post('/graphql', async (request, reply) => {
-    try {
+  app.post('/graphql', (request, reply) =>
+    answerGraphQL(request, reply, async (onUnexpected) => {
       const graphqlRequest = readGraphQLRequest(request.body);
       const { actor, writeBudget } = await authenticate(
         store,
@@ -40,15 +40,9 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
       }
       if (plan.cost > 0) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
       const context: AdminContext = { actor, services };
-      const body = await executeOperation(schema, prepared, context, (error) =>
-        request.log.error({ err: error }, 'unexpected error while executing'),
-      );
-      return sendGraphQL(request, reply, 200, body);
-    } catch (error) {
-      if (error instanceof ServiceError) return sendRefusal(request, reply, error);
-      throw error;
-    }
-  });
+      return executeOperation(schema, prepared, context, onUnexpected);
+    }),
+  );
 
   app.get('/graphql', async (_request, reply) => reply.type('text/html; charset=utf-8').send(graphiqlPage()));
 }

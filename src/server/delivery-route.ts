@@ -6,7 +6,7 @@ import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/s
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest } from '../graphql/request.js';
 import type { Store } from '../store/store.js';
-import { sendGraphQL, sendRefusal } from './reply.js';
+import { answerGraphQL } from './reply.js';
 
 export interface DeliveryRouteOptions {
   store: Store;
@@ -28,8 +28,8 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
     });
     scope.post<{ Params: { org: string; workspace: string } }>(
       '/:org/:workspace/graphql',
-      async (request, reply) => {
-        try {
+      (request, reply) =>
+        answerGraphQL(request, reply, async (onUnexpected) => {
           const graphqlRequest = readGraphQLRequest(request.body);
           const prepared = prepareOperation(schema, documents, graphqlRequest);
           const workspace = await options.store.tenancy.findWorkspaceBySlugs(
@@ -38,15 +38,8 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
           );
           if (!workspace) throw new ServiceError('NOT_FOUND', 'Workspace not found');
           const context: DeliveryContext = { workspace, services: options.services };
-          const body = await executeOperation(schema, prepared, context, (error) =>
-            request.log.error({ err: error }, 'unexpected error while executing'),
-          );
-          return sendGraphQL(request, reply, 200, body);
-        } catch (error) {
-          if (error instanceof ServiceError) return sendRefusal(request, reply, error);
-          throw error;
-        }
-      },
+          return executeOperation(schema, prepared, context, onUnexpected);
+        }),
     );
   }, { prefix: '/public' });
 }

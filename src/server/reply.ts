@@ -11,6 +11,24 @@ export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status
   return reply.code(status).type(`${type}; charset=utf-8`).send(JSON.stringify(body));
 }
 
+/**
+ * Runs a GraphQL request's work and answers it: 200 with its body, or the refusal's status when it
+ * was refused before execution. Anything else goes on to the error handler (500, masked).
+ */
+export async function answerGraphQL(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: (onUnexpected: (error: unknown) => void) => Promise<ResponseBody>,
+) {
+  try {
+    const body = await work((error) => request.log.error({ err: error }, 'unexpected error while executing'));
+    return sendGraphQL(request, reply, 200, body);
+  } catch (error) {
+    if (error instanceof ServiceError) return sendRefusal(request, reply, error);
+    throw error;
+  }
+}
+
 export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error: ServiceError) {
   if (error.code === 'RATE_LIMITED') reply.header('retry-after', String(error.extensions.retryAfter));
   return sendGraphQL(request, reply, statusFor(error), { errors: [serviceErrorBody(error)] });

@@ -10,7 +10,8 @@ import {
   type RecordData,
 } from '../domain/fields.js';
 import type { RecordSort } from '../domain/listing.js';
-import type { StoredRecord, Workspace } from './store.js';
+import type { Role } from '../domain/roles.js';
+import type { StoredRecord, TokenRecord, Workspace } from './store.js';
 
 type Json<T> = T | string;
 type Millis = number | string;
@@ -97,6 +98,33 @@ export function toModel(row: ModelRow): ModelDefinition {
     writeVersion: Number(row.write_version),
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
+  };
+}
+
+export interface TokenRow {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  role: Role | null;
+  expires_at: Millis | null;
+  revoked_at: Millis | null;
+  write_budget: number | string | null;
+}
+
+export const TOKEN_SELECT = `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, w.write_budget
+  FROM api_tokens t
+  JOIN workspaces w ON w.id = t.workspace_id
+  LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id`;
+
+export function toTokenRecord(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    userId: row.user_id,
+    role: row.role,
+    expiresAt: isoTimeOrNull(row.expires_at),
+    revokedAt: isoTimeOrNull(row.revoked_at),
+    writeBudget: row.write_budget === null ? null : Number(row.write_budget),
   };
 }
 

@@ -3,17 +3,8 @@ import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
 import type { BootstrapInput, Membership, NewToken, TenancyStore, TokenRecord, Workspace } from '../store.js';
 import { inTransaction } from './sql.js';
-import { isoTimeOrNull, toWorkspace, WORKSPACE_SELECT, type WorkspaceRow } from '../rows.js';
+import { TOKEN_SELECT, toTokenRecord, toWorkspace, WORKSPACE_SELECT, type TokenRow, type WorkspaceRow } from '../rows.js';
 
-interface TokenRow {
-  id: string;
-  workspace_id: string;
-  user_id: string;
-  role: Role | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-  write_budget: number | null;
-}
 
 /**
  * Every "create when missing" is `INSERT … ON CONFLICT DO NOTHING` and then a read: when two processes bootstrap
@@ -91,26 +82,10 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
-    const { rows } = await this.pool.query<TokenRow>(
-      `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, w.write_budget
-       FROM api_tokens t
-       JOIN workspaces w ON w.id = t.workspace_id
-       LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
-       WHERE t.token_hash = $1`,
-      [hash],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      workspaceId: row.workspace_id,
-      userId: row.user_id,
-      role: row.role,
-      expiresAt: isoTimeOrNull(row.expires_at),
-      revokedAt: isoTimeOrNull(row.revoked_at),
-      writeBudget: row.write_budget === null ? null : Number(row.write_budget),
-    };
+    const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE t.token_hash = $1`, [hash]);
+    return rows[0] ? toTokenRecord(rows[0]) : null;
   }
+
 
   async revokeToken(id: string): Promise<boolean> {
     const result = await this.pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [

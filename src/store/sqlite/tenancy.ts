@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
 import type { BootstrapInput, Membership, NewToken, TenancyStore, TokenRecord, Workspace } from '../store.js';
-import { isoTimeOrNull, toWorkspace, WORKSPACE_SELECT, type WorkspaceRow } from '../rows.js';
+import { TOKEN_SELECT, toTokenRecord, toWorkspace, WORKSPACE_SELECT, type TokenRow, type WorkspaceRow } from '../rows.js';
 
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Database.Database) {}
@@ -101,36 +101,10 @@ export class SqliteTenancyStore implements TenancyStore {
   }
 
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
-    const row = this.db
-      .prepare(
-        `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, w.write_budget
-         FROM api_tokens t
-         JOIN workspaces w ON w.id = t.workspace_id
-         LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id
-         WHERE t.token_hash = ?`,
-      )
-      .get(hash) as
-      | {
-          id: string;
-          workspace_id: string;
-          user_id: string;
-          role: Role | null;
-          expires_at: number | null;
-          revoked_at: number | null;
-          write_budget: number | null;
-        }
-      | undefined;
-    if (!row) return null;
-    return {
-      id: row.id,
-      workspaceId: row.workspace_id,
-      userId: row.user_id,
-      role: row.role,
-      expiresAt: isoTimeOrNull(row.expires_at),
-      revokedAt: isoTimeOrNull(row.revoked_at),
-      writeBudget: row.write_budget === null ? null : Number(row.write_budget),
-    };
+    const row = this.db.prepare(`${TOKEN_SELECT} WHERE t.token_hash = ?`).get(hash) as TokenRow | undefined;
+    return row ? toTokenRecord(row) : null;
   }
+
 
   async revokeToken(id: string): Promise<boolean> {
     return (
