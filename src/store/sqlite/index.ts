@@ -7,6 +7,23 @@ import { SqliteModelStore } from './models.js';
 import { SqliteRecordStore } from './records.js';
 import { SqliteTenancyStore } from './tenancy.js';
 
+/**
+ * Makes `db.prepare` return one statement per SQL text: compiling SQL costs more than running these small
+ * statements. The store only calls run/get/all on them (never iterate), so sharing one statement is safe.
+ */
+function reusePreparedStatements(db: Database.Database): void {
+  const prepare = db.prepare.bind(db);
+  const statements = new Map<string, Database.Statement>();
+  db.prepare = ((sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  }) as typeof db.prepare;
+}
+
 /** Opens (creating when needed) the SQLite database file and brings its schema up to date. */
 export function openSqliteStore(path: string): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -16,6 +33,7 @@ export function openSqliteStore(path: string): Store {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  reusePreparedStatements(db);
   return {
     tenancy: new SqliteTenancyStore(db),
     models: new SqliteModelStore(db),
