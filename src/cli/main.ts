@@ -1,5 +1,8 @@
 import { Command } from 'commander';
 import { registerBootstrap } from './bootstrap.js';
+import { registerExport } from './export.js';
+import { registerImport } from './import.js';
+import { registerModels } from './models.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
 
@@ -10,5 +13,8 @@ export async function runCli(argv: string[]): Promise<void> {
   registerServe(program);
   registerBootstrap(program);
   registerToken(program);
+  registerImport(program);
+  registerExport(program);
+  registerModels(program);
   await program.parseAsync(argv);
 }

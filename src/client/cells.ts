@@ -86,7 +86,7 @@ export function csvColumns(header: readonly (string | null)[], fields: readonly 
 export function csvRowToData(cells: readonly (string | null)[], columns: readonly CsvColumn[], line: number): JsonObject {
   const data: JsonObject = {};
   const issues: CellIssue[] = [];
-  const width = columns.length === 0 ? 0 : Math.max(...columns.map((c) => c.index)) + 1;
+  const { width, perLocale } = shapeOf(columns);
   if (cells.length > width && cells.slice(width).some((cell) => cell !== null && cell !== '')) {
     issues.push({ line, column: width + 1, columnName: '(none)', message: `the row has ${cells.length} cells, the header ${width}` });
   }
@@ -111,11 +111,26 @@ export function csvRowToData(cells: readonly (string | null)[], columns: readonl
   if (issues.length > 0) throw new CellError(issues);
   // A translatable field whose locale cells are all empty is no value at all.
   for (const [key, value] of Object.entries(data)) {
-    if (isPlainObject(value) && columns.some((c) => c.field?.key === key && c.locale !== undefined) && Object.values(value).every((v) => v === null)) {
+    if (perLocale.has(key) && isPlainObject(value) && Object.values(value).every((v) => v === null)) {
       data[key] = null;
     }
   }
   return data;
+}
+
+const shapes = new WeakMap<readonly CsvColumn[], { width: number; perLocale: Set<string> }>();
+
+/** Worked out once per header, not once per row. */
+function shapeOf(columns: readonly CsvColumn[]): { width: number; perLocale: Set<string> } {
+  let shape = shapes.get(columns);
+  if (!shape) {
+    shape = {
+      width: columns.reduce((max, column) => Math.max(max, column.index + 1), 0),
+      perLocale: new Set(columns.filter((column) => column.locale !== undefined).map((column) => column.field!.key)),
+    };
+    shapes.set(columns, shape);
+  }
+  return shape;
 }
 
 function show(cell: string): string {

@@ -267,6 +267,10 @@ export class ContentClient {
     const batcher = this.batcher<T>(modelId, options, summary, report);
     let row = 0;
     for await (const item of items) {
+      if (options.signal?.aborted) {
+        batcher.stopped ??= new ContentServiceError('Aborted: the operation was aborted', { code: 'ABORTED', cause: options.signal.reason });
+        break;
+      }
       row += 1;
       summary.total = summary.progress.read = row;
       let data: JsonObject;
@@ -330,6 +334,10 @@ export class ContentClient {
     });
     let row = 0;
     for await (const item of items) {
+      if (options.signal?.aborted) {
+        batcher.stopped ??= new ContentServiceError('Aborted: the operation was aborted', { code: 'ABORTED', cause: options.signal.reason });
+        break;
+      }
       row += 1;
       summary.total = summary.progress.read = row;
       const current = row;

@@ -23,14 +23,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return leftKeys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && deepEqual(left[key], right[key]));
 }
 
-/** A copy without `null` and `undefined` members, recursively in objects (what a create stores). */
-export function stripNulls<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((item) => stripNulls(item)) as T;
-  if (!isPlainObject(value)) return value;
+/**
+ * A copy of a data object without its `null` and `undefined` members (top level only: what a create stores;
+ * values inside an object field are data and stay as they are).
+ */
+export function stripNulls<T extends Record<string, unknown>>(value: T): T {
   const result: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     if (item === null || item === undefined) continue;
-    result[key] = stripNulls(item);
+    result[key] = item;
   }
   return result as T;
 }
@@ -60,9 +61,8 @@ export function mergeDiff(current: Record<string, unknown>, desired: Record<stri
         changed = true;
       }
     } else if (isPlainObject(want)) {
-      const value = stripNulls(want);
-      if (!has && Object.keys(value).length === 0) continue;
-      patch[key] = value;
+      if (!has && Object.values(want).every((item) => item === null)) continue;
+      patch[key] = want;
       changed = true;
     } else if (!deepEqual(stored, want)) {
       patch[key] = want;

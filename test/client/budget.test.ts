@@ -1,0 +1,82 @@
+// The write budget from the client's side, on a server with a budget of 40 writes a minute: 60 rows are one call
+// too large (413: split to 40) and then over the budget (429: wait Retry-After, send the same call again).
+// The budget window is 60 s, so each of these tests waits once, up to a minute; they run side by side, each in
+// its own workspace (each workspace has its own budget).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ContentClient, type WaitInfo } from '../../src/client/index.js';
+import { Admin, bootstrapAdmin } from '../support/client.js';
+import { runCli, startServer, type TestServer } from '../support/server.js';
+
+const BUDGET = 40;
+const ROWS = 60;
+let server: TestServer;
+let dir: string;
+
+before(async () => {
+  server = await startServer({ writeBudget: BUDGET });
+  dir = mkdtempSync(join(tmpdir(), 'content-service-budget-'));
+});
+
+after(async () => {
+  await server?.dispose();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('write budget', { concurrency: true }, () => {
+  test('SDK: 413 splits to the budget, then 429 waits Retry-After once and the same call lands (waits up to 60 s)', { timeout: 120_000 }, async () => {
+    const admin = await bootstrapAdmin(server, { org: 'sdk', workspace: 'main', role: 'owner' });
+    const model = await admin.createProductModel();
+    const sizes: [number, number][] = [];
+    const waits: WaitInfo[] = [];
+    const client = new ContentClient({
+      baseUrl: server.url,
+      token: admin.token,
+      workspaceId: admin.workspaceId,
+      onWait: (info) => waits.push(info),
+      fetch: async (url, init) => {
+        const body = JSON.parse(String(init?.body)) as { variables: { input?: { rows?: unknown[] } } };
+        const response = await fetch(url, init);
+        const rows = body.variables.input?.rows;
+        if (rows) sizes.push([rows.length, response.status]);
+        return response;
+      },
+    });
+    const rows = Array.from({ length: ROWS }, (_, i) => ({ sku: `B-${i}`, title: `Row ${i}` }));
+    const started = Date.now();
+    const summary = await client.importRows(model, rows);
+    const elapsed = Date.now() - started;
+    assert.equal(summary.ok, true);
+    assert.equal(summary.created, ROWS);
+    assert.equal(client.budget, BUDGET, 'the budget learnt from the 413');
+    assert.deepEqual(sizes, [
+      [60, 413],
+      [40, 200],
+      [20, 429],
+      [20, 200],
+    ]);
+    assert.equal(waits.length, 1);
+    assert.ok(waits[0]!.retryAfterSeconds >= 1 && waits[0]!.retryAfterSeconds <= 60);
+    assert.ok(waits[0]!.waitMs >= waits[0]!.retryAfterSeconds * 1000, 'jitter only adds');
+    assert.ok(elapsed >= waits[0]!.retryAfterSeconds * 1000, `the wait was honoured (${elapsed} ms)`);
+    assert.equal(await admin.total(model.id), ROWS);
+  });
+
+  test('CLI: 60 rows with a budget of 40 complete, the wait is shown, exit 0 (waits up to 60 s)', { timeout: 120_000 }, async () => {
+    const admin: Admin = await bootstrapAdmin(server, { org: 'cli', workspace: 'main', role: 'owner' });
+    const model = await admin.createProductModel();
+    const path = join(dir, 'rows.csv');
+    writeFileSync(path, ['sku,title,price', ...Array.from({ length: ROWS }, (_, i) => `C-${i},Row ${i},${i}.99`)].join('\n'));
+    const result = await runCli(['import', path, '--model', model.slug, '--url', server.url, '--token', admin.token, '--workspace-id', admin.workspaceId], {
+      timeoutMs: 100_000,
+    });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stderr, /write budget used up \(HTTP 429\); waiting \d+s \(Retry-After \d+s\)/);
+    assert.match(result.stdout, /created 60, failed 0/);
+    assert.match(result.stdout, /waited \S+ for the write budget \(1 wait\)/);
+    assert.equal(await admin.total(model.id), ROWS);
+  });
+});

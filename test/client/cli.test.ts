@@ -1,0 +1,237 @@
+// The client CLI (import, export, models) as a user runs it, against a real server process.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { Admin, bootstrapAdmin } from '../support/client.js';
+import { CLI, REPO_ROOT, runCli, startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let admin: Admin;
+let dir: string;
+let env: Record<string, string>;
+
+before(async () => {
+  server = await startServer();
+  admin = await bootstrapAdmin(server);
+  dir = mkdtempSync(join(tmpdir(), 'content-service-client-'));
+  env = { CONTENT_SERVICE_URL: server.url, CONTENT_SERVICE_TOKEN: admin.token, CONTENT_SERVICE_WORKSPACE_ID: admin.workspaceId };
+});
+
+after(async () => {
+  await server?.dispose();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function cli(args: string[], extraEnv: Record<string, string | undefined> = {}) {
+  return runCli(args, { env: { ...env, ...extraEnv }, timeoutMs: 60_000 });
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function productModel(): Promise<any> {
+  return admin.createProductModel({
+    fields: [
+      { key: 'sku', type: 'text', required: true },
+      { key: 'title', type: 'text', required: true },
+      { key: 'price', type: 'number' },
+      { key: 'name', type: 'translatable' },
+      { key: 'active', type: 'boolean' },
+      { key: 'released', type: 'date' },
+    ],
+  });
+}
+
+describe('import', () => {
+  test('a CSV with bad cells: each reported with line and column, not sent; the others land; --errors file; exit 1', async () => {
+    const model = await productModel();
+    const csv = [
+      'sku,title,price,name.en,name.pl,active,released',
+      'A-1,Ball,149.99,Ball,Piłka,true,2024-05-01',
+      'A-2,Net,abc,Net,,yes,2024-02-30',
+      'A-3,"Multi',
+      'line",5,,,,',
+      'A-4,Cone,3.5,Cone,,maybe,',
+      'A-5,,1,,,,',
+      '',
+      'A-6,Whistle, 4.99 ,Whistle,Gwizdek,no,2024-05-01T12:00:00Z',
+    ].join('\n');
+    const errors = join(dir, 'errors.csv');
+    const result = await cli(['import', file('bad-cells.csv', csv), '--model', model.slug, '--errors', errors]);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stdout, /created 3, failed 3/);
+    assert.match(result.stdout, /line 3, column 3 \(price\): "abc" is not a number/);
+    assert.match(result.stdout, /line 3, column 7 \(released\): "2024-02-30" is not an ISO 8601 date/);
+    assert.match(result.stdout, /line 6, column 6 \(active\): "maybe" is not a boolean/);
+    assert.match(result.stdout, /line 7: title: /);
+    assert.match(result.stdout, /FAILED/);
+
+    const stored = (await admin.listAll(model.id)).map((record) => record.data);
+    assert.deepEqual(stored, [
+      { sku: 'A-1', title: 'Ball', price: 149.99, name: { en: 'Ball', pl: 'Piłka' }, active: true, released: '2024-05-01' },
+      { sku: 'A-3', title: 'Multi\nline', price: 5 },
+      { sku: 'A-6', title: 'Whistle', price: 4.99, name: { en: 'Whistle', pl: 'Gwizdek' }, active: false, released: '2024-05-01T12:00:00Z' },
+    ]);
+
+    const written = parse(readFileSync(errors, 'utf8'), { columns: true }) as Record<string, string>[];
+    assert.deepEqual(written.map((row) => [row._line, row.sku]), [['3', 'A-2'], ['6', 'A-4'], ['7', 'A-5']]);
+    assert.match(written[0]!._error!, /price/);
+
+    // The errors file, fixed, imports as it is (columns starting with "_" are ignored).
+    const fixed = readFileSync(errors, 'utf8').replace(',abc,', ',12,').replace(',yes,2024-02-30', ',yes,2024-02-28').replace(',maybe,', ',true,').replace('A-5,,', 'A-5,Pump,');
+    const again = await cli(['import', file('fixed.csv', fixed), '--model', model.slug]);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.equal(await admin.total(model.id), 6);
+  });
+
+  test('JSON Lines and JSON array input; a bad line is reported with its number', async () => {
+    const model = await admin.createSimpleModel();
+    const jsonl = await cli(['import', file('rows.jsonl', '{"title":"a"}\n\n{"title":"b","note":"n"}\n{oops\n'), '--model', model.slug]);
+    assert.equal(jsonl.code, 1);
+    assert.match(jsonl.stdout, /created 2, failed 1/);
+    assert.match(jsonl.stdout, /line 4: not valid JSON/);
+    const json = await cli(['import', file('rows.json', '[\n  {"title": "c, [x]"},\n  {"title": "d\\"}"},\n  42\n]\n'), '--model', model.slug]);
+    assert.equal(json.code, 1);
+    assert.match(json.stdout, /created 2, failed 1/);
+    assert.match(json.stdout, /line 4: a row must be a JSON object/);
+    assert.deepEqual((await admin.listAll(model.id)).map((r) => r.data.title), ['a', 'b', 'c, [x]', 'd"}']);
+  });
+
+  test('usage errors exit 2: missing credentials, unknown model, unknown column', async () => {
+    const model = await admin.createSimpleModel();
+    const path = file('simple.csv', 'title,colour\nx,red\n');
+    const missing = await cli(['import', path, '--model', model.slug], { CONTENT_SERVICE_TOKEN: undefined });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /Missing --token \(or CONTENT_SERVICE_TOKEN\)/);
+    const unknownModel = await cli(['import', path, '--model', 'nope']);
+    assert.equal(unknownModel.code, 2);
+    assert.match(unknownModel.stderr, /no model with slug "nope"/);
+    const unknownColumn = await cli(['import', path, '--model', model.slug]);
+    assert.equal(unknownColumn.code, 2);
+    assert.match(unknownColumn.stderr, /line 1, column 2 \(colour\): unknown column/);
+    assert.equal(await admin.total(model.id), 0);
+  });
+
+  test('--key twice: the second run changes nothing; --dry-run writes nothing', async () => {
+    const model = await productModel();
+    const rows = Array.from({ length: 120 }, (_, i) => `S-${i},Item ${i},${i}.5,Item ${i},,true,2024-01-01`);
+    const path = file('keyed.csv', ['sku,title,price,name.en,name.pl,active,released', ...rows].join('\n'));
+    const first = await cli(['import', path, '--model', model.slug, '--key', 'sku']);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    assert.match(first.stdout, /created 120, updated 0, unchanged 0, deleted 0, failed 0/);
+    const second = await cli(['import', path, '--model', model.slug, '--key', 'sku']);
+    assert.equal(second.code, 0);
+    assert.match(second.stdout, /created 0, updated 0, unchanged 120, deleted 0, failed 0/);
+    const dry = await cli(['import', path.replace('keyed', 'keyed'), '--model', model.slug, '--key', 'sku', '--dry-run']);
+    assert.match(dry.stdout, /Dry run/);
+    assert.match(dry.stdout, /would be created 0, would be updated 0, unchanged 120/);
+    assert.equal(await admin.total(model.id), 120);
+  });
+
+  test('crash: the CLI killed (SIGKILL) in the middle of an import with --key, run again: every row exactly once', async () => {
+    const model = await admin.createSimpleModel({
+      fields: [
+        { key: 'code', type: 'text', required: true },
+        { key: 'title', type: 'text', required: true },
+      ],
+    });
+    const count = 4000;
+    const path = file('crash.jsonl', Array.from({ length: count }, (_, i) => JSON.stringify({ code: `K-${i}`, title: `Row ${i}` })).join('\n'));
+    const args = [CLI, 'import', path, '--model', model.slug, '--key', 'code', '--batch-size', '50'];
+    const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: 'ignore' });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    let atKill = 0;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+      atKill = await admin.total(model.id);
+      if (atKill >= 400) break;
+      await sleep(5);
+    }
+    child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL');
+    await sleep(200); // let the server finish the call that was in flight
+    const partial = await admin.total(model.id);
+    assert.ok(partial > 0 && partial < count, `killed in the middle (stored ${partial} of ${count})`);
+
+    const rerun = await cli(['import', path, '--model', model.slug, '--key', 'code', '--batch-size', '50']);
+    assert.equal(rerun.code, 0, rerun.stdout + rerun.stderr);
+    assert.match(rerun.stdout, new RegExp(`created ${count - partial}, updated 0, unchanged ${partial}`));
+    const codes = (await admin.listAll(model.id)).map((record) => record.data.code as string);
+    assert.equal(codes.length, count);
+    assert.equal(new Set(codes).size, count, 'no duplicates');
+  });
+});
+
+describe('export', () => {
+  async function roundTrip(format: 'csv' | 'jsonl') {
+    const category = await admin.createSimpleModel();
+    const cat = await admin.createRecord(category.id, { title: 'Balls' });
+    const fields = [
+      { key: 'title', type: 'text', required: true },
+      { key: 'count', type: 'number' },
+      { key: 'name', type: 'translatable' },
+      { key: 'meta', type: 'object' },
+      { key: 'active', type: 'boolean' },
+      { key: 'released', type: 'date' },
+      { key: 'category', type: 'relation', relationTo: `model:${category.slug}` },
+      { key: 'related', type: 'relation', relationTo: `model:${category.slug}`, relationType: 'hasMany' },
+    ];
+    const source = await admin.createSimpleModel({ fields });
+    const target = await admin.createSimpleModel({ fields });
+    const rows = [
+      { title: 'plain' },
+      { title: '', count: 0.1 + 0.2, active: false },
+      { title: 'comma, "quote"\nnewline', count: -1e21, name: { en: 'Ball', pl: 'Piłka', 'pt-BR': 'Bola' } },
+      { title: '  spaced  ', name: { de: 'Ball' }, meta: { a: [1, { b: null }], c: 'x' }, released: '2024-05-01T10:00:00+02:00' },
+      { title: 'rel', category: cat.id, related: [cat.id, cat.id], active: true },
+      { title: 'rel-empty', related: [] },
+    ];
+    for (const row of rows) await admin.createRecord(source.id, row);
+    const out = join(dir, `export.${format}`);
+    const exported = await cli(['export', '--model', source.slug, '--out', out]);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.match(exported.stderr, new RegExp(`Exported ${rows.length} records`));
+    const imported = await cli(['import', out, '--model', target.slug]);
+    assert.equal(imported.code, 0, imported.stdout + imported.stderr);
+    const left = (await admin.listAll(source.id)).map((record) => record.data);
+    const right = (await admin.listAll(target.id)).map((record) => record.data);
+    assert.deepEqual(right, left);
+    return readFileSync(out, 'utf8');
+  }
+
+  test('CSV export → import round trip gives equal data', async () => {
+    const text = await roundTrip('csv');
+    assert.equal(text.split('\n')[0], 'title,count,name.de,name.en,name.pl,name.pt-BR,meta,active,released,category,related');
+  });
+
+  test('JSON Lines export → import round trip gives equal data; stdout when no --out', async () => {
+    await roundTrip('jsonl');
+    const model = await admin.createSimpleModel();
+    await admin.createRecord(model.id, { title: 'x' });
+    const result = await cli(['export', '--model', model.slug]);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '{"title":"x"}\n');
+  });
+});
+
+describe('models', () => {
+  test('lists the models of the workspace', async () => {
+    const model = await admin.createSimpleModel();
+    const result = await cli(['models', '--url', server.url, '--token', admin.token, '--workspace-id', admin.workspaceId], {
+      CONTENT_SERVICE_URL: undefined,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^SLUG\s+NAME\s+ID\s+RECORDS\s+FIELDS/);
+    assert.match(result.stdout, new RegExp(`${model.slug}\\s+Simple\\s+${model.id}\\s+0\\s+title:text! note:text`));
+    const denied = await cli(['models'], { CONTENT_SERVICE_TOKEN: 'cs_nope' });
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /Not authorized/);
+  });
+});

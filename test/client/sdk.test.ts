@@ -1,0 +1,235 @@
+// The SDK against a real server process: typed operations, one error type, listAll paging, import batching with
+// row numbers mapped back, and sync (twice = no change, only changed fields patched, prune).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ContentClient, ContentServiceError } from '../../src/client/index.js';
+import { Admin, bootstrapAdmin, uniqueSlug } from '../support/client.js';
+import { startServer, type TestServer } from '../support/server.js';
+
+let server: TestServer;
+let admin: Admin;
+let client: ContentClient;
+
+before(async () => {
+  server = await startServer();
+  admin = await bootstrapAdmin(server);
+  client = new ContentClient({ baseUrl: server.url, token: admin.token, workspaceId: admin.workspaceId });
+});
+
+after(async () => {
+  await server?.dispose();
+});
+
+describe('operations', () => {
+  test('models and records round the API: create, get, list, patch, update, delete', async () => {
+    const model = await client.createModel({
+      name: 'Article',
+      slug: uniqueSlug('article'),
+      fields: [
+        { key: 'title', type: 'text', required: true },
+        { key: 'name', type: 'translatable' },
+      ],
+    });
+    assert.ok((await client.listModels()).some((m) => m.id === model.id));
+    assert.equal((await client.findModel(model.slug)).id, model.id);
+    assert.equal((await client.getModel(model.id))?.slug, model.slug);
+    const record = await client.createRecord(model.id, { title: 'A', name: { en: 'A', pl: 'A-pl' } });
+    assert.deepEqual((await client.getRecord(record.id))?.data, { title: 'A', name: { en: 'A', pl: 'A-pl' } });
+    const patched = await client.patchRecord(record.id, { name: { pl: null, de: 'A-de' } });
+    assert.deepEqual(patched?.data, { title: 'A', name: { en: 'A', de: 'A-de' } });
+    const updated = await client.updateRecord(record.id, { title: 'B' });
+    assert.deepEqual(updated?.data, { title: 'B' });
+    const page = await client.listRecords(model.id, { limit: 10 });
+    assert.equal(page.total, 1);
+    assert.deepEqual(await client.deleteRecord(record.id), { id: record.id, deleted: true });
+    assert.equal(await client.getRecord(record.id), null);
+  });
+
+  test('errors: one type with code, field, status and requestId', async () => {
+    const model = await admin.createProductModel();
+    await client.createRecord(model.id, { sku: 'S-1', title: 'one' });
+    const duplicate = await client.createRecord(model.id, { sku: 'S-1', title: 'again' }).catch((error: unknown) => error);
+    assert.ok(duplicate instanceof ContentServiceError);
+    assert.equal(duplicate.code, 'CONFLICT');
+    assert.equal(duplicate.field, 'sku');
+    assert.equal(duplicate.status, 200);
+    assert.ok(duplicate.requestId, 'requestId from x-request-id');
+
+    const invalid = await client.createRecord(model.id, { sku: 'S-2', title: 'x', price: '12' }).catch((error: unknown) => error);
+    assert.ok(invalid instanceof ContentServiceError);
+    assert.equal(invalid.code, 'BAD_USER_INPUT');
+    assert.equal(invalid.field, 'price');
+
+    const stranger = new ContentClient({ baseUrl: server.url, token: 'cs_wrong', workspaceId: admin.workspaceId });
+    const denied = await stranger.listModels().catch((error: unknown) => error);
+    assert.ok(denied instanceof ContentServiceError);
+    assert.equal(denied.code, 'UNAUTHENTICATED');
+    assert.equal(denied.status, 401);
+    assert.equal(denied.message, 'Not authorized');
+
+    const unreachable = new ContentClient({ baseUrl: 'http://127.0.0.1:9', token: 't', workspaceId: 'w' });
+    const network = await unreachable.createRecord(model.id, { sku: 'S-3', title: 'x' }).catch((error: unknown) => error);
+    assert.ok(network instanceof ContentServiceError);
+    assert.equal(network.code, 'NETWORK_ERROR');
+    assert.equal(network.outcomeUnknown, true);
+    assert.equal(network.status, undefined);
+
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = await client.listModels(controller.signal).catch((error: unknown) => error);
+    assert.ok(aborted instanceof ContentServiceError);
+    assert.equal(aborted.code, 'ABORTED');
+  });
+});
+
+describe('listAll', () => {
+  test('pages with offset until hasMore is false, in creation order', async () => {
+    const model = await admin.createSimpleModel();
+    const rows = Array.from({ length: 250 }, (_, i) => ({ title: `t${i}` }));
+    await admin.importRows(model.id, rows);
+    const seen: string[] = [];
+    for await (const record of client.listAll(model.id, { pageSize: 100 })) seen.push(record.data.title as string);
+    assert.deepEqual(seen, rows.map((row) => row.title));
+  });
+});
+
+describe('importRows', () => {
+  test('2500 rows go in calls of at most 1000; row errors carry the caller row number', async () => {
+    const model = await admin.createProductModel();
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ sku: `P-${i + 1}`, title: `Product ${i + 1}`, price: i + 0.5 }));
+    rows[4] = { ...rows[4]!, price: 'cheap' as unknown as number }; // row 5
+    rows[1499] = { ...rows[1499]!, sku: 'P-1' }; // row 1500: repeats row 1's SKU
+    rows[2399] = { sku: 'P-2400', price: 1 } as (typeof rows)[number]; // row 2400: no title
+    let calls = 0;
+    const counting = new ContentClient({
+      baseUrl: server.url,
+      token: admin.token,
+      workspaceId: admin.workspaceId,
+      fetch: (input, init) => {
+        const body = JSON.parse(String(init?.body)) as { variables?: { input?: { rows?: unknown[] } } };
+        const size = body.variables?.input?.rows?.length;
+        if (size !== undefined) {
+          calls += 1;
+          assert.ok(size <= 1000, `a call of ${size} rows`);
+        }
+        return fetch(input, init);
+      },
+    });
+    const summary = await counting.importRows(model, rows);
+    assert.equal(calls, 3);
+    assert.equal(summary.total, 2500);
+    assert.equal(summary.created, 2497);
+    assert.equal(summary.failed, 3);
+    assert.equal(summary.ok, false);
+    assert.deepEqual(
+      summary.errors.map((error) => [error.row, error.field]),
+      [
+        [5, 'price'],
+        [1500, 'sku'],
+        [2400, 'title'],
+      ],
+    );
+    assert.equal(summary.errors[1]!.message, 'sku: A record with this SKU already exists');
+    assert.deepEqual(summary.errors[0]!.item, rows[4]);
+    assert.equal(await admin.total(model.id), 2497);
+  });
+
+  test('a row that toData rejects is reported and not sent', async () => {
+    const model = await admin.createSimpleModel();
+    const summary = await client.importRows(model, ['a', '', 'c'], {
+      toData: (text) => {
+        if (text === '') throw new Error('title: empty');
+        return { title: text };
+      },
+    });
+    assert.equal(summary.created, 2);
+    assert.deepEqual(summary.errors.map((e) => [e.row, e.message]), [[2, 'title: empty']]);
+    assert.equal(await admin.total(model.id), 2);
+  });
+});
+
+describe('sync', () => {
+  const fields = [
+    { key: 'code', type: 'text', required: true },
+    { key: 'title', type: 'text', required: true },
+    { key: 'price', type: 'number' },
+    { key: 'name', type: 'translatable' },
+    { key: 'meta', type: 'object' },
+    { key: 'active', type: 'boolean' },
+  ];
+  const input = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      code: `C-${i}`,
+      title: `Item ${i}`,
+      price: i * 1.25,
+      name: { pl: `pl ${i}`, en: `en ${i}` },
+      meta: { z: 1, a: { y: [1, 2], b: 'x' } },
+      active: i % 2 === 0,
+    }));
+
+  test('twice = no change the second time; changed fields only are patched', async () => {
+    const model = await admin.createSimpleModel({ fields });
+    const first = await client.sync(model.slug, input(150), { key: 'code' });
+    assert.deepEqual([first.created, first.updated, first.unchanged, first.deleted, first.failed, first.ok], [150, 0, 0, 0, 0, true]);
+    const before = await admin.listAll(model.id);
+
+    const second = await client.sync(model.slug, input(150), { key: 'code' });
+    assert.deepEqual([second.created, second.updated, second.unchanged, second.deleted, second.failed, second.ok], [0, 0, 150, 0, 0, true]);
+    const afterSecond = await admin.listAll(model.id);
+    assert.deepEqual(afterSecond, before, 'nothing written by the second run');
+
+    // Change three rows (one field each), send keys in another order: 3 updated, only those fields patched.
+    const changed = input(150).reverse();
+    const byCode = (code: string) => changed.find((row) => row.code === code)!;
+    byCode('C-3').price = 99;
+    byCode('C-7').name = { en: 'en 7', pl: 'zmienione' };
+    byCode('C-9').meta = { a: { b: 'x', y: [2, 1] }, z: 1 };
+    const patched: Record<string, unknown>[] = [];
+    const spy = new ContentClient({
+      baseUrl: server.url,
+      token: admin.token,
+      workspaceId: admin.workspaceId,
+      fetch: (url, init) => {
+        const body = JSON.parse(String(init?.body)) as { query: string; variables: { input?: { data?: Record<string, unknown> } } };
+        if (body.query.includes('patch(')) patched.push(body.variables.input!.data!);
+        return fetch(url, init);
+      },
+    });
+    const third = await spy.sync(model, changed, { key: 'code' });
+    assert.deepEqual([third.created, third.updated, third.unchanged], [0, 3, 147]);
+    assert.deepEqual(
+      patched.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      [{ meta: { a: { y: [2, 1] } } }, { name: { pl: 'zmienione' } }, { price: 99 }],
+    );
+    const total = await admin.total(model.id);
+    assert.equal(total, 150);
+  });
+
+  test('prune deletes what is not in the input; a repeated input key fails that row', async () => {
+    const model = await admin.createSimpleModel({ fields });
+    await client.sync(model, input(10), { key: 'code' });
+    const stored = await admin.importRows(model.id, [{ code: 'C-1', title: 'duplicate stored by a plain import' }]);
+    assert.equal(stored.importedCount, 1);
+    const rows = input(6);
+    rows.push({ ...input(2)[1]!, title: 'repeated key' });
+    const summary = await client.sync(model, rows, { key: 'code', prune: true });
+    assert.equal(summary.failed, 1);
+    assert.equal(summary.errors[0]!.row, 7);
+    assert.match(summary.errors[0]!.message, /^code: .*also on input row 2/);
+    assert.equal(summary.unchanged, 6);
+    assert.equal(summary.duplicateKeysInStore, 1);
+    assert.equal(summary.deleted, 4 + 1, 'C-6..C-9 and the stored duplicate of C-1');
+    const codes = (await admin.listAll(model.id)).map((record) => record.data.code).sort();
+    assert.deepEqual(codes, ['C-0', 'C-1', 'C-2', 'C-3', 'C-4', 'C-5']);
+  });
+
+  test('dry run writes nothing and tells what would happen', async () => {
+    const model = await admin.createSimpleModel({ fields });
+    await client.sync(model, input(5), { key: 'code' });
+    const rows = input(7);
+    rows[0]!.title = 'changed';
+    const summary = await client.sync(model, rows, { key: 'code', dryRun: true });
+    assert.deepEqual([summary.created, summary.updated, summary.unchanged, summary.dryRun], [2, 1, 4, true]);
+    assert.equal(await admin.total(model.id), 5);
+  });
+});

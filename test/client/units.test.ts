@@ -1,0 +1,121 @@
+// Pieces of the client that need no server: comparing data, CSV cells, Retry-After, the JSON array reader.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { CellError, csvColumns, csvRowToData, deepEqual, mergeDiff } from '../../src/client/index.js';
+import { retryAfterSeconds, withJitter } from '../../src/client/http.js';
+import type { FieldDefinition } from '../../src/client/types.js';
+import { openInput } from '../../src/cli/client-sources.js';
+
+describe('comparing data', () => {
+  test('key order does not matter (jsonb returns keys in its own order); array order does', () => {
+    const stored = { name: { pl: 'b', en: 'a' }, meta: { z: [1, { y: 2, x: 1 }], a: null }, price: 1 };
+    const input = { price: 1, meta: { a: null, z: [1, { x: 1, y: 2 }] }, name: { en: 'a', pl: 'b' } };
+    assert.notEqual(JSON.stringify(stored), JSON.stringify(input));
+    assert.equal(deepEqual(stored, input), true);
+    assert.equal(deepEqual([1, 2], [2, 1]), false);
+    assert.equal(mergeDiff(stored, input), undefined);
+  });
+
+  test('mergeDiff gives only what changes: null removes only what is stored, objects compared member by member', () => {
+    const stored = { title: 't', price: 1, name: { en: 'a', pl: 'b' } };
+    assert.deepEqual(mergeDiff(stored, { title: 't', price: 2, note: null, name: { pl: 'c', en: 'a' } }), { price: 2, name: { pl: 'c' } });
+    assert.deepEqual(mergeDiff(stored, { price: null }), { price: null });
+    assert.deepEqual(mergeDiff(stored, { name: { pl: null } }), { name: { pl: null } });
+    assert.equal(mergeDiff(stored, { name: { de: null } }), undefined);
+  });
+});
+
+describe('CSV cells', () => {
+  const fields: FieldDefinition[] = [
+    { key: 'title', label: 'Title', type: 'text', required: true },
+    { key: 'price', label: 'Price', type: 'number', required: false },
+    { key: 'active', label: 'Active', type: 'boolean', required: false },
+    { key: 'day', label: 'Day', type: 'date', required: false },
+    { key: 'name', label: 'Name', type: 'translatable', required: false },
+    { key: 'tags', label: 'Tags', type: 'relation', required: false, relationTo: 'model:tag', relationType: 'hasMany' },
+    { key: 'meta', label: 'Meta', type: 'object', required: false },
+  ];
+
+  test('cells converted by field type; empty cell is null, quoted "" an empty text', () => {
+    const columns = csvColumns(['title', 'price', 'active', 'day', 'name.en', 'name.pl', 'tags', 'meta', '_note'], fields);
+    assert.deepEqual(csvRowToData(['Ball', ' 1e3 ', 'Yes', '2024-02-29', 'Ball', null, 'a| b', '{"x":[1]}', 'ignored'], columns, 2), {
+      title: 'Ball',
+      price: 1000,
+      active: true,
+      day: '2024-02-29',
+      name: { en: 'Ball', pl: null },
+      tags: ['a', 'b'],
+      meta: { x: [1] },
+    });
+    assert.deepEqual(csvRowToData(['', null, null, null, null, null, '[]', null], columns, 3), {
+      title: '',
+      price: null,
+      active: null,
+      day: null,
+      name: null,
+      tags: [],
+      meta: null,
+    });
+  });
+
+  test('every bad cell of a row is named with line and column', () => {
+    const columns = csvColumns(['title', 'price', 'active', 'day', 'meta'], fields);
+    assert.throws(
+      () => csvRowToData(['x', '12,5', 'maybe', '2023-02-29', '[1]'], columns, 7),
+      (error: unknown) =>
+        error instanceof CellError &&
+        error.issues.map((issue) => `${issue.line}:${issue.column}:${issue.columnName}`).join(' ') === '7:2:price 7:3:active 7:4:day 7:5:meta',
+    );
+  });
+
+  test('header: unknown column, locale on a non-translatable field, column twice', () => {
+    assert.throws(() => csvColumns(['title', 'colour'], fields), /line 1, column 2 \(colour\): unknown column/);
+    assert.throws(() => csvColumns(['title', 'price.en'], fields), /only translatable fields take one column per locale/);
+    assert.throws(() => csvColumns(['title', 'title'], fields), /column given twice/);
+  });
+});
+
+describe('Retry-After', () => {
+  test('seconds or an HTTP date; jitter only adds, at most 1 s', () => {
+    assert.equal(retryAfterSeconds('17', {}), 17);
+    assert.equal(retryAfterSeconds(null, { retryAfter: 5 }), 5);
+    const inTen = new Date(Date.now() + 10_000).toUTCString();
+    assert.ok(Math.abs(retryAfterSeconds(inTen, {}) - 10) <= 1);
+    assert.equal(withJitter(30, () => 0), 30_000);
+    assert.equal(withJitter(30, () => 1), 31_000);
+    assert.equal(withJitter(1, () => 1), 1100);
+  });
+});
+
+describe('input readers', () => {
+  test('a JSON array is read element by element, with the line each starts on; CSV rows with their first line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'content-service-units-'));
+    try {
+      const json = join(dir, 'rows.json');
+      writeFileSync(json, '[\n {"a": "x,]}"},\n {"b": [1, {"c": "\\"]"}]},\n 3\n]\n');
+      const source = await openInput(json, 'json');
+      const rows = [];
+      for await (const row of source.rows) rows.push([row.line, row.value]);
+      assert.deepEqual(rows, [
+        [2, { a: 'x,]}' }],
+        [3, { b: [1, { c: '"]' }] }],
+        [4, 3],
+      ]);
+      const csv = join(dir, 'rows.csv');
+      writeFileSync(csv, '\uFEFFa,b\r\n1,"x\r\ny"\r\n\r\n3,""\r\n');
+      const csvSource = await openInput(csv, 'csv');
+      assert.deepEqual(csvSource.header, ['a', 'b']);
+      const csvRows = [];
+      for await (const row of csvSource.rows) csvRows.push([row.line, row.cells]);
+      assert.deepEqual(csvRows, [
+        [2, ['1', 'x\r\ny']],
+        [5, ['3', '']],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
