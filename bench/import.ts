@@ -20,7 +20,8 @@ await runBenchmark('import', async ({ args, kind, reps }) => {
   const clientCounts = args.ints('clients', [1, 2]);
   const prefix = skuPrefix();
   const catalogue = productRows(prefix, 0, rows);
-  console.log(`${fmtInt(rows)} rows of ~${Math.round(catalogue.reduce((sum, row) => sum + JSON.stringify(row).length, 0) / rows)} bytes, ${batchSize} per call/transaction`);
+  const rowBytes = Math.round(catalogue.reduce((sum, row) => sum + JSON.stringify(row).length, 0) / rows);
+  console.log(`${fmtInt(rows)} rows of ~${rowBytes} bytes, ${batchSize} per call/transaction`);
 
   const rawRates: number[] = [];
   const serviceRates = new Map<number, number[]>(clientCounts.map((clients) => [clients, []]));
@@ -87,5 +88,5 @@ await runBenchmark('import', async ({ args, kind, reps }) => {
       ]),
     ],
   );
-  return { rows, batchSize, rowBytes: JSON.stringify(catalogue[0]).length, raw: { rowsPerSecond: raw, runs: rawRuns }, service: summary, serviceRuns };
+  return { rows, batchSize, rowBytes, raw: { rowsPerSecond: raw, runs: rawRuns }, service: summary, serviceRuns };
 });

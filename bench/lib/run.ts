@@ -17,7 +17,7 @@ export interface BenchContext {
  * Runs one benchmark program on each database (SQLite; PostgreSQL when DATABASE_URL is set; `--db` picks one),
  * after waiting for a quiet machine (`--max-load`, default nproc/2, for up to `--wait-load` seconds, default 0), and
  * writes what `measure` returns to bench/results/<name>-<db>.json.
- * Common flags: --reps N (default 3), --db sqlite|postgres.
+ * Common flags: --reps N (default 3), --db sqlite|postgres; with --large the results go to <name>-large-<db>.json.
  */
 export async function runBenchmark(
   name: string,
@@ -31,7 +31,8 @@ export async function runBenchmark(
       const reps = args.int('reps', 3);
       console.log(`\n=== ${name} on ${kind} (${reps} repetitions; load average ${load.toFixed(2)}) ===`);
       const payload = await measure({ args, kind, machine, reps });
-      const file = writeResults(name, kind, { machine, reps, ...payload });
+      const variant = args.flag('large') ? `${name}-large` : name;
+      const file = writeResults(variant, kind, { machine, reps, argv: process.argv.slice(2), ...payload });
       console.log(`results: ${file}`);
     }
   } catch (error) {

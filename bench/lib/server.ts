@@ -27,7 +27,7 @@ export async function bootstrap(databaseUrl: string): Promise<Workspace> {
 }
 
 export interface ServerOptions {
-  /** Write a V8 CPU profile of the server into this directory (node --cpu-prof). */
+  /** Write a V8 CPU profile of the server into this directory (node --cpu-prof); default env BENCH_CPU_PROF. */
   cpuProfDir?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -60,7 +60,8 @@ async function freePort(): Promise<number> {
  */
 export async function startServer(databaseUrl: string, options: ServerOptions = {}): Promise<ServerHandle> {
   const port = await freePort();
-  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfDir] : [];
+  const cpuProfDir = options.cpuProfDir ?? process.env.BENCH_CPU_PROF;
+  const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
   const child = spawn(
     process.execPath,
     [...nodeArgs, CLI, 'serve', '--host', '127.0.0.1', '--port', String(port), '--database', databaseUrl,
@@ -81,12 +82,14 @@ export async function startServer(databaseUrl: string, options: ServerOptions = 
     });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.startsWith('{')) return;
-      let entry: { msg?: string; requestId?: string; durationMs?: number };
+      let entry: { level?: number; msg?: string; requestId?: string; durationMs?: number };
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
         return;
       }
+      // Errors the server logs (e.g. the cause of an INTERNAL answer) are shown, not swallowed.
+      if ((entry.level ?? 0) >= 50) console.error(`server: ${line.slice(0, 2000)}`);
       if (entry.msg === 'request' && entry.requestId && typeof entry.durationMs === 'number') {
         durations.set(entry.requestId, entry.durationMs);
         for (const wake of waiters) wake();

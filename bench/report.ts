@@ -1,0 +1,175 @@
+/**
+ * Prints the figures of bench/results/*.json as Markdown tables (for docs/benchmarks.md), with the issue's targets
+ * marked met or missed.
+ *
+ *   node --import tsx bench/report.ts > /tmp/figures.md
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './lib/server.js';
+import type { Spread } from './lib/stats.js';
+import { fmtInt, fmtMs, fmtRatio, fmtSpread } from './lib/table.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Results = Record<string, any>;
+
+const DBS = ['sqlite', 'postgres'] as const;
+
+function load(name: string, db: string): Results | null {
+  const file = join(REPO_ROOT, 'bench', 'results', `${name}-${db}.json`);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Results) : null;
+}
+
+function table(headers: string[], rows: (string | number)[][]): string {
+  return [`| ${headers.join(' | ')} |`, `|${headers.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+}
+
+function conditions(results: Results): string {
+  const load = (values: number[] | undefined) => (values ? values.map((value) => value.toFixed(2)).join(' / ') : '?');
+  return `_${results.finishedAt} · commit ${results.machine.gitCommit}${results.machine.gitDirty ? ' + uncommitted src changes' : ''} · ${results.reps} repetitions · load average (1/5/15 min) ${load(results.machine.loadAverageAtStart)} at start, ${load(results.loadAverageAtEnd)} at end_`;
+}
+
+const mark = (met: boolean) => (met ? '**met**' : '**missed**');
+const out: string[] = [];
+const targets: string[] = [];
+const spreadText = (value: Spread, format: (value: number) => string) => fmtSpread(value, format);
+
+for (const db of DBS) {
+  const result = load('import', db);
+  if (!result) continue;
+  out.push(`### Import, ${db}: ${fmtInt(result.rows)} rows of ~${result.rowBytes} bytes, ${result.batchSize}-row calls\n`, conditions(result), '');
+  out.push(
+    table(
+      ['path', 'rows/s median (min–max)', 'service / raw (ratio of medians)', 'service / raw per repetition'],
+      [
+        ['raw driver', spreadText(result.raw.rowsPerSecond, fmtInt), '', ''],
+        ...result.service.map((entry: Results) => [
+          `service, ${entry.clients} client${entry.clients > 1 ? 's' : ''}`,
+          spreadText(entry.rowsPerSecond, fmtInt),
+          fmtRatio(entry.ratioToRaw),
+          spreadText(entry.perRepetitionRatio, fmtRatio),
+        ]),
+      ],
+    ),
+    '',
+  );
+  const goal = db === 'sqlite' ? 0.6 : 0.5;
+  for (const entry of result.service as Results[]) {
+    targets.push(
+      `| Import ≥ ${goal} × raw driver (${db}, ${entry.clients} client${entry.clients > 1 ? 's' : ''}) | ${(entry.ratioToRaw as number).toFixed(3)} (${fmtInt(entry.rowsPerSecond.median)} vs ${fmtInt(result.raw.rowsPerSecond.median)} rows/s) | ${mark(entry.ratioToRaw >= goal)} |`,
+    );
+  }
+}
+
+for (const db of DBS) {
+  const result = load('single-writes', db);
+  if (!result) continue;
+  out.push(`### Single writes, ${db}: ${result.durationSeconds} s per cell after ${result.warmupSeconds} s warm-up\n`, conditions(result), '');
+  out.push(
+    table(
+      ['operation', 'connections', 'requests/s', 'p50 ms', 'p99 ms'],
+      result.summary.map((entry: Results) => [
+        `record.${entry.operation}`,
+        entry.connections,
+        spreadText(entry.requestsPerSecond, fmtInt),
+        spreadText(entry.p50Ms, fmtMs),
+        spreadText(entry.p99Ms, fmtMs),
+      ]),
+    ),
+    '',
+  );
+  if (db === 'sqlite') {
+    const at8 = result.summary.filter((entry: Results) => entry.connections === 8);
+    targets.push(
+      `| Single writes ≥ 3,000 req/s at 8 connections (sqlite) | ${at8.map((entry: Results) => `${entry.operation} ${fmtInt(entry.requestsPerSecond.median)}`).join(', ')} | ${mark(at8.every((entry: Results) => entry.requestsPerSecond.median >= 3000))} |`,
+    );
+  }
+}
+
+for (const variant of ['reads', 'reads-large']) {
+  for (const db of DBS) {
+    const result = load(variant, db);
+    if (!result) continue;
+    out.push(`### Reads, ${db}: record.list limit 100, one request at a time (${result.sizes.map(fmtInt).join(' and ')} records)\n`, conditions(result), '');
+    out.push(
+      table(
+        ['records', 'selection', 'offset', 'client p50 ms', 'client p99 ms', 'server p50 ms', 'server p99 ms'],
+        result.summary.map((entry: Results) => [
+          fmtInt(entry.size),
+          entry.query,
+          fmtInt(entry.offset),
+          spreadText(entry.clientP50Ms, fmtMs),
+          spreadText(entry.clientP99Ms, fmtMs),
+          spreadText(entry.serverP50Ms, fmtMs),
+          spreadText(entry.serverP99Ms, fmtMs),
+        ]),
+      ),
+      '',
+    );
+    const checks = result.checks;
+    const largest = Math.max(...result.sizes);
+    const smallest = Math.min(...result.sizes);
+    targets.push(
+      `| list offset 0 server p50 < 1 ms at ${fmtInt(largest)} records (${db}${largest < 1_000_000 ? '; the target is at 1,000,000' : ''}) | ${fmtMs(checks.offset0ServerP50AtLargestMs)} ms | ${mark(checks.offset0ServerP50AtLargestMs < 1)} |`,
+      `| list offset 0 at ${fmtInt(largest)} ≤ 1.5 × at ${fmtInt(smallest)} (${db}) | ${fmtRatio(checks.growthLargestOverSmallest)} × (${fmtMs(checks.offset0ServerP50AtLargestMs)} vs ${fmtMs(checks.offset0ServerP50AtSmallestMs)} ms) | ${mark(checks.growthLargestOverSmallest <= 1.5)} |`,
+    );
+  }
+}
+
+for (const variant of ['paging', 'paging-large']) {
+  for (const db of DBS) {
+    const result = load(variant, db);
+    if (!result) continue;
+    out.push(`### Full paging, ${db}: every record by offset paging, limit 100\n`, conditions(result), '');
+    out.push(
+      table(
+        ['records', 'total s', 'ms a page', 'last page ms', 'time × smallest', 'size × smallest'],
+        result.summary.map((entry: Results, index: number) => [
+          fmtInt(entry.size),
+          spreadText(entry.seconds, (value) => value.toFixed(2)),
+          spreadText(entry.msPerPage, fmtMs),
+          spreadText(entry.lastPageMs, fmtMs),
+          fmtRatio(result.growth[index].timeRatio),
+          fmtRatio(result.growth[index].sizeRatio),
+        ]),
+      ),
+      '',
+    );
+    const last = result.growth[result.growth.length - 1];
+    targets.push(
+      `| paging time at ${fmtInt(last.size)} ≤ ${fmtRatio(1.2 * last.sizeRatio)} × at ${fmtInt(result.sizes[0])} (${db}${last.size < 1_000_000 ? '; the target is 1,000,000 vs 100,000' : ''}) | ${fmtRatio(last.timeRatio)} × | ${mark(last.timeRatio <= 1.2 * last.sizeRatio)} |`,
+    );
+  }
+}
+
+for (const variant of ['memory', 'memory-large']) {
+  for (const db of DBS) {
+    const result = load(variant, db);
+    if (!result) continue;
+    out.push(`### Memory, ${db}: server RSS importing ${fmtInt(result.rows)} rows (${result.clients} clients, 1000-row calls)\n`, conditions(result), '');
+    const mib = (value: number) => value.toFixed(0);
+    const spreadOf = (key: string) => {
+      const values = result.runs.map((run: Results) => run[key] as number);
+      const sorted = [...values].sort((a, b) => a - b);
+      return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+    };
+    out.push(
+      table(
+        ['measure', 'MiB median (min–max)'],
+        [
+          ['RSS before the import', spreadText(spreadOf('startMiB'), mib)],
+          ['peak RSS during the import', spreadText(result.peakMiB, mib)],
+          ['RSS after the import', spreadText(spreadOf('endMiB'), mib)],
+        ],
+      ),
+      '',
+      `CLI through a 1 GB CSV: ${result.cli}`,
+      '',
+    );
+    targets.push(
+      `| server RSS < 300 MB during the ${fmtInt(result.rows)}-row import (${db}${result.rows < 1_000_000 ? '; the target is the 1,000,000-row import' : ''}) | ${mib(result.peakMiB.max)} MiB (max of runs) | ${mark(result.peakMiB.max < 300)} |`,
+    );
+  }
+}
+
+console.log(['## Targets', '', '| target | figure | |', '|---|---|---|', ...targets, '', '## Figures', '', ...out].join('\n'));
