@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
 import { connectRedisLimiters } from '../budget/redis-limiters.js';
 import { memoryLimiters, WriteBudget } from '../budget/write-budget.js';
@@ -28,7 +28,16 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES') ?? DEFAULTS.bodyLimitBytes,
     corsOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     logLevel: process.env.LOG_LEVEL ?? DEFAULTS.logLevel,
+    introspection: envOnOff('INTROSPECTION') ?? DEFAULTS.introspection,
   };
+}
+
+function envOnOff(name: string): boolean | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new InvalidArgumentError(`${name}: must be "on" or "off", got "${value}"`);
 }
 
 /** On a database without any organisation, creates the first workspace so the service is usable at once. */

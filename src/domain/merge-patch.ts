@@ -12,7 +12,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
       delete result[key];
     } else {
       Object.defineProperty(result, key, {
-        value: mergePatch(result[key], value),
+        value: mergePatch(Object.hasOwn(result, key) ? result[key] : undefined, value),
         enumerable: true,
         writable: true,
         configurable: true,

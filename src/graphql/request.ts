@@ -2,13 +2,16 @@ import {
   getOperationAST,
   getVariableValues,
   parse,
+  specifiedRules,
   validate,
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ValidationRule,
 } from 'graphql';
 import { ServiceError } from '../domain/errors.js';
 import { isPlainObject } from '../domain/fields.js';
+import { DEFAULT_LIMITS, limitRules, type GraphQLLimits } from './limits.js';
 
 export interface GraphQLRequest {
   query: string;
@@ -30,6 +33,9 @@ function badRequest(message: string, field?: string): ServiceError {
 
 /** Checks the HTTP body shape: `{ query, variables?, operationName? }`. */
 export function readGraphQLRequest(body: unknown): GraphQLRequest {
+  if (Array.isArray(body)) {
+    throw badRequest('Batched requests (a JSON array body) are not supported: send one operation per request');
+  }
   if (!isPlainObject(body)) throw badRequest('Request body must be a JSON object with "query" and "variables"');
   const { query, variables, operationName } = body;
   if (typeof query !== 'string' || query.trim() === '') throw badRequest('query: must be a non-empty string', 'query');
@@ -45,11 +51,15 @@ export function readGraphQLRequest(body: unknown): GraphQLRequest {
 /** Parsed and validated documents by query text: a script sends the same few queries again and again. */
 export class DocumentCache {
   private readonly entries = new Map<string, DocumentNode | ServiceError>();
+  private readonly limitRules: ValidationRule[];
 
   constructor(
     private readonly schema: GraphQLSchema,
+    limits: Partial<GraphQLLimits> = {},
     private readonly capacity = 500,
-  ) {}
+  ) {
+    this.limitRules = limitRules({ ...DEFAULT_LIMITS, ...limits });
+  }
 
   get(query: string): DocumentNode {
     let entry = this.entries.get(query);
@@ -71,7 +81,10 @@ export class DocumentCache {
     } catch (error) {
       return badRequest((error as Error).message);
     }
-    const errors = validate(this.schema, document);
+    // The limits first and alone: a document over them is not worth the standard rules' work.
+    const limitErrors = validate(this.schema, document, this.limitRules);
+    if (limitErrors.length > 0) return badRequest(limitErrors.map((error) => error.message).join('\n'));
+    const errors = validate(this.schema, document, specifiedRules);
     if (errors.length > 0) return badRequest(errors.map((error) => error.message).join('\n'));
     return document;
   }

@@ -16,12 +16,14 @@ export interface AdminRouteOptions {
   store: Store;
   services: Services;
   budget: WriteBudget;
+  /** Answer `__schema` / `__type` queries (default on). */
+  introspection?: boolean;
 }
 
 /** `POST /graphql`: auth, then GraphQL validation, permission, write budget, and only then execution. */
-export function registerAdminRoute(app: FastifyInstance, { store, services, budget }: AdminRouteOptions): void {
+export function registerAdminRoute(app: FastifyInstance, { store, services, budget, introspection = true }: AdminRouteOptions): void {
   const schema = buildAdminSchema();
-  const documents = new DocumentCache(schema);
+  const documents = new DocumentCache(schema, { introspection });
 
   app.post('/graphql', (request, reply) =>
     answerGraphQL(request, reply, async (onUnexpected) => {

@@ -23,7 +23,7 @@ import { sendRefusal } from './reply.js';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins'>;
+  config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins'> & Partial<Pick<ServerConfig, 'introspection'>>;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
 }
@@ -87,8 +87,9 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
       return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
     }
   });
-  registerAdminRoute(app, { store, services, budget: budget ?? new WriteBudget(config.writeBudget) });
-  await registerDeliveryRoute(app, { store, services, corsOrigins: config.corsOrigins });
+  const introspection = config.introspection ?? true;
+  registerAdminRoute(app, { store, services, budget: budget ?? new WriteBudget(config.writeBudget), introspection });
+  await registerDeliveryRoute(app, { store, services, corsOrigins: config.corsOrigins, introspection });
   registerGraphiqlAssets(app);
   return app;
 }

@@ -7,6 +7,8 @@ export interface ServerConfig {
   /** Origins allowed to read the delivery route from a browser; `*` for any. */
   corsOrigins: string[] | '*';
   logLevel: string;
+  /** Whether `__schema` / `__type` queries are answered (env INTROSPECTION=on|off). */
+  introspection: boolean;
 }
 
 export const DEFAULTS = {
@@ -16,4 +18,5 @@ export const DEFAULTS = {
   bodyLimitBytes: 10 * 1024 * 1024,
   corsOrigins: '*' as const,
   logLevel: 'info',
+  introspection: true,
 };

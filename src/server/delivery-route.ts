@@ -12,12 +12,14 @@ export interface DeliveryRouteOptions {
   store: Store;
   services: Services;
   corsOrigins: string[] | '*';
+  /** Answer `__schema` / `__type` queries (default on). */
+  introspection?: boolean;
 }
 
 /** `POST /public/{org}/{workspace}/graphql`: read-only, public models only, no token, CORS for storefronts. */
 export async function registerDeliveryRoute(app: FastifyInstance, options: DeliveryRouteOptions): Promise<void> {
   const schema = buildDeliverySchema();
-  const documents = new DocumentCache(schema);
+  const documents = new DocumentCache(schema, { introspection: options.introspection ?? true });
   await app.register(async (scope) => {
     await scope.register(cors, {
       origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
