@@ -176,6 +176,11 @@ export class TestServer {
     return `${this.stdoutText}\n${this.stderrText}`;
   }
 
+  /** The server's process id (for its memory), undefined before start. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   get exited(): boolean {
     return this.child === undefined || this.child.exitCode !== null || this.child.signalCode !== null;
   }
