@@ -167,6 +167,43 @@ describe('import', () => {
     assert.equal(codes.length, count);
     assert.equal(new Set(codes).size, count, 'no duplicates');
   });
+
+  test('reads the file from stdin with "-" (the import runs in a worker thread with a bounded heap)', async () => {
+    const model = await admin.createSimpleModel({ fields: [{ key: 'title', type: 'text', required: true }] });
+    const child = spawn(process.execPath, [CLI, 'import', '-', '--format', 'jsonl', '--model', model.slug], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.stdin.end(Array.from({ length: 1500 }, (_, i) => JSON.stringify({ title: `Row ${i}` })).join('\n'));
+    assert.equal(await exited, 0, stdout);
+    assert.match(stdout, /1500 rows read/);
+    assert.equal(await admin.total(model.id), 1500);
+  });
+
+  test('SIGINT: stops after the request in flight, reports what landed, exits 1', async () => {
+    const model = await admin.createSimpleModel({ fields: [{ key: 'title', type: 'text', required: true }] });
+    const path = file('interrupt.jsonl', Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ title: `Row ${i}` })).join('\n'));
+    const child = spawn(process.execPath, [CLI, 'import', path, '--model', model.slug, '--batch-size', '20'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && (await admin.total(model.id)) < 100; ) await sleep(5);
+    child.kill('SIGINT');
+    assert.equal(await exited, 1, output);
+    assert.match(output, /Interrupted: stopping after the request in flight/);
+    const stored = await admin.total(model.id);
+    assert.ok(stored >= 100 && stored < 20_000, `stopped in the middle (stored ${stored})`);
+    assert.match(output, /FAILED: not every row landed/);
+  });
 });
 
 describe('export', () => {
