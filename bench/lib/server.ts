@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +62,9 @@ async function freePort(): Promise<number> {
 export async function startServer(databaseUrl: string, options: ServerOptions = {}): Promise<ServerHandle> {
   const port = await freePort();
   const cpuProfDir = options.cpuProfDir ?? process.env.BENCH_CPU_PROF;
-  const nodeArgs = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
+  // BENCH_NODE_ARGS: more node flags for the server (e.g. --perf-basic-prof for `perf record`).
+  const extraNodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : [];
+  const nodeArgs = [...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []), ...extraNodeArgs];
   const child = spawn(
     process.execPath,
     [...nodeArgs, CLI, 'serve', '--host', '127.0.0.1', '--port', String(port), '--database', databaseUrl,
@@ -80,7 +83,10 @@ export async function startServer(databaseUrl: string, options: ServerOptions = 
       clearTimeout(timer);
       reject(new Error(`server exited before listening: ${stderr.join('').slice(-2000)}`));
     });
+    // BENCH_SERVER_STDOUT: a copy of the server's stdout (its log lines) in this file.
+    const copy = process.env.BENCH_SERVER_STDOUT ? createWriteStream(process.env.BENCH_SERVER_STDOUT) : null;
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      copy?.write(`${line}\n`);
       if (!line.startsWith('{')) return;
       let entry: { level?: number; msg?: string; requestId?: string; durationMs?: number };
       try {

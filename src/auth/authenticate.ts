@@ -7,6 +7,8 @@ export interface Authenticated {
   actor: Actor;
   /** The workspace's own write budget, null for the server's default. */
   writeBudget: number | null;
+  /** Signed in to the admin application (session cookie) rather than an API token: writes are not budgeted. */
+  viaSession: boolean;
 }
 
 export function notAuthorized(): ServiceError {
@@ -33,5 +35,6 @@ export async function authenticate(
   return {
     actor: { workspaceId: record.workspaceId, userId: record.userId, role: record.role },
     writeBudget: record.writeBudget,
+    viaSession: false,
   };
 }

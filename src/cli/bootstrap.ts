@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import type { Role } from '../domain/roles.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { issueToken } from './issue-token.js';
+import { issueToken } from '../auth/issue-token.js';
+import { hashPassword } from '../auth/passwords.js';
+import { readNewPassword } from './password-input.js';
 import { databaseUrl, parseEmail, parseRole, parseSlug } from './options.js';
 
 export interface BootstrapResult {
@@ -28,6 +30,16 @@ export async function bootstrapWorkspace(
   return { org: input.org, workspace: input.workspace, workspaceId: workspace.id, userId: membership.userId, token };
 }
 
+interface BootstrapOptions {
+  org: string;
+  workspace: string;
+  email?: string;
+  role?: Role;
+  database?: string;
+  json?: boolean;
+  passwordStdin?: boolean;
+}
+
 export function registerBootstrap(program: Command): void {
   program
     .command('bootstrap')
@@ -41,15 +53,19 @@ export function registerBootstrap(program: Command): void {
     .option('--role <role>', 'role of the user in the workspace: owner, admin, editor, viewer (default owner)', parseRole)
     .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
     .option('--json', 'print one JSON line: {"org","workspace","workspaceId","userId","token"}')
-    .action(async (options: { org: string; workspace: string; email?: string; role?: Role; database?: string; json?: boolean }) => {
+    .option('--password-stdin', "also set the user's admin application password, read from standard input (at least 8 characters)")
+    .action(async (options: BootstrapOptions) => {
+      const password = options.passwordStdin ? await readNewPassword({ passwordStdin: true, allowEnv: false }) : null;
       const store = await openStore(databaseUrl(options.database));
       try {
+        const email = options.email ?? `owner@${options.org}.example.com`;
         const result = await bootstrapWorkspace(store, {
           org: options.org,
           workspace: options.workspace,
-          email: options.email ?? `owner@${options.org}.example.com`,
+          email,
           role: options.role ?? null,
         });
+        if (password !== null) await store.tenancy.setPasswordHash(email, await hashPassword(password));
         if (options.json) {
           console.log(JSON.stringify(result));
         } else {

@@ -5,6 +5,7 @@ import { registerImport } from './import.js';
 import { registerModels } from './models.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
+import { registerUser } from './user.js';
 
 export async function runCli(argv: string[]): Promise<void> {
   const program = new Command('content-service')
@@ -13,6 +14,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerServe(program);
   registerBootstrap(program);
   registerToken(program);
+  registerUser(program);
   registerImport(program);
   registerExport(program);
   registerModels(program);

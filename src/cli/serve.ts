@@ -47,7 +47,12 @@ async function initialiseIfEmpty(store: Store): Promise<BootstrapResult | null> 
 }
 
 function printWelcome(baseUrl: string, first: BootstrapResult | null): void {
-  const lines = [``, `Content Service is running.`, `  Admin API (GraphQL, GraphiQL in a browser): ${baseUrl}/graphql`];
+  const lines = [
+    ``,
+    `Content Service is running.`,
+    `  Admin API (GraphQL, GraphiQL in a browser): ${baseUrl}/graphql`,
+    `  Admin application (sign in in a browser):   ${baseUrl}/admin`,
+  ];
   if (first) {
     lines.push(
       `  Delivery API (public models, no token):     ${baseUrl}/public/${first.org}/${first.workspace}/graphql`,
@@ -56,6 +61,8 @@ function printWelcome(baseUrl: string, first: BootstrapResult | null): void {
       `  Workspace id: ${first.workspaceId}`,
       `  API token:    ${first.token}`,
       `  The token is shown only this once. Make more with: npx content-service token create --workspace-id ${first.workspaceId} --email you@example.com`,
+      `  To sign in to ${baseUrl}/admin, give owner@example.com a password:`,
+      `    read -rs PASSWORD && printf '%s' "$PASSWORD" | npx content-service user set-password --email owner@example.com --password-stdin`,
       ``,
       `Check the connection:`,
       `  curl -s ${baseUrl}/graphql -H 'content-type: application/json' \\`,

@@ -3,7 +3,7 @@ import { hashToken } from '../auth/tokens.js';
 import type { Role } from '../domain/roles.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { issueToken } from './issue-token.js';
+import { issueToken } from '../auth/issue-token.js';
 import { databaseUrl, parseEmail, parsePositiveInt, parseRole } from './options.js';
 
 async function withStore<T>(database: string | undefined, run: (store: Store) => Promise<T>): Promise<T> {

@@ -1,6 +1,8 @@
 // CSV cells ↔ record data, by the model's field types. A CSV has a header row; a translatable field takes one
 // column per locale (`title.en`, `title.pl`); columns whose name starts with `_` are ignored (so an errors file,
 // with its `_line` and `_error` columns, can be fixed and imported as it is).
+// The conversion of one cell (`cellValue`) is also the admin web application's (src/admin-ui/cells.ts), so that a
+// file imports the same way in both: this module is compiled for the browser too and imports nothing Node-only.
 import { isPlainObject } from './diff.js';
 import type { FieldDefinition, JsonObject } from './types.js';
 
@@ -32,7 +34,7 @@ export class CellError extends Error {
   }
 }
 
-const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+export const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const NUMBER_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const TRUE = new Set(['true', 'yes', 'y', '1']);
@@ -137,7 +139,11 @@ function show(cell: string): string {
   return JSON.stringify(cell.length > 60 ? `${cell.slice(0, 57)}...` : cell);
 }
 
-function cellValue(field: FieldDefinition, locale: string | undefined, cell: string | null): unknown {
+/**
+ * One cell's value for its field (or for one locale of a translatable field): `null` for an empty cell, and for
+ * nothing else. Throws with the reason for a bad cell (the caller says where it is).
+ */
+export function cellValue(field: FieldDefinition, locale: string | undefined, cell: string | null): unknown {
   if (cell === null) return null;
   if (locale !== undefined || field.type === 'text') return cell;
   const trimmed = cell.trim();

@@ -1,5 +1,6 @@
 // Comparing record data without caring about key order: PostgreSQL jsonb returns object keys in its own order,
 // so JSON.stringify of two equal values may differ.
+// Also compiled into the admin web application (via cells.ts): nothing Node-only.
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

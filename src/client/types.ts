@@ -1,17 +1,23 @@
 // Types of the admin API as CONTRACT.md describes it (the public schema of the hosted service).
+// Also compiled into the admin web application (tsconfig.admin-ui.json): types only, nothing Node-only.
 
 export type JsonObject = Record<string, unknown>;
 
-export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'relation' | 'translatable' | 'object' | (string & {});
+/** The field types this version knows. */
+export type KnownFieldType = 'text' | 'number' | 'boolean' | 'date' | 'relation' | 'translatable' | 'object';
 
-export interface FieldDefinition {
+/** A newer server may have more: the SDK passes an unknown type through. */
+export type FieldType = KnownFieldType | (string & {});
+
+/** `Type` narrows the field types: the admin application takes `KnownFieldType`, it offers only those. */
+export interface FieldDefinition<Type extends string = FieldType> {
   key: string;
   label: string;
-  type: FieldType;
+  type: Type;
   required: boolean;
   relationTo?: string | null;
   relationType?: 'hasOne' | 'hasMany' | null;
-  fields?: FieldDefinition[] | null;
+  fields?: FieldDefinition<Type>[] | null;
 }
 
 export interface FieldDefinitionInput {

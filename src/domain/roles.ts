@@ -1,12 +1,12 @@
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** What a request needs: reading, writing records, or changing models. */
-export type Permission = 'read' | 'write records' | 'change models';
+/** What a request needs: reading, writing records, changing models, or listing, creating and revoking API tokens. */
+export type Permission = 'read' | 'write records' | 'change models' | 'manage tokens';
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['read', 'write records', 'change models'],
-  admin: ['read', 'write records', 'change models'],
+  owner: ['read', 'write records', 'change models', 'manage tokens'],
+  admin: ['read', 'write records', 'change models', 'manage tokens'],
   editor: ['read', 'write records'],
   viewer: ['read'],
 };

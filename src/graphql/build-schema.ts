@@ -1,5 +1,12 @@
 import { buildSchema, GraphQLObjectType, GraphQLScalarType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { unparsedData } from '../store/json-text.js';
+import { sourceOnlyResolver } from './compiled-execute.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
+
+/** `ModelRecord.data`: the JSON text as stored when the record's data has not been parsed (the answer copies it). */
+const recordData = sourceOnlyResolver(
+  (record: unknown): unknown => unparsedData(record as object) ?? (record as { data: unknown }).data,
+);
 
 export type ResolverMap = Record<string, Record<string, GraphQLFieldResolver<unknown, never, never>>>;
 
@@ -16,6 +23,10 @@ export function buildExecutableSchema(sdl: string, resolvers: ResolverMap): Grap
       field.resolve = resolve as GraphQLFieldResolver<unknown, unknown>;
     }
   }
+  // A record's data as the JSON text the database returned, when it has not been parsed: the answer copies it.
+  const recordType = schema.getType('ModelRecord');
+  const dataField = recordType instanceof GraphQLObjectType ? recordType.getFields().data : undefined;
+  if (dataField && !dataField.resolve) dataField.resolve = recordData;
   for (const scalar of [JsonScalar, DateTimeScalar]) {
     const type = schema.getType(scalar.name);
     if (type instanceof GraphQLScalarType) Object.assign(type, scalar.toConfig(), { extensions: {} });

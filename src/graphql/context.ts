@@ -1,10 +1,14 @@
 import type { Actor } from '../services/actor.js';
 import type { ModelService } from '../services/model-service.js';
 import type { RecordService } from '../services/record-service.js';
+import type { TokenService } from '../services/token-service.js';
+import type { WorkspaceService } from '../services/workspace-service.js';
 
 export interface Services {
   models: ModelService;
   records: RecordService;
+  tokens: TokenService;
+  workspaces: WorkspaceService;
 }
 
 export interface AdminContext {

@@ -1,5 +1,6 @@
 import { execute, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { ServiceError, type ErrorCode } from '../domain/errors.js';
+import { compiledOperation } from './compiled-execute.js';
 import type { PreparedOperation } from './request.js';
 
 export interface ErrorBody {
@@ -13,19 +14,34 @@ export interface ResponseBody {
   errors?: ErrorBody[];
 }
 
+/** A response body already serialised to JSON text (the compiled execution path writes the answer directly). */
+export class SerializedBody {
+  constructor(readonly json: string) {}
+}
+
 export const UNEXPECTED_MESSAGE = 'Unexpected error.';
 
 export function serviceErrorBody(error: ServiceError): ErrorBody {
   return { message: error.message, extensions: { code: error.code, ...error.extensions } };
 }
 
-/** Runs a prepared operation; unexpected errors are reported to `onUnexpected` and masked in the answer. */
+/**
+ * Runs a prepared operation; unexpected errors are reported to `onUnexpected` and masked in the answer.
+ * Operations the compiled path covers (compiled-execute.ts) are answered by it, as JSON text; the rest by graphql-js.
+ */
 export async function executeOperation(
   schema: GraphQLSchema,
   prepared: PreparedOperation,
   contextValue: unknown,
   onUnexpected: (error: unknown) => void,
-): Promise<ResponseBody> {
+): Promise<ResponseBody | SerializedBody> {
+  const compiled = compiledOperation(schema, prepared.document, prepared.operation);
+  if (compiled) {
+    const { data, errors } = await compiled.run(contextValue, prepared.coercedVariables, {});
+    if (errors.length === 0) return new SerializedBody(`{"data":${data}}`);
+    const formatted = errors.map((error) => formatError(error, onUnexpected));
+    return new SerializedBody(`{"data":${data},"errors":${JSON.stringify(formatted)}}`);
+  }
   const result = (await execute({
     schema,
     document: prepared.document,

@@ -1,5 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import { authenticate } from '../auth/authenticate.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate, type Authenticated } from '../auth/authenticate.js';
+import { authenticateSession, headerValue, readCookie, SESSION_COOKIE } from '../auth/sessions.js';
 import type { WriteBudget } from '../budget/write-budget.js';
 import { ServiceError } from '../domain/errors.js';
 import { mayDo } from '../domain/roles.js';
@@ -28,11 +29,7 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
   app.post('/graphql', (request, reply) =>
     answerGraphQL(request, reply, async (onUnexpected) => {
       const graphqlRequest = readGraphQLRequest(request.body);
-      const { actor, writeBudget } = await authenticate(
-        store,
-        request.headers.authorization,
-        headerValue(request.headers['x-workspace-id']),
-      );
+      const { actor, writeBudget, viaSession } = await authenticateAdmin(store, request, reply);
       const prepared = prepareOperation(schema, documents, graphqlRequest);
       const plan = planAdminOperation(schema, prepared);
       for (const permission of plan.permissions) {
@@ -40,7 +37,8 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
           throw new ServiceError('FORBIDDEN', `Forbidden: ${actor.role} may not ${permission}`);
         }
       }
-      if (plan.cost > 0) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
+      // The spec: writes made in the admin application (a session) are not counted against the token budget.
+      if (plan.cost > 0 && !viaSession) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
       const context: AdminContext = { actor, services };
       return executeOperation(schema, prepared, context, onUnexpected);
     }),
@@ -49,6 +47,15 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
   app.get('/graphql', async (_request, reply) => reply.type('text/html; charset=utf-8').send(graphiqlPage()));
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+/**
+ * An API token (Authorization: Bearer) when the request has an Authorization header, whatever else it carries;
+ * otherwise the admin application's session cookie with its CSRF token; otherwise 401.
+ */
+async function authenticateAdmin(store: Store, request: FastifyRequest, reply: FastifyReply): Promise<Authenticated> {
+  if (request.headers.authorization === undefined && readCookie(request, SESSION_COOKIE) !== undefined) {
+    const { refreshedCookie, ...authenticated } = await authenticateSession(store, request);
+    if (refreshedCookie) reply.header('set-cookie', refreshedCookie);
+    return authenticated;
+  }
+  return authenticate(store, request.headers.authorization, headerValue(request.headers['x-workspace-id']));
 }

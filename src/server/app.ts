@@ -14,12 +14,16 @@ import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
 import { newId } from '../ids.js';
 import { ModelService } from '../services/model-service.js';
 import { RecordService } from '../services/record-service.js';
+import { TokenService } from '../services/token-service.js';
+import { WorkspaceService } from '../services/workspace-service.js';
 import type { Store } from '../store/store.js';
+import { registerAdminApp } from './admin-app.js';
 import { registerAdminRoute } from './admin-route.js';
 import type { ServerConfig } from './config.js';
 import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
 import { sendRefusal } from './reply.js';
+import { registerSessionRoutes } from './session-routes.js';
 
 export interface AppOptions {
   store: Store;
@@ -37,10 +41,18 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
     genReqId: () => newId(),
     return503OnClosing: true,
   });
-  const services: Services = { models: new ModelService(store), records: new RecordService(store) };
+  const writeBudget = budget ?? new WriteBudget(config.writeBudget);
+  const services: Services = {
+    models: new ModelService(store),
+    records: new RecordService(store),
+    tokens: new TokenService(store),
+    workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
+  };
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The per-request hooks take callbacks rather than being async: each request runs every one of them.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   // While shutting down, answers to requests still in flight close their connection, so that the server
   // is not left waiting on keep-alive connections once the last answer is out.
@@ -48,10 +60,11 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');
+    done(null, payload);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         method: request.method,
@@ -61,10 +74,16 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
       },
       'request',
     );
+    done();
   });
   app.removeContentTypeParser(['text/plain', 'application/json']);
   // Plain JSON.parse: keys like __proto__ become own properties, which validation refuses by name.
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // A DELETE (sign-out) from a client that labels every request JSON carries no body.
+    if (body === '' && request.method === 'DELETE') {
+      done(null, undefined);
+      return;
+    }
     try {
       done(null, JSON.parse(body as string));
     } catch {
@@ -88,9 +107,11 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
     }
   });
   const introspection = config.introspection ?? true;
-  registerAdminRoute(app, { store, services, budget: budget ?? new WriteBudget(config.writeBudget), introspection });
+  registerAdminRoute(app, { store, services, budget: writeBudget, introspection });
+  registerSessionRoutes(app, { store });
   await registerDeliveryRoute(app, { store, services, corsOrigins: config.corsOrigins, introspection });
   registerGraphiqlAssets(app);
+  registerAdminApp(app);
   return app;
 }
 

@@ -1,15 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
-import { serviceErrorBody, statusFor, type ResponseBody } from '../graphql/execute.js';
+import { SerializedBody, serviceErrorBody, statusFor, type ResponseBody } from '../graphql/execute.js';
 
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 
 /** Answers in `application/graphql-response+json` when the client asks for it, JSON otherwise. */
-export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status: number, body: ResponseBody) {
-  const accept = request.headers.accept ?? '';
-  const type = accept.includes(GRAPHQL_RESPONSE_TYPE) ? GRAPHQL_RESPONSE_TYPE : 'application/json';
-  return reply.code(status).type(`${type}; charset=utf-8`).send(JSON.stringify(body));
+export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status: number, body: ResponseBody | SerializedBody) {
+  const accept = request.headers.accept;
+  const type = accept !== undefined && accept.includes(GRAPHQL_RESPONSE_TYPE) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
+  return reply.code(status).type(type).send(body instanceof SerializedBody ? body.json : JSON.stringify(body));
 }
+
+const GRAPHQL_RESPONSE_TYPE_UTF8 = `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`;
+const JSON_TYPE_UTF8 = 'application/json; charset=utf-8';
 
 /**
  * Runs a GraphQL request's work and answers it: 200 with its body, or the refusal's status when it
@@ -18,7 +21,7 @@ export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status
 export async function answerGraphQL(
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (onUnexpected: (error: unknown) => void) => Promise<ResponseBody>,
+  work: (onUnexpected: (error: unknown) => void) => Promise<ResponseBody | SerializedBody>,
 ) {
   try {
     const body = await work((error) => request.log.error({ err: error }, 'unexpected error while executing'));

@@ -62,6 +62,55 @@ export interface NewToken {
   expiresAt: string | null;
 }
 
+export interface UserRecord {
+  id: string;
+  email: string;
+  /** The scrypt hash (PHC string) of the user's admin password; null: the user cannot sign in. */
+  passwordHash: string | null;
+}
+
+/** A workspace a user is a member of, with the user's role in it. */
+export interface UserWorkspace {
+  id: string;
+  orgSlug: string;
+  slug: string;
+  role: Role;
+}
+
+/** A user's access to one workspace: the role, and the workspace's own write budget (null: the server default). */
+export interface MemberAccess {
+  role: Role;
+  writeBudget: number | null;
+}
+
+/** Times are epoch milliseconds. */
+export interface NewSession {
+  /** SHA-256 (hex) of the session id; the id itself is only in the browser's cookie. */
+  idHash: string;
+  userId: string;
+  csrfToken: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface SessionRecord extends NewSession {
+  email: string;
+  lastSeen: number;
+}
+
+/** An API token as listed to the workspace's owners and admins: never the token or its hash. */
+export interface ApiTokenInfo {
+  id: string;
+  name: string | null;
+  userId: string;
+  userEmail: string;
+  /** The user's current role in the token's workspace (null when no longer a member). */
+  role: Role | null;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
 export interface TenancyStore {
   hasAnyOrganisation(): Promise<boolean>;
   /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
@@ -80,6 +129,27 @@ export interface TenancyStore {
   /** The token with its user's current role in the token's workspace. */
   findTokenByHash(hash: string): Promise<TokenRecord | null>;
   revokeToken(id: string): Promise<boolean>;
+  /** Every token of the workspace (any user, revoked and expired ones too), newest first. */
+  listTokens(workspaceId: string): Promise<ApiTokenInfo[]>;
+  findWorkspaceToken(workspaceId: string, id: string): Promise<ApiTokenInfo | null>;
+  /** Revokes a token of that workspace (a revoked one keeps its first revocation time); false when there is no such token there. */
+  revokeWorkspaceToken(workspaceId: string, id: string): Promise<boolean>;
+
+  findUserByEmail(email: string): Promise<UserRecord | null>;
+  /** Sets the user's password hash and ends all the user's sessions; false when there is no such user. */
+  setPasswordHash(email: string, passwordHash: string): Promise<boolean>;
+  /** The workspaces the user is a member of, by organisation slug then workspace slug. */
+  workspacesOf(userId: string): Promise<UserWorkspace[]>;
+  findMember(workspaceId: string, userId: string): Promise<MemberAccess | null>;
+
+  createSession(session: NewSession): Promise<void>;
+  /** The session with its user's email, expired or not (the caller checks `expiresAt`). */
+  findSession(idHash: string): Promise<SessionRecord | null>;
+  /** Records use of the session and moves its expiry (a sliding session). */
+  touchSession(idHash: string, lastSeen: number, expiresAt: number): Promise<void>;
+  deleteSession(idHash: string): Promise<boolean>;
+  /** Removes the sessions that expired before `now`; returns how many. */
+  deleteExpiredSessions(now: number): Promise<number>;
 }
 
 export interface ModelChange {

@@ -20,6 +20,7 @@ import {
   type GqlResponse,
 } from '../support/client.js';
 import { runCli, startServer, type TestServer } from '../support/server.js';
+import { sessionCredentials, setPassword, signIn } from '../support/session.js';
 
 let server: TestServer;
 let owner: Admin;
@@ -37,7 +38,9 @@ type Principal =
   | 'revoked token'
   | 'expired token'
   | 'token of another workspace'
-  | 'wrong workspace id';
+  | 'wrong workspace id'
+  | 'editor session'
+  | 'session without CSRF token';
 
 const PRINCIPALS: Principal[] = [
   'owner',
@@ -49,9 +52,11 @@ const PRINCIPALS: Principal[] = [
   'expired token',
   'token of another workspace',
   'wrong workspace id',
+  'editor session',
+  'session without CSRF token',
 ];
 
-type Kind = 'read' | 'record-write' | 'model-write' | 'delivery';
+type Kind = 'read' | 'record-write' | 'model-write' | 'token-management' | 'delivery';
 
 interface Operation {
   name: string;
@@ -73,7 +78,64 @@ async function ownerRecord(title: string): Promise<any> {
   return owner.createRecord(mainModel.id, { title });
 }
 
+const TOKEN_FIELDS = 'id name userEmail role createdAt expiresAt revokedAt';
+
+async function ownerToken(name: string): Promise<{ id: string; token: string }> {
+  const created = dataOf(
+    await admin(owner.credentials, 'mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { id } } } }', {
+      input: { name },
+    }),
+  ).token.create;
+  return { id: created.apiToken.id, token: created.token };
+}
+
 const OPERATIONS: Operation[] = [
+  {
+    name: 'workspace.current',
+    kind: 'read',
+    run: (c) => admin(c, '{ workspace { current { id orgSlug slug deliveryPath } } }'),
+    verify: async (r) =>
+      assert.deepEqual(dataOf(r).workspace.current, {
+        id: owner.workspaceId,
+        orgSlug: 'acme',
+        slug: 'main',
+        deliveryPath: '/public/acme/main/graphql',
+      }),
+  },
+  {
+    name: 'token.list',
+    kind: 'token-management',
+    run: (c) => admin(c, `{ token { list { ${TOKEN_FIELDS} } } }`),
+    verify: async (r) => {
+      const listed = dataOf(r).token.list;
+      assert.ok(listed.some((t: any) => t.userEmail === 'owner@acme.test' && t.role === 'owner'));
+      assert.ok(!r.text.includes(owner.token), 'never the token itself');
+    },
+  },
+  {
+    name: 'token.create',
+    kind: 'token-management',
+    prepare: async () => ({ name: uniqueSlug('matrix-token') }),
+    run: (c, t) =>
+      admin(c, `mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { ${TOKEN_FIELDS} } } } }`, {
+        input: { name: t.name },
+      }),
+    verify: async (r, t) => {
+      const created = dataOf(r).token.create;
+      assert.equal(created.apiToken.name, t.name);
+      assert.equal((await admin({ token: created.token, workspaceId: owner.workspaceId }, CONNECTIVITY)).status, 200);
+    },
+  },
+  {
+    name: 'token.revoke',
+    kind: 'token-management',
+    prepare: () => ownerToken(uniqueSlug('matrix-revoke')),
+    run: (c, t) => admin(c, 'mutation($id: ID!) { token { revoke(id: $id) { id deleted } } }', { id: t.id }),
+    verify: async (r, t) => {
+      assert.deepEqual(dataOf(r).token.revoke, { id: t.id, deleted: true });
+      assert.equal((await admin({ token: t.token, workspaceId: owner.workspaceId }, CONNECTIVITY)).status, 401);
+    },
+  },
   {
     name: 'model.list',
     kind: 'read',
@@ -231,13 +293,19 @@ type Expected = { allowed: true } | { allowed: false; status: 401 } | { allowed:
 
 function expected(principal: Principal, kind: Kind): Expected {
   if (kind === 'delivery') return { allowed: true }; // no token needed, whatever headers come with the request
+  if (principal === 'session without CSRF token') {
+    return { allowed: false, status: 403, message: 'Forbidden: missing or wrong CSRF token' };
+  }
   if (principal === 'owner' || principal === 'admin') return { allowed: true };
-  if (principal === 'editor') {
-    return kind === 'model-write' ? { allowed: false, status: 403, message: 'Forbidden: editor may not change models' } : { allowed: true };
+  if (principal === 'editor' || principal === 'editor session') {
+    if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: editor may not change models' };
+    if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: editor may not manage tokens' };
+    return { allowed: true };
   }
   if (principal === 'viewer') {
     if (kind === 'record-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not write records' };
     if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not change models' };
+    if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: viewer may not manage tokens' };
     return { allowed: true };
   }
   return { allowed: false, status: 401 };
@@ -254,7 +322,9 @@ async function snapshot(): Promise<unknown> {
   }
   // The other workspace must not change either.
   const otherModels = (await other.ok(CONNECTIVITY)).model.list;
-  return { models, records, otherModels };
+  const tokens = (await owner.ok(`{ token { list { ${TOKEN_FIELDS} } } }`)).token.list;
+  const otherTokens = (await other.ok(`{ token { list { ${TOKEN_FIELDS} } } }`)).token.list;
+  return { models, records, otherModels, tokens, otherTokens };
 }
 
 function sqlitePath(databaseUrl: string): string {
@@ -310,6 +380,12 @@ before(async () => {
   principals.set('expired token', { token: expired.token, workspaceId: ws });
   principals.set('token of another workspace', { token: other.token, workspaceId: ws });
   principals.set('wrong workspace id', { token: owner.token, workspaceId: randomUUID() });
+
+  // The admin application's session (cookie + x-csrf-token) of the editor: the editor's role, no token.
+  await setPassword(server, 'editor@acme.test', 'editor password');
+  const session = await signIn(server, 'editor@acme.test', 'editor password');
+  principals.set('editor session', sessionCredentials(session, ws));
+  principals.set('session without CSRF token', sessionCredentials(session, ws, { csrf: false }));
 });
 
 after(async () => {

@@ -196,6 +196,107 @@ for (const target of targets) {
       assert.equal((await store.tenancy.findTokenByHash(otherHash))?.expiresAt, null);
     });
 
+    test('tokens: listed per workspace newest first, with user and role, never the hash; revoked in their workspace only', async () => {
+      const orgSlug = `org-${randomBytes(4).toString('hex')}`;
+      const main = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'main', email: `owner-${orgSlug}@example.com`, role: 'owner', defaultRole: 'owner' });
+      const other = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'other', email: `owner-${orgSlug}@example.com`, role: 'owner', defaultRole: 'owner' });
+      const editor = await store.tenancy.ensureMemberOf(main.workspace.id, `editor-${orgSlug}@example.com`, 'editor', 'editor');
+      assert.ok(editor);
+      const make = async (workspaceId: string, userId: string, name: string | null, expiresAt: string | null = null) => {
+        const id = newId();
+        await store.tenancy.createToken({ id, hash: randomBytes(16).toString('hex'), workspaceId, userId, name, expiresAt });
+        await sleep(2); // distinct creation times
+        return id;
+      };
+      const first = await make(main.workspace.id, main.membership.userId, 'first');
+      const second = await make(main.workspace.id, editor.userId, null, '2100-01-01T00:00:00.000Z');
+      const elsewhere = await make(other.workspace.id, main.membership.userId, 'other workspace');
+
+      const listed = await store.tenancy.listTokens(main.workspace.id);
+      assert.deepEqual(listed.map((token) => token.id), [second, first], 'newest first, this workspace only');
+      assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'expiresAt', 'id', 'name', 'revokedAt', 'role', 'userEmail', 'userId']);
+      assert.deepEqual({ ...listed[0]!, createdAt: 'x' }, {
+        id: second,
+        name: null,
+        userId: editor.userId,
+        userEmail: `editor-${orgSlug}@example.com`,
+        role: 'editor',
+        createdAt: 'x',
+        expiresAt: '2100-01-01T00:00:00.000Z',
+        revokedAt: null,
+      });
+      assert.match(listed[0]!.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      assert.deepEqual(await store.tenancy.findWorkspaceToken(main.workspace.id, first), listed[1]);
+      assert.equal(await store.tenancy.findWorkspaceToken(main.workspace.id, elsewhere), null, 'a token of another workspace');
+
+      assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, elsewhere), false, 'not a token of this workspace');
+      assert.equal((await store.tenancy.findWorkspaceToken(other.workspace.id, elsewhere))?.revokedAt, null);
+      assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, first), true);
+      const revokedAt = (await store.tenancy.findWorkspaceToken(main.workspace.id, first))?.revokedAt;
+      assert.ok(revokedAt);
+      await sleep(5);
+      assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, first), true, 'revoking again is fine');
+      assert.equal((await store.tenancy.findWorkspaceToken(main.workspace.id, first))?.revokedAt, revokedAt, 'and keeps the first time');
+      assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, 'no-such-token'), false);
+      assert.deepEqual(await store.tenancy.listTokens('no-such-workspace'), []);
+    });
+
+    test('users: password hash by email, workspaces of a user, member access', async () => {
+      const orgSlug = `org-${randomBytes(4).toString('hex')}`;
+      const email = `user-${orgSlug}@example.com`;
+      const b = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'b-shop', email, role: 'viewer', defaultRole: 'owner' });
+      const a = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'a-main', email, role: 'admin', defaultRole: 'owner' });
+      await store.tenancy.setWriteBudget(b.workspace.id, 42);
+      const userId = a.membership.userId;
+
+      assert.deepEqual(await store.tenancy.findUserByEmail(email), { id: userId, email, passwordHash: null });
+      assert.equal(await store.tenancy.findUserByEmail('nobody@example.com'), null);
+      assert.equal(await store.tenancy.setPasswordHash(email, '$scrypt$ln=15,r=8,p=3$c2FsdA$aGFzaA'), true);
+      assert.equal((await store.tenancy.findUserByEmail(email))?.passwordHash, '$scrypt$ln=15,r=8,p=3$c2FsdA$aGFzaA');
+      assert.equal(await store.tenancy.setPasswordHash('nobody@example.com', 'x'), false);
+
+      assert.deepEqual(await store.tenancy.workspacesOf(userId), [
+        { id: a.workspace.id, orgSlug, slug: 'a-main', role: 'admin' },
+        { id: b.workspace.id, orgSlug, slug: 'b-shop', role: 'viewer' },
+      ]);
+      assert.deepEqual(await store.tenancy.workspacesOf('no-such-user'), []);
+      assert.deepEqual(await store.tenancy.findMember(a.workspace.id, userId), { role: 'admin', writeBudget: null });
+      assert.deepEqual(await store.tenancy.findMember(b.workspace.id, userId), { role: 'viewer', writeBudget: 42 });
+      assert.equal(await store.tenancy.findMember('no-such-workspace', userId), null);
+      assert.equal(await store.tenancy.findMember(a.workspace.id, 'no-such-user'), null);
+    });
+
+    test('sessions: created, found with the email, touched, deleted; expired ones swept; a new password ends them', async () => {
+      const orgSlug = `org-${randomBytes(4).toString('hex')}`;
+      const email = `session-${orgSlug}@example.com`;
+      const { membership } = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'main', email, role: 'owner', defaultRole: 'owner' });
+      const userId = membership.userId;
+      const now = Date.now();
+      const live = { idHash: randomBytes(32).toString('hex'), userId, csrfToken: 'csrf-live', createdAt: now, expiresAt: now + 60_000 };
+      const expired = { idHash: randomBytes(32).toString('hex'), userId, csrfToken: 'csrf-old', createdAt: now - 120_000, expiresAt: now - 1 };
+      await store.tenancy.createSession(live);
+      await store.tenancy.createSession(expired);
+
+      assert.deepEqual(await store.tenancy.findSession(live.idHash), { ...live, email, lastSeen: now });
+      assert.equal(await store.tenancy.findSession('unknown'), null);
+      await store.tenancy.touchSession(live.idHash, now + 5000, now + 90_000);
+      assert.deepEqual(await store.tenancy.findSession(live.idHash), { ...live, email, lastSeen: now + 5000, expiresAt: now + 90_000 });
+
+      assert.equal((await store.tenancy.findSession(expired.idHash))?.expiresAt, now - 1, 'found even when expired: the caller decides');
+      assert.ok((await store.tenancy.deleteExpiredSessions(now)) >= 1);
+      assert.equal(await store.tenancy.findSession(expired.idHash), null);
+      assert.ok(await store.tenancy.findSession(live.idHash), 'a live session is kept');
+
+      assert.equal(await store.tenancy.deleteSession(live.idHash), true);
+      assert.equal(await store.tenancy.deleteSession(live.idHash), false);
+      assert.equal(await store.tenancy.findSession(live.idHash), null);
+
+      const other = { ...live, idHash: randomBytes(32).toString('hex') };
+      await store.tenancy.createSession(other);
+      assert.equal(await store.tenancy.setPasswordHash(email, 'new-hash'), true);
+      assert.equal(await store.tenancy.findSession(other.idHash), null, 'setting a password signs the user out everywhere');
+    });
+
     test('models: create, get, getBySlug, list; a used slug is CONFLICT', async () => {
       const workspaceId = await newWorkspace(store);
       const fields = [

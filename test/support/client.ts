@@ -5,6 +5,10 @@ import type { BootstrapArgs, TestServer } from './server.js';
 export interface Credentials {
   token?: string;
   workspaceId?: string;
+  /** A Cookie header (the admin application's session: `cs_session=…`). */
+  cookie?: string;
+  /** Sent as x-csrf-token (with a session cookie). */
+  csrfToken?: string;
 }
 
 export interface GqlResponse {
@@ -31,6 +35,8 @@ export function authHeaders(credentials: Credentials): Record<string, string> {
   const headers: Record<string, string> = {};
   if (credentials.token !== undefined) headers.authorization = `Bearer ${credentials.token}`;
   if (credentials.workspaceId !== undefined) headers['x-workspace-id'] = credentials.workspaceId;
+  if (credentials.cookie !== undefined) headers.cookie = credentials.cookie;
+  if (credentials.csrfToken !== undefined) headers['x-csrf-token'] = credentials.csrfToken;
   return headers;
 }
 

@@ -10,25 +10,28 @@ import type { Permission } from '../../domain/roles.js';
 import { importRowLimitError, MAX_IMPORT_ROWS } from '../../services/limits.js';
 import type { PreparedOperation } from '../request.js';
 
-/** What running an admin operation needs: the strongest permission and the record-write cost. */
+/** What running an admin operation needs: the permissions it uses and the record-write cost. */
 export interface OperationPlan {
   permissions: Set<Permission>;
   cost: number;
 }
 
 /**
- * Works out, before anything runs, what the operation will do: which namespaces it writes and how many
- * record writes it makes (aliases add up; an import costs its number of rows).
+ * Works out, before anything runs, what the operation will do: which namespaces it writes (or, for `token`,
+ * reads) and how many record writes it makes (aliases add up; an import costs its number of rows).
  */
 export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOperation): OperationPlan {
   const plan: OperationPlan = { permissions: new Set(['read']), cost: 0 };
-  if (prepared.operation.operation !== 'mutation') return plan;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of prepared.document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
+  const namespaces = fieldsOf(prepared.operation.selectionSet, fragments);
+  // Tokens, read or written, are for owners and admins only; token mutations cost nothing (cost = record writes).
+  if (namespaces.some((namespace) => namespace.name.value === 'token')) plan.permissions.add('manage tokens');
+  if (prepared.operation.operation !== 'mutation') return plan;
   const recordMutations = schema.getType('RecordMutations') as import('graphql').GraphQLObjectType;
-  for (const namespace of fieldsOf(prepared.operation.selectionSet, fragments)) {
+  for (const namespace of namespaces) {
     if (namespace.name.value === 'model') plan.permissions.add('change models');
     if (namespace.name.value !== 'record' || !namespace.selectionSet) continue;
     for (const write of fieldsOf(namespace.selectionSet, fragments)) {

@@ -38,11 +38,68 @@ export const ADMIN_SDL = /* GraphQL */ `
   type Query {
     model: ModelQueries!
     record: RecordQueries!
+    "The calling workspace (beyond the spec)."
+    workspace: WorkspaceQueries!
+    "API tokens of the calling workspace; owner and admin only (beyond the spec)."
+    token: TokenQueries!
   }
 
   type Mutation {
     model: ModelMutations!
     record: RecordMutations!
+    "Create and revoke API tokens; owner and admin only; not counted against the write budget (beyond the spec)."
+    token: TokenMutations!
+  }
+
+  type WorkspaceQueries {
+    current: WorkspaceInfo!
+  }
+
+  type WorkspaceInfo {
+    id: ID!
+    orgSlug: String!
+    slug: String!
+    "The caller's role in this workspace."
+    role: String!
+    "Path of the delivery route of this workspace: /public/<org>/<workspace>/graphql"
+    deliveryPath: String!
+    "Record writes per minute from API tokens: the workspace's own budget, else the server's default."
+    writeBudget: Int!
+    writeBudgetIsDefault: Boolean!
+  }
+
+  type TokenQueries {
+    "Every token of the workspace (all users', revoked and expired ones too), newest first; never the token itself."
+    list: [ApiToken!]!
+  }
+
+  type TokenMutations {
+    "A new token acting as the calling user in this workspace, with the user's role. The token is in the answer only."
+    create(input: CreateApiTokenInput!): CreatedApiToken!
+    "The token stops working at once. Revoking a revoked token changes nothing."
+    revoke(id: ID!): DeletionResult!
+  }
+
+  input CreateApiTokenInput {
+    name: String!
+    expiresAt: DateTime
+  }
+
+  type ApiToken {
+    id: ID!
+    name: String
+    userEmail: String!
+    "The role of the token's user in this workspace (what the token may do)."
+    role: String!
+    createdAt: DateTime!
+    expiresAt: DateTime
+    revokedAt: DateTime
+  }
+
+  type CreatedApiToken {
+    "The token (cs_…). Shown only in this answer: it is stored as a hash."
+    token: String!
+    apiToken: ApiToken!
   }
 
   type ModelQueries {

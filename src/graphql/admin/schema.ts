@@ -2,6 +2,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { ListArguments } from '../../domain/listing.js';
 import type { ModelDefinitionInput } from '../../domain/model-definition.js';
 import type { UpdateModelInput } from '../../services/model-service.js';
+import type { CreateApiTokenInput } from '../../services/token-service.js';
+import type { ApiTokenInfo } from '../../store/store.js';
 import { buildExecutableSchema, namespace } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
 import { ADMIN_SDL } from './schema.graphql.js';
@@ -39,10 +41,32 @@ const recordMutations: Record<string, Resolver> = {
     services.records.delete(actor, id, force === true),
 };
 
+const workspaceQueries: Record<string, Resolver> = {
+  current: (_, __, { actor, services }) => services.workspaces.current(actor),
+};
+
+const tokenQueries: Record<string, Resolver> = {
+  list: (_, __, { actor, services }) => services.tokens.list(actor.workspaceId),
+};
+
+const tokenMutations: Record<string, Resolver> = {
+  create: (_, { input }: Input<CreateApiTokenInput>, { actor, services }) => services.tokens.create(actor, input),
+  revoke: (_, { id }: { id: string }, { actor, services }) => services.tokens.revoke(actor, id),
+};
+
+const apiToken: Record<string, Resolver> = {
+  // A user who is no longer a member: the token is refused whatever its role was.
+  role: (token) => (token as ApiTokenInfo).role ?? 'none',
+};
+
 export function buildAdminSchema(): GraphQLSchema {
   return buildExecutableSchema(ADMIN_SDL, {
-    Query: { model: namespace, record: namespace },
-    Mutation: { model: namespace, record: namespace },
+    Query: { model: namespace, record: namespace, workspace: namespace, token: namespace },
+    Mutation: { model: namespace, record: namespace, token: namespace },
+    WorkspaceQueries: workspaceQueries,
+    TokenQueries: tokenQueries,
+    TokenMutations: tokenMutations,
+    ApiToken: apiToken,
     ModelQueries: modelQueries,
     ModelMutations: modelMutations,
     RecordQueries: recordQueries,

@@ -91,6 +91,19 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE models ADD COLUMN write_version bigint NOT NULL DEFAULT 0;
   `,
+  `
+  CREATE TABLE sessions (
+    id_hash text COLLATE "C" PRIMARY KEY,
+    user_id text COLLATE "C" NOT NULL REFERENCES users(id),
+    csrf_token text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    last_seen bigint NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions (user_id);
+  CREATE INDEX sessions_expires ON sessions (expires_at);
+  CREATE INDEX api_tokens_workspace ON api_tokens (workspace_id, created_at);
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

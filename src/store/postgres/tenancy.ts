@@ -1,9 +1,37 @@
 import type { Pool, PoolClient } from 'pg';
 import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
-import type { BootstrapInput, Membership, NewToken, TenancyStore, TokenRecord, Workspace } from '../store.js';
+import type {
+  ApiTokenInfo,
+  BootstrapInput,
+  MemberAccess,
+  Membership,
+  NewSession,
+  NewToken,
+  SessionRecord,
+  TenancyStore,
+  TokenRecord,
+  UserRecord,
+  UserWorkspace,
+  Workspace,
+} from '../store.js';
 import { inTransaction } from './sql.js';
-import { TOKEN_SELECT, toTokenRecord, toWorkspace, WORKSPACE_SELECT, type TokenRow, type WorkspaceRow } from '../rows.js';
+import {
+  SESSION_SELECT,
+  TOKEN_INFO_SELECT,
+  TOKEN_SELECT,
+  toApiTokenInfo,
+  toSession,
+  toTokenRecord,
+  toUserWorkspace,
+  toWorkspace,
+  USER_WORKSPACES_SELECT,
+  WORKSPACE_SELECT,
+  type SessionRow,
+  type TokenInfoRow,
+  type TokenRow,
+  type WorkspaceRow,
+} from '../rows.js';
 
 
 /**
@@ -93,6 +121,95 @@ export class PostgresTenancyStore implements TenancyStore {
       id,
     ]);
     return (result.rowCount ?? 0) > 0;
+  }
+
+  async listTokens(workspaceId: string): Promise<ApiTokenInfo[]> {
+    const { rows } = await this.pool.query<TokenInfoRow>(
+      `${TOKEN_INFO_SELECT} WHERE t.workspace_id = $1 ORDER BY t.created_at DESC, t.id DESC`,
+      [workspaceId],
+    );
+    return rows.map(toApiTokenInfo);
+  }
+
+  async findWorkspaceToken(workspaceId: string, id: string): Promise<ApiTokenInfo | null> {
+    const { rows } = await this.pool.query<TokenInfoRow>(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = $1 AND t.id = $2`, [
+      workspaceId,
+      id,
+    ]);
+    return rows[0] ? toApiTokenInfo(rows[0]) : null;
+  }
+
+  async revokeWorkspaceToken(workspaceId: string, id: string): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 AND workspace_id = $3',
+      [Date.now(), id, workspaceId],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async findUserByEmail(email: string): Promise<UserRecord | null> {
+    const { rows } = await this.pool.query<{ id: string; email: string; password_hash: string | null }>(
+      'SELECT id, email, password_hash FROM users WHERE email = $1',
+      [email],
+    );
+    const row = rows[0];
+    return row ? { id: row.id, email: row.email, passwordHash: row.password_hash } : null;
+  }
+
+  async setPasswordHash(email: string, passwordHash: string): Promise<boolean> {
+    return inTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ id: string }>('UPDATE users SET password_hash = $1 WHERE email = $2 RETURNING id', [
+        passwordHash,
+        email,
+      ]);
+      if (!rows[0]) return false;
+      await client.query('DELETE FROM sessions WHERE user_id = $1', [rows[0].id]);
+      return true;
+    });
+  }
+
+  async workspacesOf(userId: string): Promise<UserWorkspace[]> {
+    const { rows } = await this.pool.query<{ id: string; org_slug: string; slug: string; role: Role }>(
+      `${USER_WORKSPACES_SELECT} WHERE m.user_id = $1 ORDER BY o.slug COLLATE "C", w.slug COLLATE "C", w.id`,
+      [userId],
+    );
+    return rows.map(toUserWorkspace);
+  }
+
+  async findMember(workspaceId: string, userId: string): Promise<MemberAccess | null> {
+    const { rows } = await this.pool.query<{ role: Role; write_budget: number | null }>(
+      `SELECT m.role, w.write_budget FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+       WHERE m.workspace_id = $1 AND m.user_id = $2`,
+      [workspaceId, userId],
+    );
+    return rows[0] ? { role: rows[0].role, writeBudget: rows[0].write_budget } : null;
+  }
+
+  async createSession(session: NewSession): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at, last_seen)
+       VALUES ($1, $2, $3, $4, $5, $4)`,
+      [session.idHash, session.userId, session.csrfToken, session.createdAt, session.expiresAt],
+    );
+  }
+
+  async findSession(idHash: string): Promise<SessionRecord | null> {
+    const { rows } = await this.pool.query<SessionRow>(`${SESSION_SELECT} WHERE s.id_hash = $1`, [idHash]);
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  async touchSession(idHash: string, lastSeen: number, expiresAt: number): Promise<void> {
+    await this.pool.query('UPDATE sessions SET last_seen = $1, expires_at = $2 WHERE id_hash = $3', [lastSeen, expiresAt, idHash]);
+  }
+
+  async deleteSession(idHash: string): Promise<boolean> {
+    const result = await this.pool.query('DELETE FROM sessions WHERE id_hash = $1', [idHash]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async deleteExpiredSessions(now: number): Promise<number> {
+    const result = await this.pool.query('DELETE FROM sessions WHERE expires_at <= $1', [now]);
+    return result.rowCount ?? 0;
   }
 }
 

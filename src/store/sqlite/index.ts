@@ -34,15 +34,17 @@ export function openSqliteStore(path: string): Store {
   db.pragma('foreign_keys = ON');
   migrate(db);
   reusePreparedStatements(db);
+  const records = new SqliteRecordStore(db);
   return {
     tenancy: new SqliteTenancyStore(db),
     models: new SqliteModelStore(db),
-    records: new SqliteRecordStore(db),
+    records,
     sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();
     },
     async close() {
+      records.writes.flush();
       db.close();
     },
   };

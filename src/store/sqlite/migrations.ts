@@ -78,6 +78,19 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE models ADD COLUMN write_version INTEGER NOT NULL DEFAULT 0;
   `,
+  `
+  CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users(id),
+    csrf_token TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions (user_id);
+  CREATE INDEX sessions_expires ON sessions (expires_at);
+  CREATE INDEX api_tokens_workspace ON api_tokens (workspace_id, created_at);
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { FieldDefinition, ProductSettings } from '../../domain/fields.js';
-import type { ListWindow } from '../../domain/listing.js';
+import type { ListWindow, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type {
   NewRecord,
@@ -12,14 +12,35 @@ import type {
   StoredRecord,
   WriteContext,
 } from '../store.js';
-import { isUniqueViolation } from './sql.js';
-import { afterCursor, fromJson, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { ServiceError } from '../../domain/errors.js';
+import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
+import { afterCursor, fromJson, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { WriteGroup } from './write-group.js';
+
+/**
+ * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
+ * JavaScript values costs far more than SQLite's own work for a page, so only what differs between rows is read:
+ * the workspace is the model's.
+ */
+type ListRow = [
+  id: string,
+  data: string,
+  createdAt: number,
+  updatedAt: number,
+  createdBy: string | null,
+  updatedBy: string | null,
+];
+const LIST_COLUMNS = 'id, data, created_at, updated_at, created_by, updated_by';
 
 export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
   private readonly selectById: Database.Statement;
+  private readonly listStatements = new Map<string, Database.Statement>();
+  private readonly workspaces = new Map<string, string>();
+  /** Single writes (insert, modify, delete) share commits with the other writes of their event-loop turn. */
+  readonly writes: WriteGroup;
 
   constructor(private readonly db: Database.Database) {
     this.insertRow = db.prepare(
@@ -29,15 +50,22 @@ export class SqliteRecordStore implements RecordStore {
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
     this.addToCount = db.prepare('UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
+    this.writes = new WriteGroup(db);
   }
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
-    const now = Date.now();
-    const run = this.db.transaction(() => {
-      if (!this.insertOne(context, record, now)) throw skuConflict(context.model);
+    const now = await this.writes.run(() => {
+      const at = Date.now();
+      try {
+        if (!this.insertOne(context, record, at)) throw skuConflict(context.model);
+      } catch (error) {
+        // The model was deleted between the checks and this write (the write waited for its group's turn).
+        if (isForeignKeyViolation(error)) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
+        throw error;
+      }
       this.addToCount.run(1, context.model.id);
+      return at;
     });
-    run.immediate();
     const { model, userId } = context;
     const at = new Date(now).toISOString();
     return {
@@ -99,24 +127,24 @@ export class SqliteRecordStore implements RecordStore {
     userId: string | null,
     change: (current: StoredRecord) => ReplacementData,
   ): Promise<StoredRecord | null> {
-    const run = this.db.transaction((): StoredRecord | null => {
+    return this.writes.run((): StoredRecord | null => {
       const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
       if (!row) return null;
       const next = change(toRecord(row));
       const now = Math.max(Date.now(), Number(row.updated_at));
+      const text = JSON.stringify(next.data);
       try {
         this.db
           .prepare('UPDATE records SET data = ?, sku = ?, updated_at = ?, updated_by = ? WHERE id = ?')
-          .run(JSON.stringify(next.data), next.sku, now, userId, id);
+          .run(text, next.sku, now, userId, id);
       } catch (error) {
         if (isUniqueViolation(error)) throw skuConflict(this.productOf(row.model_id));
         throw error;
       }
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
-      return toRecord({ ...row, data: JSON.stringify(next.data), updated_at: now, updated_by: userId });
+      return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
     });
-    return run.immediate();
   }
 
   private productOf(modelId: string): { product: ProductSettings | null } {
@@ -140,7 +168,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]> {
-    const run = this.db.transaction((): 'deleted' | 'not-found' | Reference[] => {
+    return this.writes.run((): 'deleted' | 'not-found' | Reference[] => {
       const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
       if (!row) return 'not-found';
       const references = this.selectReferences(id);
@@ -151,7 +179,6 @@ export class SqliteRecordStore implements RecordStore {
       this.addToCount.run(-1, row.model_id);
       return 'deleted';
     });
-    return run.immediate();
   }
 
   private dropReference(reference: Reference, targetId: string): void {
@@ -174,16 +201,48 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async list(modelId: string, window: ListWindow, after?: PageCursor): Promise<StoredRecord[]> {
-    const order = ORDER_BY[window.sort];
     const rows = (
       after
-        ? this.db
-            .prepare(`SELECT * FROM records WHERE model_id = ? AND ${afterCursor(window.sort, '?', '?')} ORDER BY ${order} LIMIT ?`)
-            .all(modelId, after.time, after.id, window.limit)
-        : this.db
-            .prepare(`SELECT * FROM records WHERE model_id = ? ORDER BY ${order} LIMIT ? OFFSET ?`)
-            .all(modelId, window.limit, window.offset)
-    ) as RecordRow[];
-    return rows.map(toRecord);
+        ? this.listStatement(window.sort, window.limit, true).all(modelId, after.time, after.id)
+        : this.listStatement(window.sort, window.limit, false).all(modelId, window.offset)
+    ) as ListRow[];
+    if (rows.length === 0) return [];
+    const workspaceId = this.workspaceOf(modelId);
+    const records = new Array<StoredRecord>(rows.length);
+    for (let index = 0; index < rows.length; index++) {
+      const row = rows[index]!;
+      records[index] = recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]);
+    }
+    return records;
+  }
+
+  /**
+   * The page query of a sort and page size, in raw mode (rows as arrays), prepared once. The limit is part of
+   * the SQL text: bound as a parameter, it made SQLite (built with STAT4) prepare the statement again on every run.
+   */
+  private listStatement(sort: RecordSort, limit: number, afterACursor: boolean): Database.Statement {
+    const key = `${sort}|${limit}|${afterACursor}`;
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`Bad page size ${limit}`);
+      const where = afterACursor ? `model_id = ? AND ${afterCursor(sort, '?', '?')}` : 'model_id = ?';
+      const page = afterACursor ? `LIMIT ${limit}` : `LIMIT ${limit} OFFSET ?`;
+      statement = this.db.prepare(`SELECT ${LIST_COLUMNS} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`).raw(true);
+      this.listStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  /** A model's workspace (it never changes, and model ids are never reused). */
+  private workspaceOf(modelId: string): string {
+    let workspaceId = this.workspaces.get(modelId);
+    if (workspaceId === undefined) {
+      // Called with rows of the model in hand: the model exists (records reference it).
+      const row = this.db.prepare('SELECT workspace_id FROM models WHERE id = ?').get(modelId) as { workspace_id: string };
+      workspaceId = row.workspace_id;
+      if (this.workspaces.size >= 10_000) this.workspaces.clear();
+      this.workspaces.set(modelId, workspaceId);
+    }
+    return workspaceId;
   }
 }

@@ -1,8 +1,36 @@
 import type Database from 'better-sqlite3';
 import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
-import type { BootstrapInput, Membership, NewToken, TenancyStore, TokenRecord, Workspace } from '../store.js';
-import { TOKEN_SELECT, toTokenRecord, toWorkspace, WORKSPACE_SELECT, type TokenRow, type WorkspaceRow } from '../rows.js';
+import type {
+  ApiTokenInfo,
+  BootstrapInput,
+  MemberAccess,
+  Membership,
+  NewSession,
+  NewToken,
+  SessionRecord,
+  TenancyStore,
+  TokenRecord,
+  UserRecord,
+  UserWorkspace,
+  Workspace,
+} from '../store.js';
+import {
+  SESSION_SELECT,
+  TOKEN_INFO_SELECT,
+  TOKEN_SELECT,
+  toApiTokenInfo,
+  toSession,
+  toTokenRecord,
+  toUserWorkspace,
+  toWorkspace,
+  USER_WORKSPACES_SELECT,
+  WORKSPACE_SELECT,
+  type SessionRow,
+  type TokenInfoRow,
+  type TokenRow,
+  type WorkspaceRow,
+} from '../rows.js';
 
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Database.Database) {}
@@ -111,5 +139,87 @@ export class SqliteTenancyStore implements TenancyStore {
       this.db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id)
         .changes > 0
     );
+  }
+
+  async listTokens(workspaceId: string): Promise<ApiTokenInfo[]> {
+    const rows = this.db
+      .prepare(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = ? ORDER BY t.created_at DESC, t.id DESC`)
+      .all(workspaceId) as TokenInfoRow[];
+    return rows.map(toApiTokenInfo);
+  }
+
+  async findWorkspaceToken(workspaceId: string, id: string): Promise<ApiTokenInfo | null> {
+    const row = this.db.prepare(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = ? AND t.id = ?`).get(workspaceId, id) as
+      | TokenInfoRow
+      | undefined;
+    return row ? toApiTokenInfo(row) : null;
+  }
+
+  async revokeWorkspaceToken(workspaceId: string, id: string): Promise<boolean> {
+    const result = this.db
+      .prepare('UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND workspace_id = ?')
+      .run(Date.now(), id, workspaceId);
+    return result.changes > 0;
+  }
+
+  async findUserByEmail(email: string): Promise<UserRecord | null> {
+    const row = this.db.prepare('SELECT id, email, password_hash FROM users WHERE email = ?').get(email) as
+      | { id: string; email: string; password_hash: string | null }
+      | undefined;
+    return row ? { id: row.id, email: row.email, passwordHash: row.password_hash } : null;
+  }
+
+  async setPasswordHash(email: string, passwordHash: string): Promise<boolean> {
+    const run = this.db.transaction(() => {
+      const user = this.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
+      if (!user) return false;
+      this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, user.id);
+      this.db.prepare('DELETE FROM sessions WHERE user_id = ?').run(user.id);
+      return true;
+    });
+    return run.immediate();
+  }
+
+  async workspacesOf(userId: string): Promise<UserWorkspace[]> {
+    const rows = this.db
+      .prepare(`${USER_WORKSPACES_SELECT} WHERE m.user_id = ? ORDER BY o.slug, w.slug, w.id`)
+      .all(userId) as { id: string; org_slug: string; slug: string; role: Role }[];
+    return rows.map(toUserWorkspace);
+  }
+
+  async findMember(workspaceId: string, userId: string): Promise<MemberAccess | null> {
+    const row = this.db
+      .prepare(
+        `SELECT m.role, w.write_budget FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+         WHERE m.workspace_id = ? AND m.user_id = ?`,
+      )
+      .get(workspaceId, userId) as { role: Role; write_budget: number | null } | undefined;
+    return row ? { role: row.role, writeBudget: row.write_budget } : null;
+  }
+
+  async createSession(session: NewSession): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at, last_seen)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(session.idHash, session.userId, session.csrfToken, session.createdAt, session.expiresAt, session.createdAt);
+  }
+
+  async findSession(idHash: string): Promise<SessionRecord | null> {
+    const row = this.db.prepare(`${SESSION_SELECT} WHERE s.id_hash = ?`).get(idHash) as SessionRow | undefined;
+    return row ? toSession(row) : null;
+  }
+
+  async touchSession(idHash: string, lastSeen: number, expiresAt: number): Promise<void> {
+    this.db.prepare('UPDATE sessions SET last_seen = ?, expires_at = ? WHERE id_hash = ?').run(lastSeen, expiresAt, idHash);
+  }
+
+  async deleteSession(idHash: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash).changes > 0;
+  }
+
+  async deleteExpiredSessions(now: number): Promise<number> {
+    return this.db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now).changes;
   }
 }

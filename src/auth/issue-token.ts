@@ -1,4 +1,4 @@
-import { generateToken, hashToken } from '../auth/tokens.js';
+import { generateToken, hashToken } from './tokens.js';
 import { newId } from '../ids.js';
 import type { Store } from '../store/store.js';
 

@@ -1,0 +1,139 @@
+// The admin application's only ways to the server: the session endpoints (`/admin/session`) and the same
+// GraphQL API every client uses (`POST /graphql`), authenticated by the session cookie plus the CSRF token and
+// the workspace id as headers.
+import type { Session } from './types.js';
+
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly extensions: Record<string, unknown>;
+  /** Seconds, from Retry-After on a 429. */
+  readonly retryAfter: number | undefined;
+
+  constructor(message: string, code: string, status: number, extensions: Record<string, unknown> = {}, retryAfter?: number) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = status;
+    this.extensions = extensions;
+    this.retryAfter = retryAfter;
+  }
+}
+
+interface ErrorBody {
+  errors?: { message?: unknown; extensions?: Record<string, unknown> }[];
+}
+
+let csrfToken = '';
+let workspaceId = '';
+const unauthenticatedListeners: (() => void)[] = [];
+
+export function setWorkspace(id: string): void {
+  workspaceId = id;
+}
+
+export function currentWorkspaceId(): string {
+  return workspaceId;
+}
+
+/** Called when the server answers 401 to a GraphQL request: the session ended (signed out elsewhere, expired). */
+export function onUnauthenticated(listener: () => void): void {
+  unauthenticatedListeners.push(listener);
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorFrom(response: Response, body: unknown): ApiError {
+  const first = (body as ErrorBody | undefined)?.errors?.[0];
+  const retryAfterHeader = Number(response.headers.get('retry-after'));
+  const retryAfter = Number.isFinite(retryAfterHeader) && retryAfterHeader > 0 ? retryAfterHeader : undefined;
+  if (first && typeof first.message === 'string') {
+    const extensions = first.extensions ?? {};
+    const code = typeof extensions.code === 'string' ? extensions.code : 'INTERNAL';
+    const retry = retryAfter ?? (typeof extensions.retryAfter === 'number' ? extensions.retryAfter : undefined);
+    return new ApiError(first.message, code, response.status, extensions, retry);
+  }
+  const fallback = response.status === 401 ? 'UNAUTHENTICATED' : response.status === 403 ? 'FORBIDDEN' : 'INTERNAL';
+  return new ApiError(`The server answered HTTP ${response.status}`, fallback, response.status, {}, retryAfter);
+}
+
+async function send(path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(path, { credentials: 'same-origin', ...init });
+  } catch {
+    throw new ApiError('The server could not be reached. Check the connection and try again.', 'NETWORK', 0);
+  }
+}
+
+function acceptSession(body: unknown): Session {
+  const session = body as Session;
+  csrfToken = session.csrfToken;
+  return session;
+}
+
+export async function signIn(email: string, password: string): Promise<Session> {
+  const response = await send('/admin/session', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const body = await readJson(response);
+  if (!response.ok) throw errorFrom(response, body);
+  return acceptSession(body);
+}
+
+/** The current session, or null when not signed in. */
+export async function getSession(): Promise<Session | null> {
+  const response = await send('/admin/session', { method: 'GET', headers: { accept: 'application/json' } });
+  const body = await readJson(response);
+  if (response.status === 401) return null;
+  if (!response.ok) throw errorFrom(response, body);
+  return acceptSession(body);
+}
+
+export async function signOut(): Promise<void> {
+  const response = await send('/admin/session', { method: 'DELETE', headers: { 'x-csrf-token': csrfToken } });
+  csrfToken = '';
+  if (!response.ok && response.status !== 401) throw errorFrom(response, await readJson(response));
+}
+
+/** Runs a GraphQL operation in the current workspace and returns `data`; throws the first error as an ApiError. */
+export async function gql<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
+  try {
+    return await gqlOnce<T>(query, variables);
+  } catch (error) {
+    // Signing in again in another tab replaces the session cookie, and with it the CSRF token this tab holds:
+    // read the current session once and repeat the request (the server wrote nothing for a refused one).
+    if (error instanceof ApiError && error.status === 403 && /CSRF/i.test(error.message)) {
+      if ((await getSession()) !== null) return gqlOnce<T>(query, variables);
+    }
+    throw error;
+  }
+}
+
+async function gqlOnce<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
+  const response = await send('/graphql', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'x-csrf-token': csrfToken,
+      'x-workspace-id': workspaceId,
+    },
+    body: JSON.stringify(variables === undefined ? { query } : { query, variables }),
+  });
+  const body = (await readJson(response)) as ({ data?: T } & ErrorBody) | undefined;
+  if (response.status === 401) {
+    for (const listener of unauthenticatedListeners) listener();
+  }
+  if (!response.ok || (body?.errors?.length ?? 0) > 0 || body?.data == null) throw errorFrom(response, body);
+  return body.data;
+}

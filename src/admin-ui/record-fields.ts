@@ -1,0 +1,304 @@
+// Form inputs generated from field types. Each widget reads back a JSON value (numbers as JSON numbers,
+// translatable values as locale → text objects, relations as record ids) or a problem to show next to it.
+import { gql } from './api.js';
+import { h, uid } from './dom.js';
+import { LOCALE_PATTERN } from './cells.js';
+import { displayFieldOf, recordName } from './record-names.js';
+import { isPlainObject, relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition, type ModelRecord, type RecordPage } from './types.js';
+import { button, group, input, labelled, select, type FieldRow } from './ui.js';
+
+export interface ReadResult {
+  /** `undefined`: no value (left out of a new record, removed from an existing one). */
+  value: JsonValue | undefined;
+  /** A problem found before sending, such as text in a number field. */
+  problem?: string;
+}
+
+export interface Widget {
+  row: FieldRow;
+  read(): ReadResult;
+}
+
+export interface WidgetContext {
+  models: readonly ModelDefinition[];
+  /** Error slots by path (`price`, `dims.width`), for the messages of the server. */
+  register(path: string, row: FieldRow): void;
+  disabled: boolean;
+}
+
+function hintOf(field: FieldDefinition): string | undefined {
+  switch (field.type) {
+    case 'number':
+      return 'A number, such as 149.99.';
+    case 'date':
+      return 'A date; the time is optional (UTC).';
+    case 'translatable':
+      return 'One text per locale (en, pl, pt-BR).';
+    case 'object':
+      return field.fields && field.fields.length > 0 ? undefined : 'A JSON object, such as {"width": 20}.';
+    default:
+      return undefined;
+  }
+}
+
+export function widgetFor(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext): Widget {
+  const widget = buildWidget(field, initial, path, ctx);
+  ctx.register(path, widget.row);
+  widget.row.element.setAttribute('data-field', path);
+  return widget;
+}
+
+function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext): Widget {
+  const options = { required: field.required, ...(hintOf(field) ? { hint: hintOf(field)! } : {}) };
+  const disabled = ctx.disabled;
+  switch (field.type) {
+    case 'number': {
+      const control = input({ type: 'number', step: 'any', inputmode: 'decimal', name: path, value: typeof initial === 'number' ? String(initial) : '', disabled });
+      return {
+        row: labelled(field.label, control, options),
+        read: () => {
+          if (control.validity.badInput) return { value: undefined, problem: 'must be a number, such as 149.99' };
+          if (control.value.trim() === '') return { value: undefined };
+          const number = Number(control.value);
+          return Number.isFinite(number) ? { value: number } : { value: undefined, problem: 'must be a number, such as 149.99' };
+        },
+      };
+    }
+    case 'boolean': {
+      const control = select(
+        [
+          { value: '', label: '(not set)' },
+          { value: 'true', label: 'Yes' },
+          { value: 'false', label: 'No' },
+        ],
+        initial === true ? 'true' : initial === false ? 'false' : '',
+        { name: path, disabled },
+      );
+      return {
+        row: labelled(field.label, control, options),
+        read: () => ({ value: control.value === '' ? undefined : control.value === 'true' }),
+      };
+    }
+    case 'date':
+      return dateWidget(field, initial, path, options, disabled);
+    case 'relation':
+      return relationWidget(field, initial, path, ctx, options);
+    case 'translatable':
+      return translatableWidget(field, initial, path, options, disabled);
+    case 'object':
+      if (field.fields && field.fields.length > 0) return objectWidget(field, initial, path, ctx, options);
+      return jsonWidget(field, initial, path, options, disabled);
+    case 'text':
+    default: {
+      const text = typeof initial === 'string' ? initial : initial === undefined || initial === null ? '' : JSON.stringify(initial);
+      const long = text.length > 80 || text.includes('\n');
+      const control = long ? h('textarea', { name: path, rows: 4, value: text, disabled }) : input({ name: path, value: text, disabled });
+      return {
+        row: labelled(field.label, control, options),
+        read: () => ({ value: control.value === '' ? undefined : control.value }),
+      };
+    }
+  }
+}
+
+function dateWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, options: { required: boolean; hint?: string }, disabled: boolean): Widget {
+  const original = typeof initial === 'string' ? initial : undefined;
+  let datePart = '';
+  let timePart = '';
+  if (original && /^\d{4}-\d{2}-\d{2}$/.test(original)) {
+    datePart = original;
+  } else if (original && !Number.isNaN(Date.parse(original))) {
+    const iso = new Date(original).toISOString();
+    datePart = iso.slice(0, 10);
+    timePart = iso.slice(11, 19);
+  }
+  let touched = false;
+  const date = input({ type: 'date', name: path, value: datePart, disabled, 'aria-label': `${field.label}: date` });
+  const time = input({ type: 'time', step: '1', name: `${path}.time`, value: timePart, disabled, 'aria-label': `${field.label}: time (UTC, optional)` });
+  const touch = () => {
+    touched = true;
+  };
+  date.addEventListener('input', touch);
+  time.addEventListener('input', touch);
+  const row = group(field.label, [h('div', { class: 'inline-inputs' }, date, h('span', { class: 'muted' }, 'time (UTC)'), time)], options);
+  return {
+    row,
+    read: () => {
+      if (!touched) return { value: original };
+      if (date.validity.badInput) return { value: undefined, problem: 'is not a complete date' };
+      if (date.value === '') return time.value ? { value: undefined, problem: 'a time needs a date' } : { value: undefined };
+      if (!time.value) return { value: date.value };
+      const seconds = time.value.length === 5 ? `${time.value}:00` : time.value;
+      return { value: `${date.value}T${seconds}Z` };
+    },
+  };
+}
+
+function jsonWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, options: { required: boolean; hint?: string }, disabled: boolean): Widget {
+  const control = h('textarea', { name: path, rows: 4, class: 'code', spellcheck: 'false', value: initial === undefined || initial === null ? '' : JSON.stringify(initial, null, 2), disabled });
+  return {
+    row: labelled(field.label, control, options),
+    read: () => {
+      if (control.value.trim() === '') return { value: undefined };
+      try {
+        const value = JSON.parse(control.value) as JsonValue;
+        return isPlainObject(value) ? { value } : { value: undefined, problem: 'must be a JSON object, such as {"width": 20}' };
+      } catch {
+        return { value: undefined, problem: 'is not valid JSON' };
+      }
+    },
+  };
+}
+
+function objectWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext, options: { required: boolean; hint?: string }): Widget {
+  const values = isPlainObject(initial) ? (initial as JsonObject) : {};
+  const subs = (field.fields ?? []).map((sub) => ({ key: sub.key, widget: widgetFor(sub, values[sub.key], `${path}.${sub.key}`, ctx) }));
+  const row = group(field.label, subs.map((sub) => sub.widget.row.element), { ...options, className: 'nested' });
+  return {
+    row,
+    read: () => {
+      const value: JsonObject = {};
+      const problems: string[] = [];
+      for (const sub of subs) {
+        const result = sub.widget.read();
+        if (result.problem) {
+          sub.widget.row.setError(result.problem);
+          problems.push(`${sub.key}: ${result.problem}`);
+        }
+        if (result.value !== undefined) value[sub.key] = result.value;
+      }
+      if (problems.length > 0) return { value: undefined, problem: problems.join('; ') };
+      return { value: Object.keys(value).length > 0 ? value : undefined };
+    },
+  };
+}
+
+function translatableWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, options: { required: boolean; hint?: string }, disabled: boolean): Widget {
+  const list = h('div', { class: 'locale-list' });
+  const entries: { locale: HTMLInputElement; text: HTMLInputElement; element: HTMLElement }[] = [];
+  const addEntry = (locale: string, text: string, focus: boolean) => {
+    const localeInput = input({ value: locale, size: 6, class: 'locale-input', autocomplete: 'off', spellcheck: 'false', disabled });
+    const textInput = input({ value: text, disabled });
+    const localeId = uid('locale');
+    localeInput.id = localeId;
+    const describeText = () => textInput.setAttribute('aria-label', `${field.label} (${localeInput.value || 'new locale'})`);
+    describeText();
+    localeInput.addEventListener('input', describeText);
+    localeInput.setAttribute('aria-label', `${field.label}: locale code`);
+    const entry = {
+      locale: localeInput,
+      text: textInput,
+      element: h(
+        'div',
+        { class: 'locale-row' },
+        localeInput,
+        textInput,
+        disabled
+          ? null
+          : button(
+              'Remove',
+              () => {
+                entries.splice(entries.indexOf(entry), 1);
+                entry.element.remove();
+                addButton.focus();
+              },
+              { 'aria-label': `Remove locale ${localeInput.value || ''} of ${field.label}` },
+            ),
+      ),
+    };
+    entries.push(entry);
+    list.append(entry.element);
+    if (focus) localeInput.focus();
+  };
+  const addButton = button('Add locale', () => addEntry('', '', true), { disabled, class: 'button add-locale' });
+  const existing = isPlainObject(initial) ? Object.entries(initial as JsonObject) : [];
+  if (existing.length === 0) addEntry(defaultLocale(), '', false);
+  for (const [locale, text] of existing) addEntry(locale, typeof text === 'string' ? text : JSON.stringify(text), false);
+  const row = group(field.label, [list, addButton], options);
+  return {
+    row,
+    read: () => {
+      const value: JsonObject = {};
+      for (const entry of entries) {
+        const locale = entry.locale.value.trim();
+        const text = entry.text.value;
+        if (locale === '' && text === '') continue;
+        if (!LOCALE_PATTERN.test(locale)) return { value: undefined, problem: `"${locale}" is not a locale code (such as en, pl or pt-BR)` };
+        if (locale in value) return { value: undefined, problem: `locale ${locale} is given twice` };
+        if (text !== '') value[locale] = text;
+      }
+      return { value: Object.keys(value).length > 0 ? value : undefined };
+    },
+  };
+}
+
+function defaultLocale(): string {
+  const tag = (navigator.language || 'en').split('-')[0]!.toLowerCase();
+  return LOCALE_PATTERN.test(tag) ? tag : 'en';
+}
+
+const PICKER_PAGE = 100;
+
+/** A picker listing the target model's records by their display field, 100 at a time ("Load more"). */
+function relationWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext, options: { required: boolean; hint?: string }): Widget {
+  const many = field.relationType === 'hasMany';
+  const current = many ? (Array.isArray(initial) ? initial.filter((id): id is string => typeof id === 'string') : []) : typeof initial === 'string' ? [initial] : [];
+  const target = ctx.models.find((model) => model.slug === relationSlug(field));
+  const control = h('select', { name: path, multiple: many, size: many ? 6 : null, disabled: ctx.disabled });
+  if (!many) control.append(h('option', { value: '' }, '(none)'));
+  const known = new Set<string>();
+  const addOption = (id: string, label: string) => {
+    if (known.has(id)) return;
+    known.add(id);
+    control.append(h('option', { value: id, selected: current.includes(id) }, label));
+  };
+  for (const id of current) addOption(id, `${id} (current)`);
+  const status = h('span', { class: 'muted small', 'aria-live': 'polite' });
+  let offset = 0;
+  const more = button('Load more', () => void load(), { hidden: true, class: 'button small' });
+  const load = async () => {
+    if (!target) return;
+    more.disabled = true;
+    status.textContent = 'Loading records…';
+    try {
+      const data = await gql<{ record: { list: RecordPage } }>(
+        'query PickRecords($id: ID!, $limit: Int, $offset: Int) { record { list(modelId: $id, limit: $limit, offset: $offset, sort: "updatedAt_desc") { total hasMore items { id data createdAt updatedAt } } } }',
+        { id: target.id, limit: PICKER_PAGE, offset },
+      );
+      const page = data.record.list;
+      for (const record of page.items as ModelRecord[]) {
+        const name = recordName(target, record);
+        if (known.has(record.id)) {
+          const option = [...control.options].find((candidate) => candidate.value === record.id);
+          if (option) option.textContent = name;
+        } else {
+          addOption(record.id, name);
+        }
+      }
+      offset += page.items.length;
+      more.hidden = !page.hasMore;
+      status.textContent = `${Math.min(offset, page.total)} of ${page.total} ${target.name} records listed`;
+    } catch (error) {
+      status.textContent = `Could not list the records: ${(error as Error).message}`;
+    } finally {
+      more.disabled = false;
+    }
+  };
+  void load();
+  const targetName = target ? `${target.name} (${displayFieldOf(target)?.label ?? 'record'})` : relationSlug(field);
+  const hint = target
+    ? many
+      ? `Records of ${targetName}; hold Ctrl (or ⌘) to choose several.`
+      : `A record of ${targetName}.`
+    : `The target model ${relationSlug(field)} is not in this workspace.`;
+  const row = labelled(field.label, control, { ...options, hint });
+  row.element.append(h('div', { class: 'picker-tools' }, more, status));
+  return {
+    row,
+    read: () => {
+      const chosen = [...control.selectedOptions].map((option) => option.value).filter((id) => id !== '');
+      if (many) return { value: chosen.length > 0 ? chosen : undefined };
+      return { value: chosen[0] };
+    },
+  };
+}

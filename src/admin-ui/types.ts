@@ -1,0 +1,88 @@
+// Shapes of the admin GraphQL API as the admin application reads them (see docs CONTRACT: ModelDefinition etc.).
+// The field definition is the client SDK's (src/client/types.ts), narrowed to the field types this version knows.
+import type { FieldDefinition as AnyFieldDefinition, KnownFieldType, ProductSettings } from '../client/types.js';
+
+export { isPlainObject } from '../client/diff.js';
+export type { ProductSettings };
+
+export type FieldType = KnownFieldType;
+export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'boolean', 'date', 'relation', 'translatable', 'object'];
+
+export type FieldDefinition = AnyFieldDefinition<FieldType>;
+
+export interface ModelSummary {
+  id: string;
+  name: string;
+  slug: string;
+  description: string | null;
+  displayField: string;
+  deliveryAccess: 'public' | 'none';
+  recordCount: number;
+  product: ProductSettings | null;
+  updatedAt: string;
+}
+
+export interface ModelDefinition extends ModelSummary {
+  fields: FieldDefinition[];
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface ModelRecord {
+  id: string;
+  data: JsonObject;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RecordPage {
+  total: number;
+  hasMore: boolean;
+  items: ModelRecord[];
+}
+
+export type Role = 'owner' | 'admin' | 'editor' | 'viewer';
+
+export interface SessionWorkspace {
+  id: string;
+  orgSlug: string;
+  slug: string;
+  role: Role;
+}
+
+export interface Session {
+  user: { email: string };
+  csrfToken: string;
+  workspaces: SessionWorkspace[];
+}
+
+/** Roles that may create, change and delete models (the server decides; the app only hides what would fail). */
+export function mayChangeModels(role: Role | undefined): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+export function mayWriteRecords(role: Role | undefined): boolean {
+  return role === 'owner' || role === 'admin' || role === 'editor';
+}
+
+/** `model:<slug>` → `<slug>`. */
+export function relationSlug(field: FieldDefinition): string {
+  return (field.relationTo ?? '').replace(/^model:/, '');
+}
+
+/** The selection of a field list, `levels` deep into object sub-fields (GraphQL has no recursion). */
+export function fieldSelection(levels: number): string {
+  const own = 'key label type required relationTo relationType';
+  return levels <= 1 ? `fields { ${own} }` : `fields { ${own} ${fieldSelection(levels - 1)} }`;
+}
+
+/** How deep the app reads sub-fields; a model nested deeper cannot be edited here (its deepest fields are not read). */
+export const FIELD_LEVELS = 8;
+
+/** True when an object field sits at the deepest level read, so its sub-fields (if any) were not read. */
+export function hasUnreadLevels(fields: readonly FieldDefinition[], level = 1): boolean {
+  return fields.some((field) =>
+    field.type === 'object' && (level >= FIELD_LEVELS ? true : hasUnreadLevels(field.fields ?? [], level + 1)),
+  );
+}

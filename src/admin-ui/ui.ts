@@ -1,0 +1,218 @@
+// Shared pieces of the pages: labelled controls with an error slot, alerts, a confirmation dialog, copy buttons.
+import { ApiError } from './api.js';
+import { h, uid, type Child } from './dom.js';
+
+export type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** A labelled control or group, with a hint and a slot for the error the server names it in. */
+export interface FieldRow {
+  element: HTMLElement;
+  /** What gets focus when the field is in error. */
+  focusTarget: HTMLElement;
+  setError(message: string | null): void;
+}
+
+function describe(target: HTMLElement, ids: string[]): void {
+  const value = ids.filter(Boolean).join(' ');
+  if (value) target.setAttribute('aria-describedby', value);
+  else target.removeAttribute('aria-describedby');
+}
+
+/** An error paragraph for `target`, linked by aria-describedby (with the hint, if any) and aria-invalid. */
+export function errorSlot(target: HTMLElement, hintId: string): { slot: HTMLElement; setError: (message: string | null) => void } {
+  const errorId = uid('error');
+  const slot = h('p', { class: 'field-error', id: errorId, hidden: true });
+  const setError = (message: string | null) => {
+    if (message) {
+      slot.textContent = message;
+      slot.hidden = false;
+      target.setAttribute('aria-invalid', 'true');
+      describe(target, [errorId, hintId]);
+    } else {
+      slot.textContent = '';
+      slot.hidden = true;
+      target.removeAttribute('aria-invalid');
+      describe(target, [hintId]);
+    }
+  };
+  return { slot, setError };
+}
+
+export function labelled(label: string, control: Control, options: { hint?: string; required?: boolean; className?: string } = {}): FieldRow {
+  if (!control.id) control.id = uid('control');
+  const hintId = options.hint ? uid('hint') : '';
+  if (options.required) control.setAttribute('aria-required', 'true');
+  const { slot, setError } = errorSlot(control, hintId);
+  describe(control, [hintId]);
+  const isCheckbox = control instanceof HTMLInputElement && control.type === 'checkbox';
+  const labelElement = h('label', { for: control.id }, label, options.required ? h('span', { class: 'required' }, ' (required)') : null);
+  const element = h(
+    'div',
+    { class: `form-row${isCheckbox ? ' form-row-check' : ''}${options.className ? ` ${options.className}` : ''}` },
+    isCheckbox ? [control, labelElement] : [labelElement, control],
+    options.hint ? h('p', { class: 'hint', id: hintId }, options.hint) : null,
+    slot,
+  );
+  return { element, focusTarget: control, setError };
+}
+
+/** A fieldset (for a control made of several inputs), with a legend, hint and error slot. */
+export function group(legend: string, content: Child, options: { hint?: string; required?: boolean; className?: string } = {}): FieldRow {
+  const hintId = options.hint ? uid('hint') : '';
+  const fieldset = h('fieldset', { class: `group${options.className ? ` ${options.className}` : ''}` });
+  const { slot, setError } = errorSlot(fieldset, hintId);
+  describe(fieldset, [hintId]);
+  fieldset.append(
+    h('legend', null, legend, options.required ? h('span', { class: 'required' }, ' (required)') : null),
+    ...(options.hint ? [h('p', { class: 'hint', id: hintId }, options.hint)] : []),
+  );
+  const body = h('div', { class: 'group-body' });
+  if (content !== null && content !== undefined && content !== false) {
+    body.append(...(Array.isArray(content) ? content : [content]).filter((c): c is Node | string => c instanceof Node || typeof c === 'string'));
+  }
+  fieldset.append(body, slot);
+  return {
+    element: fieldset,
+    get focusTarget(): HTMLElement {
+      return fieldset.querySelector<HTMLElement>('input, select, textarea, button') ?? fieldset;
+    },
+    setError,
+  };
+}
+
+export function input(attrs: Record<string, unknown> = {}): HTMLInputElement {
+  return h('input', { type: 'text', ...attrs });
+}
+
+export function select(options: readonly { value: string; label: string }[], value: string, attrs: Record<string, unknown> = {}): HTMLSelectElement {
+  const element = h('select', attrs, options.map((option) => h('option', { value: option.value }, option.label)));
+  element.value = value;
+  return element;
+}
+
+export function button(label: Child, onClick: (event: MouseEvent) => void, attrs: Record<string, unknown> = {}): HTMLButtonElement {
+  return h('button', { type: 'button', class: 'button', ...attrs, onclick: onClick }, label);
+}
+
+/** A message for people from any error. */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === 'FORBIDDEN') return `${error.message}. Ask an owner or admin of the workspace.`;
+    // `id: …` names the argument of a delete, which means nothing on a page.
+    return error.message.replace(/^id: /, '');
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function alertBox(message: Child, options: { title?: string } = {}): HTMLElement {
+  return h('div', { class: 'alert alert-error', role: 'alert' }, options.title ? h('strong', null, options.title, ' ') : null, message);
+}
+
+export function noticeBox(message: Child): HTMLElement {
+  return h('div', { class: 'alert alert-ok', role: 'status' }, message);
+}
+
+/** Shows an error (or nothing, for null) in a slot that keeps its place in the page. */
+export function errorArea(): { element: HTMLElement; show(error: unknown, title?: string): void; clear(): void } {
+  const element = h('div', { class: 'error-area' });
+  return {
+    element,
+    show(error: unknown, title?: string) {
+      element.replaceChildren(alertBox(errorText(error), title ? { title } : {}));
+    },
+    clear() {
+      element.replaceChildren();
+    },
+  };
+}
+
+let announcer: HTMLElement | null = null;
+export function setAnnouncer(element: HTMLElement): void {
+  announcer = element;
+}
+
+/** Says something to screen readers without moving focus. */
+export function announce(message: string): void {
+  if (!announcer) return;
+  announcer.textContent = '';
+  // A change after clearing is announced even when the text repeats.
+  requestAnimationFrame(() => {
+    if (announcer) announcer.textContent = message;
+  });
+}
+
+export interface ConfirmOptions {
+  title: string;
+  message: Child;
+  confirmLabel: string;
+  danger?: boolean;
+}
+
+/** A modal confirmation (native <dialog>: focus moves in, Escape cancels, focus returns). Resolves true on confirm. */
+export function confirmDialog(options: ConfirmOptions): Promise<boolean> {
+  const returnFocus = document.activeElement as HTMLElement | null;
+  const titleId = uid('dialog-title');
+  return new Promise((resolve) => {
+    const cancel = h('button', { type: 'button', class: 'button', value: 'cancel' }, 'Cancel');
+    const confirm = h('button', { type: 'button', class: `button ${options.danger ? 'button-danger' : 'button-primary'}`, value: 'confirm' }, options.confirmLabel);
+    const dialog = h(
+      'dialog',
+      { 'aria-labelledby': titleId, class: 'dialog' },
+      h('h2', { id: titleId }, options.title),
+      h('div', { class: 'dialog-body' }, options.message),
+      h('div', { class: 'dialog-actions' }, cancel, confirm),
+    );
+    let result = false;
+    cancel.addEventListener('click', () => dialog.close());
+    confirm.addEventListener('click', () => {
+      result = true;
+      dialog.close();
+    });
+    dialog.addEventListener('close', () => {
+      dialog.remove();
+      returnFocus?.focus();
+      resolve(result);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    cancel.focus();
+  });
+}
+
+/** Copies text to the clipboard; falls back to selecting it in `fallbackInput` for Ctrl+C. */
+export function copyButton(getText: () => string, label: string, fallbackInput?: HTMLInputElement): HTMLButtonElement {
+  const control = button(label, async () => {
+    try {
+      await navigator.clipboard.writeText(getText());
+      control.textContent = 'Copied';
+      announce('Copied to the clipboard');
+    } catch {
+      fallbackInput?.focus();
+      fallbackInput?.select();
+      control.textContent = 'Press Ctrl+C to copy';
+    }
+    setTimeout(() => {
+      control.textContent = label;
+    }, 2000);
+  });
+  return control;
+}
+
+/** Offers text as a file download. */
+export function download(filename: string, text: string, type = 'text/csv'): void {
+  const url = URL.createObjectURL(new Blob([text], { type: `${type};charset=utf-8` }));
+  const link = h('a', { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A page heading row: the h1 (focused on navigation) and buttons or links beside it. */
+export function pageHeader(title: string, ...actions: Child[]): HTMLElement {
+  return h('div', { class: 'page-header' }, h('h1', { tabindex: '-1' }, title), h('div', { class: 'page-actions' }, actions));
+}
+
+export function linkButton(label: string, href: string, attrs: Record<string, unknown> = {}): HTMLAnchorElement {
+  return h('a', { class: 'button', href, ...attrs }, label);
+}

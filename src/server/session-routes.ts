@@ -1,0 +1,131 @@
+// The admin application's sign-in: POST /admin/session (sign in), GET /admin/session (who am I, CSRF token),
+// DELETE /admin/session (sign out). The session then authenticates POST /graphql (see admin-route.ts).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { notAuthorized } from '../auth/authenticate.js';
+import { dummyPasswordHash, MAX_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.js';
+import {
+  clearedSessionCookie,
+  CSRF_HEADER,
+  findActiveSession,
+  forbiddenCsrf,
+  hashSessionId,
+  headerValue,
+  newCsrfToken,
+  newSessionId,
+  readCookie,
+  sameSecret,
+  SESSION_COOKIE,
+  SESSION_IDLE_MS,
+  sessionCookie,
+  slidingExpiry,
+} from '../auth/sessions.js';
+import { ServiceError } from '../domain/errors.js';
+import { isPlainObject } from '../domain/fields.js';
+import type { SessionRecord, Store } from '../store/store.js';
+import { sendRefusal } from './reply.js';
+
+export interface SessionRoutesOptions {
+  store: Store;
+  /** Sign-in attempts per client address and email per minute (default 10). */
+  signInAttemptsPerMinute?: number;
+}
+
+export const SESSION_PATH = '/admin/session';
+const MAX_EMAIL_LENGTH = 320;
+
+interface SessionBody {
+  user: { email: string };
+  csrfToken: string;
+  workspaces: { id: string; orgSlug: string; slug: string; role: string }[];
+}
+
+async function sessionBody(store: Store, session: Pick<SessionRecord, 'userId' | 'email' | 'csrfToken'>): Promise<SessionBody> {
+  const workspaces = await store.tenancy.workspacesOf(session.userId);
+  return { user: { email: session.email }, csrfToken: session.csrfToken, workspaces };
+}
+
+function badInput(field: string, reason: string): ServiceError {
+  return new ServiceError('BAD_USER_INPUT', `${field}: ${reason}`, { field });
+}
+
+function readCredentials(body: unknown): { email: string; password: string } {
+  if (!isPlainObject(body)) throw new ServiceError('BAD_USER_INPUT', 'Request body must be a JSON object with "email" and "password"');
+  const { email, password } = body;
+  if (typeof email !== 'string' || email.trim() === '') throw badInput('email', 'must be a non-empty string');
+  if (typeof password !== 'string' || password === '') throw badInput('password', 'must be a non-empty string');
+  return { email: email.trim().toLowerCase(), password };
+}
+
+function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store');
+}
+
+export function registerSessionRoutes(app: FastifyInstance, { store, signInAttemptsPerMinute = 10 }: SessionRoutesOptions): void {
+  // Counted in this process's memory: with several processes an address gets this many tries at each of them.
+  const attempts = new RateLimiterMemory({ points: signInAttemptsPerMinute, duration: 60 });
+  // Computed now, so that the first sign-in for an unknown email does not take twice as long as the others.
+  void dummyPasswordHash();
+
+  app.post(SESSION_PATH, async (request, reply) => {
+    noStore(reply);
+    let credentials: { email: string; password: string };
+    try {
+      credentials = readCredentials(request.body);
+    } catch (error) {
+      return sendRefusal(request, reply, error as ServiceError);
+    }
+    const { email, password } = credentials;
+    const attemptKey = `${request.ip}|${email.slice(0, MAX_EMAIL_LENGTH)}`;
+    try {
+      await attempts.consume(attemptKey);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      const retryAfter = Math.min(60, Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
+      return sendRefusal(
+        request,
+        reply,
+        new ServiceError('RATE_LIMITED', `Too many sign-in attempts; try again in ${retryAfter} seconds`, { retryAfter }),
+      );
+    }
+    // The same work whether or not the email is known: one lookup and one password hash.
+    const user = email.length <= MAX_EMAIL_LENGTH ? await store.tenancy.findUserByEmail(email) : null;
+    const matches = await verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH + 1), user?.passwordHash ?? (await dummyPasswordHash()));
+    if (!user || user.passwordHash === null || !matches) return sendRefusal(request, reply, notAuthorized());
+
+    await attempts.delete(attemptKey);
+    const now = Date.now();
+    await store.tenancy.deleteExpiredSessions(now);
+    const id = newSessionId();
+    const session = { idHash: hashSessionId(id), userId: user.id, email: user.email, csrfToken: newCsrfToken() };
+    await store.tenancy.createSession({ ...session, createdAt: now, expiresAt: slidingExpiry(now, now) });
+    reply.header('set-cookie', sessionCookie(request, id, SESSION_IDLE_MS / 1000));
+    return reply.code(200).send(await sessionBody(store, session));
+  });
+
+  app.get(SESSION_PATH, async (request, reply) => {
+    noStore(reply);
+    const active = await findActiveSession(store, request);
+    if (!active) return refuseWithoutSession(request, reply);
+    if (active.refreshedCookie) reply.header('set-cookie', active.refreshedCookie);
+    return reply.code(200).send(await sessionBody(store, active.session));
+  });
+
+  app.delete(SESSION_PATH, async (request, reply) => {
+    noStore(reply);
+    const active = await findActiveSession(store, request);
+    if (!active) return refuseWithoutSession(request, reply);
+    if (!sameSecret(headerValue(request.headers[CSRF_HEADER]), active.session.csrfToken)) {
+      return sendRefusal(request, reply, forbiddenCsrf());
+    }
+    await store.tenancy.deleteSession(active.session.idHash);
+    reply.header('set-cookie', clearedSessionCookie(request));
+    return reply.code(204).send();
+  });
+}
+
+/** 401 `Not authorized`; a cookie that names no live session is cleared. */
+function refuseWithoutSession(request: FastifyRequest, reply: FastifyReply) {
+  if (readCookie(request, SESSION_COOKIE) !== undefined) reply.header('set-cookie', clearedSessionCookie(request));
+  return sendRefusal(request, reply, notAuthorized());
+}

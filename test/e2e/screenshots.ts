@@ -1,0 +1,181 @@
+// `npm run screenshots`: the main pages of the admin application, as PNGs in docs/screenshots/ (shown in the
+// README tour). Same setup as the end-to-end test: a real server on a temporary database, the system Chromium.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { dataOf, gql } from '../support/client.js';
+import { REPO_ROOT } from '../support/server.js';
+import { chromiumMissing, EMAIL, PASSWORD, startAdminSetup, type AdminSetup } from './support.js';
+
+const OUT = join(REPO_ROOT, 'docs', 'screenshots');
+
+async function api(setup: AdminSetup, query: string, variables?: Record<string, unknown>): Promise<any> {
+  return dataOf(await gql(`${setup.url}/graphql`, { token: setup.workspace.token, workspaceId: setup.workspace.workspaceId }, query, variables));
+}
+
+/** A catalog to look at: categories, and products with every field type, enough of them for paging. */
+async function seed(setup: AdminSetup): Promise<{ productId: string }> {
+  const create = 'mutation ($input: CreateModelDefinitionInput!) { model { create(input: $input) { id } } }';
+  const category = await api(setup, create, {
+    input: {
+      name: 'Category',
+      slug: 'category',
+      displayField: 'name',
+      deliveryAccess: 'public',
+      fields: [
+        { key: 'name', label: 'Name', type: 'translatable', required: true },
+        { key: 'slug', label: 'Slug', type: 'text', required: true },
+      ],
+    },
+  });
+  const categoryId = category.model.create.id;
+  await api(setup, create, {
+    input: {
+      name: 'Article',
+      slug: 'article',
+      description: 'Editorial content for the shop blog',
+      displayField: 'headline',
+      fields: [
+        { key: 'headline', label: 'Headline', type: 'text', required: true },
+        { key: 'body', label: 'Body', type: 'text' },
+        { key: 'publishedAt', label: 'Published at', type: 'date' },
+      ],
+    },
+  });
+  const product = await api(setup, create, {
+    input: {
+      name: 'Product',
+      slug: 'product',
+      description: 'The shop catalog',
+      displayField: 'title',
+      deliveryAccess: 'public',
+      product: { enabled: true, skuField: 'sku', priceField: 'price' },
+      fields: [
+        { key: 'title', label: 'Title', type: 'text', required: true },
+        { key: 'sku', label: 'SKU', type: 'text', required: true },
+        { key: 'price', label: 'Price', type: 'number' },
+        { key: 'inStock', label: 'In stock', type: 'boolean' },
+        { key: 'released', label: 'Released', type: 'date' },
+        { key: 'name', label: 'Name', type: 'translatable' },
+        { key: 'category', label: 'Category', type: 'relation', relationTo: 'model:category' },
+        {
+          key: 'dimensions',
+          label: 'Dimensions',
+          type: 'object',
+          fields: [
+            { key: 'width', label: 'Width (cm)', type: 'number' },
+            { key: 'height', label: 'Height (cm)', type: 'number' },
+          ],
+        },
+      ],
+    },
+  });
+  const productId = product.model.create.id;
+  const importRows = 'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }';
+  await api(setup, importRows, {
+    input: {
+      modelId: categoryId,
+      rows: [
+        { name: { en: 'Balls', pl: 'Piłki' }, slug: 'balls' },
+        { name: { en: 'Gloves', pl: 'Rękawice' }, slug: 'gloves' },
+        { name: { en: 'Shoes', pl: 'Buty' }, slug: 'shoes' },
+      ],
+    },
+  });
+  const kinds = ['Match ball', 'Training ball', 'Keeper gloves', 'Running shoes', 'Shin guards', 'Water bottle', 'Training cone', 'Goal net'];
+  const rows = Array.from({ length: 128 }, (_, index) => {
+    const kind = kinds[index % kinds.length]!;
+    return {
+      title: `${kind} ${Math.floor(index / kinds.length) + 1}`,
+      sku: `${kind.split(' ')[0]!.toUpperCase()}-${String(index + 1).padStart(4, '0')}`,
+      price: Math.round((9.99 + ((index * 37) % 140)) * 100) / 100,
+      inStock: index % 3 !== 0,
+      released: `2024-${String((index % 12) + 1).padStart(2, '0')}-15`,
+      name: { en: kind, pl: `${kind} (pl)` },
+    };
+  });
+  await api(setup, importRows, { input: { modelId: productId, rows } });
+  return { productId };
+}
+
+async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  // No caret or focus ring blinking into the picture; the page has settled when its heading is there.
+  await page.locator('h1').first().waitFor();
+  await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: options.fullPage ?? false, caret: 'hide', animations: 'disabled' });
+  console.log(`docs/screenshots/${name}.png`);
+}
+
+async function main(): Promise<void> {
+  const missing = chromiumMissing();
+  if (missing) throw new Error(missing);
+  mkdirSync(OUT, { recursive: true });
+  // The server's own default write budget, as a fresh `npm start` shows it.
+  const setup = await startAdminSetup({ viewport: { width: 1280, height: 800 }, server: { omit: ['--write-budget'] } });
+  const page = setup.page;
+  try {
+    const { productId } = await seed(setup);
+
+    await page.goto(`${setup.url}/admin`);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await shot(page, 'sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Models' }).waitFor();
+    await shot(page, 'models');
+
+    await page.goto(`${setup.url}/admin#/models/${productId}/edit`);
+    await page.getByRole('heading', { level: 1, name: 'Edit model Product' }).waitFor();
+    await shot(page, 'model-editor', { fullPage: true });
+
+    await page.goto(`${setup.url}/admin#/models/${productId}/records`);
+    await page.getByText('Records 1–50 of 128').waitFor();
+    await shot(page, 'records');
+
+    await page.getByRole('link', { name: 'New record' }).click();
+    await page.getByLabel('Title').fill('Match ball Pro');
+    await page.getByLabel('SKU').fill('MATCH-0001');
+    await page.getByLabel('Price').fill('149.99');
+    await page.getByLabel('In stock').selectOption('true');
+    await page.locator('[data-field="name"] input').nth(1).fill('Match ball Pro');
+    await page.getByLabel('Category').selectOption({ label: 'Balls' });
+    await page.getByLabel('Width (cm)').fill('22');
+    await page.getByRole('button', { name: 'Create record' }).click();
+    await page.locator('[data-field="sku"] .field-error').waitFor();
+    await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
+    await shot(page, 'record-form-error', { fullPage: true });
+
+    await page.goto(`${setup.url}/admin#/models/${productId}/import`);
+    await page.getByRole('heading', { level: 1, name: 'Import CSV into Product' }).waitFor();
+    const csv = [
+      'Title,SKU,Price,In stock,name.en,name.pl,Released,notes',
+      'Indoor ball,INDOOR-1,39.90,yes,Indoor ball,Piłka halowa,2024-09-01,new',
+      'Futsal ball,FUTSAL-1,44.5,no,Futsal ball,Piłka do futsalu,2024-10-01,',
+      'Beach ball,BEACH-1,twelve,yes,Beach ball,Piłka plażowa,2024-06-01,price typo',
+      'Match ball copy,MATCH-0001,99,yes,Match ball,Piłka meczowa,2024-01-15,duplicate SKU',
+    ].join('\r\n');
+    await page.getByLabel('CSV file').setInputFiles({ name: 'new-products.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('heading', { name: 'Map the columns of new-products.csv' }).waitFor();
+    await shot(page, 'import-preview', { fullPage: true });
+    await page.getByRole('button', { name: 'Import 4 rows' }).click();
+    await page.getByRole('heading', { name: 'Import finished with errors' }).waitFor();
+    await shot(page, 'import-errors');
+
+    await page.getByRole('link', { name: 'Workspace', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Workspace' }).waitFor();
+    await shot(page, 'workspace');
+
+    await page.getByRole('link', { name: 'API tokens', exact: true }).click();
+    await page.getByLabel('Name').fill('nightly import');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByRole('heading', { name: 'Token nightly import created' }).waitFor();
+    await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
+    await shot(page, 'tokens');
+  } finally {
+    await setup.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
