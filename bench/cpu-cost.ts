@@ -1,33 +1,45 @@
 /**
- * Dev tool: server CPU time (user+sys from /proc/<pid>/stat) per request for single writes and list reads.
- *   node --import tsx bench/cpu-cost.ts [--ops create,patch,list] [--connections 8] [--requests 3000] [--size 2000]
+ * Profiling aid (not one of the issue's benchmarks): the server's CPU time per request — user + system time of the
+ * server process from /proc/<pid>/stat, all its threads — for record.create and record.patch (closed loop,
+ * --connections), record.list limit 100 at offset 0 and record.import of 1000 rows (one at a time). CPU time moves
+ * much less with the machine's load than wall-clock figures do; the client's own CPU time per request is printed
+ * too (it shares the 2 cores in the benchmarks). On SQLite, in a fresh database seeded with --size records.
+ *
+ *   node --import tsx bench/cpu-cost.ts [--ops create,patch,list,import] [--connections 8] [--requests 3000]
+ *     [--warmup 3] [--size 2000]
+ *
+ * PERF_OUT=<prefix>: also `perf record -g` the server while measuring, into <prefix>.<op> (start the server with
+ * BENCH_NODE_ARGS=--perf-basic-prof to see JavaScript function names).
  */
-import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { importBodies, productRow, seedCatalog, skuPrefix } from './lib/catalog.js';
-import { closedLoop } from './lib/load.js';
 import { Args } from './lib/args.js';
-import { startService } from './lib/run.js';
+import { importBodies, productRow, seedCatalog, skuPrefix } from './lib/catalog.js';
 import { cleanupAll } from './lib/cleanup.js';
+import { closedLoop } from './lib/load.js';
+import { startService } from './lib/run.js';
 
 const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
 const PATCH = 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }';
 const LIST = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
 const LIST_IDS = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
+const IMPORT_ROWS = 1000;
 
-function cpuTicks(pid: number): { user: number; sys: number } {
+/** CPU time of a process so far, in microseconds (clock ticks of 10 ms). */
+function cpuMicros(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return { user: Number(fields[11]), sys: Number(fields[12]) };
+  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
-function selfCpu() { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }
 
 const args = new Args();
 const ops = args.string('ops', 'create,patch,list').split(',');
 const connections = args.int('connections', 8);
 const requests = args.int('requests', 3000);
+const warmupMs = args.int('warmup', 3) * 1000;
 const size = args.int('size', 2000);
-const service = await startService('sqlite', { env: { ...process.env, ...(process.env.SERVER_LOG_LEVEL ? { LOG_LEVEL: process.env.SERVER_LOG_LEVEL } : {}) } });
+
+const service = await startService('sqlite');
 try {
   const setup = service.client(1);
   const { modelId } = await seedCatalog(setup, size);
@@ -40,32 +52,48 @@ try {
   const prefix = skuPrefix();
   let created = 0;
   for (const op of ops) {
-    const conns = op === 'list' || op === 'import' ? 1 : connections;
-    const client = service.client(conns);
+    const oneAtATime = op === 'list' || op === 'import';
+    const concurrency = oneAtATime ? 1 : connections;
+    const measured = op === 'import' ? Math.max(1, Math.round(requests / 20)) : requests;
+    const client = service.client(concurrency);
+    const bodies = op === 'import' ? importBodies(modelId, skuPrefix(), (measured + 200) * IMPORT_ROWS, IMPORT_ROWS) : [];
     let sent = 0;
-    const bodies = op === 'import' ? importBodies(modelId, skuPrefix(), 300_000) : [];
-    const send = async (worker: number, n: number) => {
-      sent++;
-      if (op === 'import') return (await client.send(bodies[sent - 1]!)).ms;
+    const send = async (worker: number, n: number): Promise<number> => {
+      const index = sent++;
+      if (op === 'import') return (await client.send(bodies[index % bodies.length]!)).ms;
       if (op === 'create') return (await client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } })).ms;
       if (op === 'patch') {
-        const id = ids[(worker + ((n * conns) % ids.length)) % ids.length]!;
+        const id = ids[(worker + ((n * concurrency) % ids.length)) % ids.length]!;
         return (await client.request(PATCH, { input: { id, data: { price: (n % 1000) + 0.5, stock: n % 500 } } })).ms;
       }
       return (await client.request(LIST, { model: modelId, offset: 0 })).ms;
     };
-    // warm-up: long enough for the JIT to settle (the benchmarks run each cell for seconds)
-    await closedLoop(conns, args.int('warmup', 3) * 1000, 0, send);
-    const perf = process.env.PERF_OUT ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '4000', '-g', '-p', String(service.server.pid), '-o', `${process.env.PERF_OUT}.${op}`], { stdio: 'ignore' }) : null;
-    if (perf) await new Promise((r) => setTimeout(r, 300));
-    const before = cpuTicks(service.server.pid); const cBefore = selfCpu(); const s0 = sent; const t0 = performance.now();
-    const result = await closedLoop(conns, 0, Math.max(1000, 0), async (w, n) => send(w, n));
-    // closedLoop ran for ~1 s; run more until `requests`
-    while (sent - s0 < (op === 'import' ? requests / 20 : requests)) await closedLoop(conns, 0, 500, send);
-    const after = cpuTicks(service.server.pid); const cAfter = selfCpu(); const n = sent - s0; const wall = performance.now() - t0;
-    const user = ((after.user - before.user) * 10_000) / n; const sys = ((after.sys - before.sys) * 10_000) / n;
-    if (perf) { perf.kill('SIGINT'); await new Promise((r) => perf.once('exit', r)); }
-    console.log(`${op} ×${conns}: ${n} req, server CPU ${(user + sys).toFixed(0)} µs/req (user ${user.toFixed(0)}, sys ${sys.toFixed(0)}), client CPU ${(((cAfter - cBefore) * 1000) / n).toFixed(0)} µs/req, ${(n / (wall / 1000)).toFixed(0)} req/s wall (p50 first second ${result.p50.toFixed(2)} ms)`);
+    // Long enough for the JIT to settle, as in the benchmarks, whose cells run for seconds.
+    await closedLoop(concurrency, op === 'import' ? Math.min(warmupMs, 1000) : warmupMs, 0, send);
+
+    const perf = process.env.PERF_OUT
+      ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '4000', '-g', '-p', String(service.server.pid), '-o', `${process.env.PERF_OUT}.${op}`], { stdio: 'ignore' })
+      : null;
+    if (perf) await new Promise((resolve) => setTimeout(resolve, 300));
+    const serverBefore = cpuMicros(service.server.pid);
+    const clientBefore = process.cpuUsage();
+    const first = sent;
+    const started = performance.now();
+    while (sent - first < measured) await closedLoop(concurrency, 0, 250, send);
+    const seconds = (performance.now() - started) / 1000;
+    const count = sent - first;
+    const serverAfter = cpuMicros(service.server.pid);
+    const clientCpu = process.cpuUsage(clientBefore);
+    if (perf) {
+      perf.kill('SIGINT');
+      await new Promise((resolve) => perf.once('exit', resolve));
+    }
+    const user = (serverAfter.user - serverBefore.user) / count;
+    const system = (serverAfter.system - serverBefore.system) / count;
+    console.log(
+      `${op} × ${concurrency}: ${count} requests, server CPU ${(user + system).toFixed(0)} µs a request (user ${user.toFixed(0)}, system ` +
+        `${system.toFixed(0)}), client CPU ${((clientCpu.user + clientCpu.system) / count).toFixed(0)} µs, ${(count / seconds).toFixed(0)} requests/s`,
+    );
     await client.close();
   }
 } finally {

@@ -1,13 +1,22 @@
 /**
- * Dev tool: instructions the server executes per request (valgrind --tool=callgrind), stable under machine load.
- * The server runs under callgrind with instrumentation off until the measured requests start.
- *   node --import tsx bench/instructions.ts [--ops create,patch,list,import] [--requests 500] [--warmup 1500] [--size 2000]
+ * Profiling aid (not one of the issue's benchmarks): instructions the server executes per request, counted by
+ * valgrind's callgrind — the same figure however busy the machine is, so changes can be compared while others
+ * use it. The server runs under callgrind (about 50 × slower) on a fresh SQLite database seeded with --size
+ * records, with counting off until --warmup requests of each operation have run (the JIT has settled); then
+ * --requests requests are counted. Printed: instructions a request on the main (event-loop) thread, which bounds
+ * throughput, and in all threads (GC and compiler threads too). System calls are not counted.
+ * Compare runs with the same --ops: earlier operations change what the JIT made of the shared code.
+ *
+ *   node --import tsx bench/instructions.ts [--ops create,patch] [--requests 1000] [--warmup 3000] [--size 2000]
+ *
+ * Operations: create, patch (8 connections, --connections), list (limit 100, offset 0), import (1000 rows a call;
+ * --requests / 50 calls are counted). The callgrind files are kept (callgrind_annotate reads them).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Args } from './lib/args.js';
 import { importBodies, productRow, seedCatalog, skuPrefix } from './lib/catalog.js';
 import { GqlClient } from './lib/client.js';
@@ -19,27 +28,39 @@ const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(inp
 const PATCH = 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }';
 const LIST = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
 const LIST_IDS = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
+const IMPORT_ROWS = 1000;
 
 const args = new Args();
-const ops = args.string('ops', 'create,patch,list').split(',');
-const requests = args.int('requests', 500);
-const warmup = args.int('warmup', 1500);
+const ops = args.string('ops', 'create,patch').split(',');
+const requests = args.int('requests', 1000);
+const warmup = args.int('warmup', 3000);
 const size = args.int('size', 2000);
 const connections = args.int('connections', 8);
+
 const outDir = mkdtempSync(join(tmpdir(), 'cs-callgrind-'));
 const database = await createDatabase('sqlite');
 const workspace = await bootstrap(database.url);
-const port = 20000 + Math.floor(Math.random() * 20000);
-const child = spawn('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${outDir}/cg.out.%p`, process.execPath,
-  'bin/content-service.js', 'serve', '--host', '127.0.0.1', '--port', String(port), '--database', database.url, '--write-budget', '1000000000', '--no-init'],
-  { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+const port = 20_000 + Math.floor(Math.random() * 20_000);
+const child = spawn(
+  'valgrind',
+  ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${outDir}/cg.out.%p`,
+    process.execPath, 'bin/content-service.js', 'serve', '--host', '127.0.0.1', '--port', String(port), '--database', database.url,
+    '--write-budget', '1000000000', '--no-init'],
+  { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+);
 await new Promise<void>((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error('no start')), 300_000);
-  createInterface({ input: child.stdout! }).on('line', (line) => { if (line.includes('"listening"')) { clearTimeout(timer); resolve(); } });
-  child.once('exit', () => reject(new Error('server exited')));
+  const timer = setTimeout(() => reject(new Error('the server did not start under valgrind in 5 minutes')), 300_000);
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.includes('"listening"')) {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
+  child.once('exit', () => reject(new Error('the server exited')));
 });
-const control = (...flags: string[]) => execFileSync('callgrind_control', [...flags, String(child.pid)], { encoding: 'utf8' });
-const setup = new GqlClient(`http://127.0.0.1:${port}`, workspace, 2);
+const control = (...flags: string[]) => execFileSync('callgrind_control', [...flags, String(child.pid)], { stdio: 'ignore' });
+const baseUrl = `http://127.0.0.1:${port}`;
+const setup = new GqlClient(baseUrl, workspace, 2);
 try {
   const { modelId } = await seedCatalog(setup, size);
   const ids: string[] = [];
@@ -51,39 +72,44 @@ try {
   const prefix = skuPrefix();
   let created = 0;
   for (const op of ops) {
-    const conns = op === 'list' || op === 'import' ? 1 : connections;
-    const client = new GqlClient(`http://127.0.0.1:${port}`, workspace, conns);
-    const count = op === 'import' ? Math.max(1, Math.round(requests / 50)) : requests;
-    const bodies = op === 'import' ? importBodies(modelId, skuPrefix(), (Math.round(warmup / 50) + count) * 1000) : [];
+    const concurrency = op === 'list' || op === 'import' ? 1 : connections;
+    const perCall = op === 'import' ? 50 : 1;
+    const warmCalls = Math.round(warmup / perCall);
+    const countedCalls = Math.max(1, Math.round(requests / perCall));
+    const client = new GqlClient(baseUrl, workspace, concurrency);
+    const bodies = op === 'import' ? importBodies(modelId, skuPrefix(), (warmCalls + countedCalls) * IMPORT_ROWS, IMPORT_ROWS) : [];
     let next = 0;
-    const one = async (n: number) => {
+    const one = (n: number) => {
       if (op === 'create') return client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } });
       if (op === 'patch') return client.request(PATCH, { input: { id: ids[n % ids.length]!, data: { price: (n % 1000) + 0.5, stock: n % 500 } } });
       if (op === 'import') return client.send(bodies[n]!);
       return client.request(LIST, { model: modelId, offset: 0 });
     };
-    const batch = async (total: number) => {
-      await Promise.all(Array.from({ length: conns }, async () => { while (next < total) await one(next++); }));
+    const runUntil = async (total: number) => {
+      await Promise.all(Array.from({ length: concurrency }, async () => {
+        while (next < total) await one(next++);
+      }));
     };
-    await batch(op === 'import' ? Math.round(warmup / 50) : warmup);
+    await runUntil(warmCalls);
     control('--instr=on');
     control('--zero');
     const start = next;
-    await batch(next + count);
+    await runUntil(next + countedCalls);
     control('--dump');
     control('--instr=off');
-    const files = readdirSync(outDir).filter((name) => name.startsWith('cg.out'));
     let total = 0;
     let main = 0;
-    for (const name of files) {
+    for (const name of readdirSync(outDir).filter((file) => file.startsWith('cg.out'))) {
       const text = readFileSync(join(outDir, name), 'utf8');
-      const count = Number((text.match(/^summary: (\d+)/m) ?? text.match(/^totals: (\d+)/m))?.[1] ?? 0);
+      const count = Number((/^summary: (\d+)/m.exec(text) ?? /^totals: (\d+)/m.exec(text))?.[1] ?? 0);
       total += count;
-      if (/-01$/.test(name)) main += count;
-      execFileSync('mv', [join(outDir, name), join(outDir, `${op}.${name}`)]);
+      if (name.endsWith('-01')) main += count;
+      renameSync(join(outDir, name), join(outDir, `${op}.${name}`));
     }
-    const n = next - start;
-    console.log(`${op}: ${n} requests, ${(main / n / 1000).toFixed(0)} k instructions/request on the main thread, ${(total / n / 1000).toFixed(0)} k in all threads`);
+    const calls = next - start;
+    console.log(
+      `${op}: ${calls} calls, ${(main / calls / 1000).toFixed(0)} k instructions a call on the main thread, ${(total / calls / 1000).toFixed(0)} k in all threads`,
+    );
     await client.close();
   }
 } finally {
@@ -92,5 +118,5 @@ try {
   await new Promise((resolve) => child.once('exit', resolve));
   await database.dispose();
   await cleanupAll();
-  console.log(`callgrind files in ${outDir}`);
+  console.log(`callgrind files: ${outDir}`);
 }

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { newId } from '../../src/ids.js';
+import { BackgroundCheckpointer } from '../../src/store/sqlite/checkpointer.js';
 import { migrate as migrateSqlite } from '../../src/store/sqlite/migrations.js';
 import { migrate as migratePostgres } from '../../src/store/postgres/migrations.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
@@ -43,8 +44,8 @@ function sqliteSql(sql: string): string {
 }
 
 /**
- * SQLite: the store's connection settings (WAL, synchronous=NORMAL, foreign keys on), one prepared INSERT run
- * per row, one transaction per batch.
+ * SQLite: the store's connection settings (WAL, synchronous=NORMAL, foreign keys on, and WAL checkpoints on a
+ * worker thread as the store makes them), one prepared INSERT run per row, one transaction per batch.
  */
 export function openRawSqlite(database: BenchDatabase): RawTarget {
   const db = new Database(database.location);
@@ -52,6 +53,8 @@ export function openRawSqlite(database: BenchDatabase): RawTarget {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   migrateSqlite(db);
+  // As the store: WAL checkpoints on a worker thread (src/store/sqlite/checkpointer.ts).
+  const checkpoints = new BackgroundCheckpointer(db, database.location);
   const orgId = newId();
   const workspaceId = newId();
   const userId = newId();
@@ -75,10 +78,12 @@ export function openRawSqlite(database: BenchDatabase): RawTarget {
       const started = performance.now();
       for (let start = 0; start < rows.ids.length; start += batchSize) {
         insertBatch.immediate(start, Math.min(start + batchSize, rows.ids.length));
+        checkpoints.committed();
       }
       return { ms: performance.now() - started };
     },
     async close() {
+      await checkpoints.stop();
       db.close();
     },
   };

@@ -188,7 +188,7 @@ class Compiler {
   }
 
   private fieldPlan(parentType: GraphQLObjectType, responseKey: string, nodes: FieldNode[]): FieldPlan {
-    const fieldName = nodes[0]!.name.value;
+    const fieldName = internalised(nodes[0]!.name.value);
     const prefix = flatOneByte(`${JSON.stringify(responseKey)}:`);
     if (fieldName === '__typename') {
       const name = flatOneByte(JSON.stringify(parentType.name));
@@ -271,6 +271,14 @@ class Compiler {
     }
     throw new NotCompilable();
   }
+}
+
+/**
+ * The string table's copy of a name: reading `source[name]` with a name cut out of the query text made V8 look
+ * the name up in its string table on every read.
+ */
+function internalised(name: string): string {
+  return Object.keys({ [name]: true })[0]!;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import { ServiceError } from '../domain/errors.js';
 import { isPlainObject } from '../domain/fields.js';
 import { DEFAULT_LIMITS, limitRules, type GraphQLLimits } from './limits.js';
+import { coerceVariablesQuickly } from './variables.js';
 
 export interface GraphQLRequest {
   query: string;
@@ -104,6 +105,8 @@ export function prepareOperation(schema: GraphQLSchema, cache: DocumentCache, re
   if (!schema.getRootType(operation.operation)) {
     throw badRequest(`This endpoint has no ${operation.operation} operations: it is read only`);
   }
+  const quick = coerceVariablesQuickly(schema, operation, request.variables);
+  if (quick) return { request, document, operation, coercedVariables: quick };
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables, { maxErrors: 10 });
   if (coerced.errors) throw badRequest(coerced.errors.map((error) => error.message).join('\n'), 'variables');
   return { request, document, operation, coercedVariables: coerced.coerced };

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../store.js';
+import { BackgroundCheckpointer } from './checkpointer.js';
 import { migrate } from './migrations.js';
 import { SqliteModelStore } from './models.js';
 import { SqliteRecordStore } from './records.js';
@@ -34,7 +35,8 @@ export function openSqliteStore(path: string): Store {
   db.pragma('foreign_keys = ON');
   migrate(db);
   reusePreparedStatements(db);
-  const records = new SqliteRecordStore(db);
+  const checkpoints = new BackgroundCheckpointer(db, path);
+  const records = new SqliteRecordStore(db, () => checkpoints.committed());
   return {
     tenancy: new SqliteTenancyStore(db),
     models: new SqliteModelStore(db),
@@ -45,6 +47,7 @@ export function openSqliteStore(path: string): Store {
     },
     async close() {
       records.writes.flush();
+      await checkpoints.stop();
       db.close();
     },
   };

@@ -14,7 +14,7 @@ import type {
 } from '../store.js';
 import { ServiceError } from '../../domain/errors.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
-import { afterCursor, fromJson, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { afterCursor, fromJson, isoTime, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
 import { WriteGroup } from './write-group.js';
 
 /**
@@ -42,7 +42,11 @@ export class SqliteRecordStore implements RecordStore {
   /** Single writes (insert, modify, delete) share commits with the other writes of their event-loop turn. */
   readonly writes: WriteGroup;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    /** Called after each commit of record writes. */
+    private readonly onCommit: () => void = () => {},
+  ) {
     this.insertRow = db.prepare(
       `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
@@ -50,7 +54,7 @@ export class SqliteRecordStore implements RecordStore {
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
     this.addToCount = db.prepare('UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
-    this.writes = new WriteGroup(db);
+    this.writes = new WriteGroup(db, onCommit);
   }
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
@@ -67,7 +71,7 @@ export class SqliteRecordStore implements RecordStore {
       return at;
     });
     const { model, userId } = context;
-    const at = new Date(now).toISOString();
+    const at = isoTime(now);
     return {
       id: record.id,
       modelId: model.id,
@@ -91,7 +95,9 @@ export class SqliteRecordStore implements RecordStore {
       if (inserted > 0) this.addToCount.run(inserted, context.model.id);
       return { skippedForSku };
     });
-    return run.immediate();
+    const result = run.immediate();
+    this.onCommit();
+    return result;
   }
 
   private insertOne(context: WriteContext, record: NewRecord, now: number): boolean {

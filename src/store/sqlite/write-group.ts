@@ -35,6 +35,8 @@ export class WriteGroup {
 
   constructor(
     private readonly db: Database.Database,
+    /** Called after each successful commit. */
+    private readonly onCommit: () => void = () => {},
     private readonly maxWrites = 200,
   ) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
@@ -90,6 +92,7 @@ export class WriteGroup {
         if (!alone) this.release.run();
       }
       this.commit.run();
+      this.onCommit();
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       for (const item of group) item.reject(error);
