@@ -29,6 +29,9 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     corsOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     logLevel: process.env.LOG_LEVEL ?? DEFAULTS.logLevel,
     introspection: envOnOff('INTROSPECTION') ?? DEFAULTS.introspection,
+    maxFieldBytes: envInt('MAX_FIELD_BYTES') ?? DEFAULTS.maxFieldBytes,
+    maxRecordBytes: envInt('MAX_RECORD_BYTES') ?? DEFAULTS.maxRecordBytes,
+    maxResponseBytes: envInt('MAX_RESPONSE_BYTES') ?? DEFAULTS.maxResponseBytes,
   };
 }
 

@@ -41,6 +41,8 @@ export interface ModelDefinition extends ModelShape {
   recordCount: number;
   /** Counts the inserts and deletes of records: equal versions mean the creation order has not changed. */
   writeVersion: number;
+  /** Some record of the model was once stored with data over LARGE_RECORD_CHARS: its pages are read with a size bound. */
+  hasLargeRecords: boolean;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,4 +1,5 @@
 import { fieldError, type FieldIssue } from './errors.js';
+import { textProblem } from './text.js';
 import {
   FIELD_TYPES,
   FORBIDDEN_KEYS,
@@ -24,6 +25,17 @@ export interface ModelDefinitionInput {
 
 export type { ModelShape };
 
+/** Bounds on a model's size: a definition is read for every record write and list. */
+export const MODEL_LIMITS = {
+  /** Fields in all, sub-fields of object fields included. */
+  maxFields: 500,
+  /** How deep object fields may nest their sub-fields. */
+  maxFieldDepth: 8,
+  maxNameLength: 200,
+  maxLabelLength: 200,
+  maxDescriptionLength: 5000,
+} as const;
+
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
@@ -46,12 +58,17 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
   const issues = new IssueList();
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (!name) issues.add('name', 'must be a non-empty string');
+  else checkText(issues, 'name', name, MODEL_LIMITS.maxNameLength);
   const slug = typeof input.slug === 'string' ? input.slug : '';
   if (!SLUG_PATTERN.test(slug)) {
     issues.add('slug', 'must be 1-64 characters of a-z, 0-9, "-" or "_", starting with a letter or digit');
   }
   const targets = new Set(relationTargets).add(slug);
   const fields = normaliseFields(input.fields, 'fields', targets, issues);
+  const fieldCount = countFields(fields);
+  if (fieldCount > MODEL_LIMITS.maxFields) {
+    issues.add('fields', `a model may have at most ${MODEL_LIMITS.maxFields} fields, sub-fields included; got ${fieldCount}`);
+  }
   const keys = new Set(fields.map((field) => field.key));
 
   let displayField = fields[0]?.key ?? '';
@@ -71,6 +88,8 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
   const description = input.description;
   if (description !== undefined && description !== null && typeof description !== 'string') {
     issues.add('description', 'must be a string');
+  } else if (typeof description === 'string') {
+    checkText(issues, 'description', description, MODEL_LIMITS.maxDescriptionLength);
   }
   issues.throwFirst();
   return {
@@ -89,9 +108,19 @@ function normaliseFields(
   path: string,
   relationTargets: ReadonlySet<string>,
   issues: IssueList,
+  depth = 1,
 ): FieldDefinition[] {
   if (!Array.isArray(value)) {
     issues.add(path, 'must be an array of field definitions');
+    return [];
+  }
+  if (depth > MODEL_LIMITS.maxFieldDepth) {
+    issues.add(path, `object fields may nest at most ${MODEL_LIMITS.maxFieldDepth} levels deep`);
+    return [];
+  }
+  // Checked before each definition is: a list of 100,000 fields is refused without the work.
+  if (value.length > MODEL_LIMITS.maxFields) {
+    issues.add(path, `a model may have at most ${MODEL_LIMITS.maxFields} fields, sub-fields included; got ${value.length}`);
     return [];
   }
   if (value.length === 0) issues.add(path, 'must define at least one field');
@@ -103,7 +132,7 @@ function normaliseFields(
       issues.add(at, 'must be a field definition object');
       return;
     }
-    const field = normaliseField(raw, at, relationTargets, issues);
+    const field = normaliseField(raw, at, relationTargets, issues, depth);
     if (!field) return;
     if (seen.has(field.key)) issues.add(`${at}.key`, `"${field.key}" is used by another field`);
     seen.add(field.key);
@@ -117,6 +146,7 @@ function normaliseField(
   at: string,
   relationTargets: ReadonlySet<string>,
   issues: IssueList,
+  depth: number,
 ): FieldDefinition | null {
   const key = raw.key;
   if (typeof key !== 'string' || !KEY_PATTERN.test(key) || FORBIDDEN_KEYS.has(key)) {
@@ -130,6 +160,8 @@ function normaliseField(
   }
   if (raw.label !== undefined && raw.label !== null && typeof raw.label !== 'string') {
     issues.add(`${at}.label`, 'must be a string');
+  } else if (typeof raw.label === 'string') {
+    checkText(issues, `${at}.label`, raw.label, MODEL_LIMITS.maxLabelLength);
   }
   if (raw.required !== undefined && raw.required !== null && typeof raw.required !== 'boolean') {
     issues.add(`${at}.required`, 'must be a boolean');
@@ -146,7 +178,7 @@ function normaliseField(
     issues.add(`${at}.relationTo`, 'is only allowed on relation fields');
   }
   if (type === 'object' && raw.fields != null) {
-    field.fields = normaliseFields(raw.fields, `${at}.fields`, relationTargets, issues);
+    field.fields = normaliseFields(raw.fields, `${at}.fields`, relationTargets, issues, depth + 1);
   } else if (raw.fields != null) {
     issues.add(`${at}.fields`, 'sub-fields are only allowed on object fields');
   }
@@ -193,6 +225,16 @@ function normaliseProduct(value: unknown, fields: FieldDefinition[], issues: Iss
     issues.add('product.priceField', `must be the key of a number field${suggest(product.priceField, byKey.keys())}`);
   }
   return product;
+}
+
+function checkText(issues: IssueList, path: string, text: string, maxLength: number): void {
+  const problem = textProblem(text);
+  if (problem) issues.add(path, problem);
+  else if (text.length > maxLength) issues.add(path, `must be at most ${maxLength} characters`);
+}
+
+function countFields(fields: readonly FieldDefinition[]): number {
+  return fields.reduce((count, field) => count + 1 + (field.fields ? countFields(field.fields) : 0), 0);
 }
 
 /** ` (did you mean "price"?)` when a known name is close to the given one. */

@@ -1,6 +1,7 @@
 import type { FieldIssue } from './errors.js';
 import { FORBIDDEN_KEYS, isPlainObject, relationTargetSlug, type FieldDefinition, type RecordData } from './fields.js';
 import { suggest } from './model-definition.js';
+import { textProblem } from './text.js';
 
 /** A relation id found in record data, to be checked against the target model. */
 export interface RelationReference {
@@ -67,7 +68,7 @@ function checkValue(field: FieldDefinition, value: unknown, path: string, check:
   switch (field.type) {
     case 'text':
       if (typeof value !== 'string') return fail('must be a string');
-      return hasNul(value) ? fail('must not contain the NUL character') : value;
+      return checkText(value, fail);
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? value : fail('must be a finite number');
     case 'boolean':
@@ -101,6 +102,10 @@ function checkRelation(
     return fail(many ? 'must be an array of record ids' : 'must be a record id (string)');
   }
   for (const targetId of ids as string[]) {
+    const problem = textProblem(targetId);
+    if (problem) return fail(problem);
+  }
+  for (const targetId of ids as string[]) {
     check.references.push({ path, fieldKey: field.key, targetSlug, targetId });
   }
   return many ? [...(ids as string[])] : value;
@@ -123,10 +128,10 @@ function checkTranslatable(
       continue;
     } else if (typeof text !== 'string') {
       check.issues.push({ path: `${path}.${locale}`, reason: 'must be a string' });
-    } else if (hasNul(text)) {
-      check.issues.push({ path: `${path}.${locale}`, reason: 'must not contain the NUL character' });
     } else {
-      result[locale] = text;
+      const problem = textProblem(text);
+      if (problem) check.issues.push({ path: `${path}.${locale}`, reason: problem });
+      else result[locale] = text;
     }
   }
   return result;
@@ -139,13 +144,14 @@ export const MAX_JSON_DEPTH = 32;
 function checkFreeJson(value: unknown, path: string, check: DataCheck, depth = 1): unknown {
   if (depth > MAX_JSON_DEPTH) {
     check.issues.push({ path, reason: `is nested too deeply (at most ${MAX_JSON_DEPTH} levels)` });
-  } else if (typeof value === 'string' && hasNul(value)) {
-    check.issues.push({ path, reason: 'must not contain the NUL character' });
+  } else if (typeof value === 'string') {
+    const problem = textProblem(value);
+    if (problem) check.issues.push({ path, reason: problem });
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => checkFreeJson(item, `${path}[${index}]`, check, depth + 1));
   } else if (isPlainObject(value)) {
     for (const [key, item] of Object.entries(value)) {
-      if (FORBIDDEN_KEYS.has(key) || hasNul(key)) check.issues.push({ path: `${path}.${key}`, reason: 'key not allowed' });
+      if (FORBIDDEN_KEYS.has(key) || textProblem(key)) check.issues.push({ path: `${path}.${key}`, reason: 'key not allowed' });
       else checkFreeJson(item, `${path}.${key}`, check, depth + 1);
     }
   }
@@ -164,8 +170,9 @@ function fieldsByKey(fields: readonly FieldDefinition[]): Map<string, FieldDefin
   return byKey;
 }
 
-function hasNul(text: string): boolean {
-  return text.includes('\u0000');
+function checkText(text: string, fail: (reason: string) => undefined): string | undefined {
+  const problem = textProblem(text);
+  return problem ? fail(problem) : text;
 }
 
 /** ISO 8601 and a real calendar day: Date.parse would roll 2026-02-30 over to March. */

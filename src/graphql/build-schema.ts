@@ -2,6 +2,7 @@ import { buildSchema, GraphQLObjectType, GraphQLScalarType, type GraphQLFieldRes
 import { unparsedData } from '../store/json-text.js';
 import { sourceOnlyResolver } from './compiled-execute.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
+import { refusingUnstorableText } from './text-arguments.js';
 
 /** `ModelRecord.data`: the JSON text as stored when the record's data has not been parsed (the answer copies it). */
 const recordData = sourceOnlyResolver(
@@ -20,7 +21,7 @@ export function buildExecutableSchema(sdl: string, resolvers: ResolverMap): Grap
     for (const [fieldName, resolve] of Object.entries(fields)) {
       const field = typeFields[fieldName];
       if (!field) throw new Error(`No field ${typeName}.${fieldName} in the schema`);
-      field.resolve = resolve as GraphQLFieldResolver<unknown, unknown>;
+      field.resolve = refusingUnstorableText(field.args, resolve as GraphQLFieldResolver<unknown, unknown>);
     }
   }
   // A record's data as the JSON text the database returned, when it has not been parsed: the answer copies it.

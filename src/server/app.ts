@@ -19,7 +19,7 @@ import { WorkspaceService } from '../services/workspace-service.js';
 import type { Store } from '../store/store.js';
 import { registerAdminApp } from './admin-app.js';
 import { registerAdminRoute } from './admin-route.js';
-import type { ServerConfig } from './config.js';
+import { DEFAULTS, type ServerConfig } from './config.js';
 import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
 import { sendRefusal } from './reply.js';
@@ -27,7 +27,8 @@ import { registerSessionRoutes } from './session-routes.js';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins'> & Partial<Pick<ServerConfig, 'introspection'>>;
+  config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins'> &
+    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes'>>;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
 }
@@ -44,7 +45,14 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   const writeBudget = budget ?? new WriteBudget(config.writeBudget);
   const services: Services = {
     models: new ModelService(store),
-    records: new RecordService(store),
+    records: new RecordService(
+      store,
+      {
+        maxFieldBytes: config.maxFieldBytes ?? DEFAULTS.maxFieldBytes,
+        maxRecordBytes: config.maxRecordBytes ?? DEFAULTS.maxRecordBytes,
+      },
+      config.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
+    ),
     tokens: new TokenService(store),
     workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
   };

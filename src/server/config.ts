@@ -1,3 +1,5 @@
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS } from '../domain/size-limits.js';
+
 export interface ServerConfig {
   port: number;
   host: string;
@@ -9,6 +11,12 @@ export interface ServerConfig {
   logLevel: string;
   /** Whether `__schema` / `__type` queries are answered (env INTROSPECTION=on|off). */
   introspection: boolean;
+  /** Bytes of JSON one field value of a record may hold (env MAX_FIELD_BYTES). */
+  maxFieldBytes: number;
+  /** Bytes of JSON one record's data may hold (env MAX_RECORD_BYTES). */
+  maxRecordBytes: number;
+  /** Bytes of JSON one answer may carry (env MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
 }
 
 export const DEFAULTS = {
@@ -19,4 +27,6 @@ export const DEFAULTS = {
   corsOrigins: '*' as const,
   logLevel: 'info',
   introspection: true,
+  ...DEFAULT_RECORD_SIZE_LIMITS,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
 };

@@ -3,6 +3,7 @@ import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
 import { hasMore, listWindow, type ListArguments } from '../domain/listing.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { suggest } from '../domain/model-definition.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { StoredRecord, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
 import { MAX_IMPORT_ROWS, importRowLimitError } from './limits.js';
@@ -14,6 +15,13 @@ export interface ImportResult {
   errors: { row: number; message: string }[];
 }
 
+export interface ListOptions {
+  /** Whether the answer needs the records' data. */
+  withData: boolean;
+}
+
+const WITH_DATA: ListOptions = { withData: true };
+
 export interface RecordPage {
   total: number;
   hasMore: boolean;
@@ -23,12 +31,16 @@ export interface RecordPage {
 export class RecordService {
   private readonly cursors = new PageCursors();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly limits: RecordSizeLimits = DEFAULT_RECORD_SIZE_LIMITS,
+    private readonly maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+  ) {}
 
   async create(actor: Actor, modelId: string, data: unknown): Promise<StoredRecord> {
     const model = await this.requireModel(actor.workspaceId, modelId);
     requireDataObject(data);
-    const prepared = prepareData(model, data);
+    const prepared = prepareData(model, data, this.limits);
     await checkReferences(this.store, actor.workspaceId, [prepared]);
     throwFirstIssue(prepared);
     return this.store.records.insert({ model, userId: actor.userId }, toNewRecord(prepared));
@@ -37,7 +49,7 @@ export class RecordService {
   async import(actor: Actor, modelId: string, rows: unknown[]): Promise<ImportResult> {
     if (rows.length > MAX_IMPORT_ROWS) throw importRowLimitError(rows.length);
     const model = await this.requireModel(actor.workspaceId, modelId);
-    const prepared = rows.map((row) => prepareData(model, row));
+    const prepared = rows.map((row) => prepareData(model, row, this.limits));
     await checkReferences(this.store, actor.workspaceId, prepared);
     const errors: ImportResult['errors'] = [];
     const validRows: number[] = [];
@@ -61,7 +73,7 @@ export class RecordService {
     const before = await this.requireRecord(actor.workspaceId, id);
     const model = await this.requireModel(actor.workspaceId, before.modelId);
     refuseUnknownKeys(model, patch);
-    const merge = (data: unknown) => prepareData(model, mergePatch(data, patch));
+    const merge = (data: unknown) => prepareData(model, mergePatch(data, patch), this.limits);
     const preview = merge(before.data);
     await checkReferences(this.store, actor.workspaceId, [preview]);
     throwFirstIssue(preview);
@@ -76,7 +88,7 @@ export class RecordService {
     requireDataObject(data);
     const before = await this.requireRecord(actor.workspaceId, id);
     const model = await this.requireModel(actor.workspaceId, before.modelId);
-    const prepared = prepareData(model, data);
+    const prepared = prepareData(model, data, this.limits);
     await checkReferences(this.store, actor.workspaceId, [prepared]);
     throwFirstIssue(prepared);
     return this.modify(actor, id, () => prepared.replacement);
@@ -101,14 +113,19 @@ export class RecordService {
     return this.store.records.get(workspaceId, id);
   }
 
-  async list(workspaceId: string, modelId: string, args: ListArguments): Promise<RecordPage> {
+  async list(workspaceId: string, modelId: string, args: ListArguments, options: ListOptions = WITH_DATA): Promise<RecordPage> {
     const model = await this.requireModel(workspaceId, modelId);
-    return this.listModel(model, args);
+    return this.listModel(model, args, options);
   }
 
-  async listModel(model: ModelDefinition, args: ListArguments): Promise<RecordPage> {
+  /**
+   * A page of the model's records. Without `withData` the records' data is not read at all. A model that holds
+   * large records has its page measured by the database first, and refused when over the response limit.
+   */
+  async listModel(model: ModelDefinition, args: ListArguments, { withData }: ListOptions = WITH_DATA): Promise<RecordPage> {
     const window = listWindow(args);
-    const items = await this.store.records.list(model.id, window, this.cursors.find(model, window));
+    const reading = { data: withData, maxDataBytes: model.hasLargeRecords ? this.maxResponseBytes : null };
+    const items = await this.store.records.list(model.id, window, this.cursors.find(model, window), reading);
     this.cursors.remember(model, window, items);
     return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
   }

@@ -1,6 +1,7 @@
 import { fieldError, ServiceError, type FieldIssue } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition, type RecordData } from '../domain/fields.js';
 import { checkRecordData, type DataCheck, type RelationReference } from '../domain/record-data.js';
+import { sizeIssues, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { NewRecord, ReplacementData, Store } from '../store/store.js';
 import { newId } from '../ids.js';
 
@@ -11,15 +12,17 @@ export interface PreparedData {
   references: RelationReference[];
 }
 
-export function prepareData(model: ModelDefinition, data: unknown): PreparedData {
+export function prepareData(model: ModelDefinition, data: unknown, limits: RecordSizeLimits): PreparedData {
   const check: DataCheck = checkRecordData(model.fields, data);
   const skuField = skuFieldOf(model);
   const sku = skuField !== null && typeof check.data[skuField] === 'string' ? (check.data[skuField] as string) : null;
+  const dataText = JSON.stringify(check.data);
   return {
-    issues: check.issues,
+    issues: [...check.issues, ...sizeIssues(check.data, dataText, limits)],
     references: check.references,
     replacement: {
       data: check.data,
+      dataText,
       sku,
       links: check.references.map((reference) => ({ fieldKey: reference.fieldKey, targetId: reference.targetId })),
     },

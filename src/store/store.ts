@@ -185,11 +185,8 @@ export interface RecordLink {
   targetId: string;
 }
 
-export interface NewRecord {
+export interface NewRecord extends ReplacementData {
   id: string;
-  data: RecordData;
-  sku: string | null;
-  links: RecordLink[];
 }
 
 export interface StoredRecord {
@@ -210,6 +207,8 @@ export interface WriteContext {
 
 export interface ReplacementData {
   data: RecordData;
+  /** `data` as the JSON text to store (made once, when its size was checked). */
+  dataText: string;
   sku: string | null;
   links: RecordLink[];
 }
@@ -246,5 +245,18 @@ export interface RecordStore {
    * A page in the window's order. With `after`, the page starts right after that record instead of skipping
    * `window.offset` rows: the same page when nothing was inserted or deleted in between, without the scan.
    */
-  list(modelId: string, window: ListWindow, after?: PageCursor): Promise<StoredRecord[]>;
+  list(modelId: string, window: ListWindow, after?: PageCursor, reading?: PageReading): Promise<StoredRecord[]>;
 }
+
+/** How a page's records are read (default: with their data, no size bound). */
+export interface PageReading {
+  /** Read `data`; false for an answer that does not select it (records then come with an empty `data`). */
+  data: boolean;
+  /**
+   * When set, the database measures the page's data first and a page over this many bytes is refused with
+   * pageTooLargeError before more than that is read; null when the model's records are all small.
+   */
+  maxDataBytes: number | null;
+}
+
+export const FULL_PAGE: PageReading = { data: true, maxDataBytes: null };

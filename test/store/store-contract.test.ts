@@ -11,7 +11,7 @@ import type { ModelShape } from '../../src/domain/model-definition.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
-import type { NewRecord, RecordLink, Store, WriteContext } from '../../src/store/store.js';
+import type { NewRecord, RecordLink, ReplacementData, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget, type Target } from '../support/databases.js';
 
 const postgres = await postgresTarget();
@@ -45,7 +45,11 @@ function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShap
 const PRODUCT = { enabled: true, skuField: 'code', priceField: null };
 
 function newRecord(data: RecordData, options: { sku?: string | null; links?: RecordLink[] } = {}): NewRecord {
-  return { id: newId(), data, sku: options.sku ?? null, links: options.links ?? [] };
+  return { id: newId(), data, dataText: JSON.stringify(data), sku: options.sku ?? null, links: options.links ?? [] };
+}
+
+function replacement(data: RecordData, sku: string | null = null): ReplacementData {
+  return { data, dataText: JSON.stringify(data), sku, links: [] };
 }
 
 /** The SKU field value as the record writer derives it: the `code` string of a product model. */
@@ -410,11 +414,7 @@ for (const target of targets) {
 
       await sleep(3);
       const touched = batch[2]!.id;
-      const modified = await store.records.modify(workspaceId, touched, 'editor-1', (current) => ({
-        data: { ...current.data, n: 20 },
-        sku: null,
-        links: [],
-      }));
+      const modified = await store.records.modify(workspaceId, touched, 'editor-1', (current) => replacement({ ...current.data, n: 20 }));
       assert.ok(modified && modified.updatedAt > modified.createdAt);
       assert.equal(modified.updatedBy, 'editor-1');
       const untouched = creationOrder.filter((id) => id !== touched);
@@ -513,11 +513,7 @@ for (const target of targets) {
       const record = await store.records.insert(context, newRecord({ k0: -1 }));
       const results = await Promise.all(
         keys.map((key, n) =>
-          store.records.modify(workspaceId, record.id, `user-${n}`, (current) => ({
-            data: { ...current.data, [key]: n },
-            sku: null,
-            links: [],
-          })),
+          store.records.modify(workspaceId, record.id, `user-${n}`, (current) => replacement({ ...current.data, [key]: n })),
         ),
       );
       assert.ok(results.every((result) => result !== null));
@@ -543,11 +539,11 @@ for (const target of targets) {
         /code: refused/,
       );
       await assert.rejects(
-        store.records.modify(workspaceId, a.id, null, () => ({ data: { code: 'B' }, sku: 'B', links: [] })),
+        store.records.modify(workspaceId, a.id, null, () => replacement({ code: 'B' }, 'B')),
         isConflict('code: A record with this SKU already exists'),
       );
       assert.deepEqual(await store.records.get(workspaceId, a.id), a);
-      const renamed = await store.records.modify(workspaceId, a.id, null, () => ({ data: { code: 'C' }, sku: 'C', links: [] }));
+      const renamed = await store.records.modify(workspaceId, a.id, null, () => replacement({ code: 'C' }, 'C'));
       assert.deepEqual(renamed?.data, { code: 'C' });
       await store.records.insert(context, product({ code: 'A' }));
       assert.equal(await countOf(store, context.model), 3);

@@ -1,4 +1,4 @@
-import type { GraphQLSchema } from 'graphql';
+import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import type { ListArguments } from '../../domain/listing.js';
 import type { ModelDefinitionInput } from '../../domain/model-definition.js';
 import type { UpdateModelInput } from '../../services/model-service.js';
@@ -6,10 +6,11 @@ import type { CreateApiTokenInput } from '../../services/token-service.js';
 import type { ApiTokenInfo } from '../../store/store.js';
 import { buildExecutableSchema, namespace } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
+import { selectsItemData } from '../selection.js';
 import { ADMIN_SDL } from './schema.graphql.js';
 
 type Input<T> = { input: T };
-type Resolver = (source: unknown, args: never, context: AdminContext) => unknown;
+type Resolver = (source: unknown, args: never, context: AdminContext, info: GraphQLResolveInfo) => unknown;
 
 const modelQueries: Record<string, Resolver> = {
   list: (_, __, { actor, services }) => services.models.list(actor.workspaceId),
@@ -23,8 +24,8 @@ const modelMutations: Record<string, Resolver> = {
 };
 
 const recordQueries: Record<string, Resolver> = {
-  list: (_, args: ListArguments & { modelId: string }, { actor, services }) =>
-    services.records.list(actor.workspaceId, args.modelId, args),
+  list: (_, args: ListArguments & { modelId: string }, { actor, services }, info: GraphQLResolveInfo) =>
+    services.records.list(actor.workspaceId, args.modelId, args, { withData: selectsItemData(info) }),
   get: (_, { id }: { id: string }, { actor, services }) => services.records.get(actor.workspaceId, id),
 };
 

@@ -1,10 +1,11 @@
-import type { GraphQLSchema } from 'graphql';
+import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { ServiceError } from '../../domain/errors.js';
 import type { ListArguments } from '../../domain/listing.js';
 import type { Workspace } from '../../store/store.js';
 import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
 import { buildExecutableSchema, namespace } from '../build-schema.js';
 import type { Services } from '../context.js';
+import { selectsItemData } from '../selection.js';
 
 export interface DeliveryContext {
   workspace: Workspace;
@@ -36,7 +37,7 @@ const DELIVERY_SDL = /* GraphQL */ `
   }
 `;
 
-type Resolver = (source: unknown, args: never, context: DeliveryContext) => unknown;
+type Resolver = (source: unknown, args: never, context: DeliveryContext, info: GraphQLResolveInfo) => unknown;
 
 async function publicModel(context: DeliveryContext, slug: string) {
   const model = await context.services.models.getBySlug(context.workspace.id, slug);
@@ -47,8 +48,9 @@ async function publicModel(context: DeliveryContext, slug: string) {
 const publicModelQueries: Record<string, Resolver> = {
   definitions: async (_, __, { workspace, services }) =>
     (await services.models.list(workspace.id)).filter((model) => model.deliveryAccess === 'public'),
-  records: async (_, args: ListArguments & { modelSlug: string }, context) => {
-    const page = await context.services.records.listModel(await publicModel(context, args.modelSlug), args);
+  records: async (_, args: ListArguments & { modelSlug: string }, context, info) => {
+    const model = await publicModel(context, args.modelSlug);
+    const page = await context.services.records.listModel(model, args, { withData: selectsItemData(info) });
     return { ...page, items: page.items.map((item) => ({ ...item, createdBy: null, updatedBy: null })) };
   },
 };

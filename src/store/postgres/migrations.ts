@@ -104,6 +104,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX sessions_expires ON sessions (expires_at);
   CREATE INDEX api_tokens_workspace ON api_tokens (workspace_id, created_at);
   `,
+  `
+  ALTER TABLE models ADD COLUMN has_large_records boolean NOT NULL DEFAULT false;
+  UPDATE models SET has_large_records = true WHERE id IN (SELECT DISTINCT model_id FROM records WHERE length(data::text) > 16384);
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

@@ -2,20 +2,26 @@ import type { Pool, PoolClient } from 'pg';
 import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
 import type { ListWindow } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
+import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import type {
   NewRecord,
   PageCursor,
   RecordLink,
   RecordStore,
   Reference,
+  PageReading,
   ReplacementData,
   StoredRecord,
   WriteContext,
 } from '../store.js';
+import { FULL_PAGE } from '../store.js';
 import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
-import { afterCursor, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { afterCursor, boundedPageSql, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
 
-const COLUMNS = 'id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by';
+const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+const COLUMNS = COLUMN_LIST.join(', ');
+const COLUMNS_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column)).join(', ');
+const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
   constructor(private readonly pool: Pool) {}
@@ -28,9 +34,10 @@ export class PostgresRecordStore implements RecordStore {
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
          VALUES ($1, $2, $3, $4::jsonb, $5, $6, $6, $7, $7)
          ON CONFLICT (model_id, sku) DO NOTHING RETURNING ${COLUMNS}`,
-        [record.id, model.id, model.workspaceId, JSON.stringify(record.data), record.sku, now, userId],
+        [record.id, model.id, model.workspaceId, record.dataText, record.sku, now, userId],
       );
       if (!rows[0]) throw skuConflict(model);
+      if (isLargeRecord(record.dataText)) await client.query(MARK_LARGE, [model.id]);
       await writeLinks(client, record.links.map((link) => ({ ...link, sourceId: record.id })));
       await addToCount(client, model.id, 1);
       return toRecord(rows[0]);
@@ -55,7 +62,7 @@ export class PostgresRecordStore implements RecordStore {
          ON CONFLICT (model_id, sku) DO NOTHING RETURNING id`,
         [
           records.map((record) => record.id),
-          records.map((record) => JSON.stringify(record.data)),
+          records.map((record) => record.dataText),
           records.map((record) => record.sku),
           model.id,
           model.workspaceId,
@@ -71,6 +78,9 @@ export class PostgresRecordStore implements RecordStore {
         else for (const link of record.links) links.push({ ...link, sourceId: record.id });
       });
       await writeLinks(client, links);
+      if (records.some((record) => inserted.has(record.id) && isLargeRecord(record.dataText))) {
+        await client.query(MARK_LARGE, [model.id]);
+      }
       if (inserted.size > 0) await addToCount(client, model.id, inserted.size);
       return { skippedForSku };
     });
@@ -100,8 +110,9 @@ export class PostgresRecordStore implements RecordStore {
         const { rows } = await client.query<RecordRow>(
           `UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
            WHERE id = $5 RETURNING ${COLUMNS}`,
-          [JSON.stringify(next.data), next.sku, Date.now(), userId, id],
+          [next.dataText, next.sku, Date.now(), userId, id],
         );
+        if (isLargeRecord(next.dataText)) await client.query(MARK_LARGE, [row.model_id]);
         await client.query('DELETE FROM record_links WHERE source_id = $1', [id]);
         await writeLinks(client, next.links.map((link) => ({ ...link, sourceId: id })));
         return toRecord(rows[0]!);
@@ -146,18 +157,21 @@ export class PostgresRecordStore implements RecordStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  async list(modelId: string, window: ListWindow, after?: PageCursor): Promise<StoredRecord[]> {
+  async list(modelId: string, window: ListWindow, after?: PageCursor, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
     const order = ORDER_BY[window.sort];
-    const { rows } = after
-      ? await this.pool.query<RecordRow>(
-          `SELECT ${COLUMNS} FROM records WHERE model_id = $1 AND ${afterCursor(window.sort, '$2', '$3')} ORDER BY ${order} LIMIT $4`,
+    const columns = reading.data ? COLUMNS : COLUMNS_WITHOUT_DATA;
+    const [pageSql, parameters] = after
+      ? [
+          `SELECT ${columns} FROM records WHERE model_id = $1 AND ${afterCursor(window.sort, '$2', '$3')} ORDER BY ${order} LIMIT $4`,
           [modelId, after.time, after.id, window.limit],
-        )
-      : await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE model_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`, [
-          modelId,
-          window.limit,
-          window.offset,
-        ]);
+        ]
+      : [`SELECT ${columns} FROM records WHERE model_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`, [modelId, window.limit, window.offset]];
+    const bound = reading.data ? reading.maxDataBytes : null;
+    if (bound === null) return (await this.pool.query<RecordRow>(pageSql, parameters)).rows.map(toRecord);
+    const sql = boundedPageSql(pageSql, COLUMN_LIST, 'octet_length(data::text)', order, `$${parameters.length + 1}`);
+    const { rows } = await this.pool.query<RecordRow & { running_bytes: string }>(sql, [...parameters, bound]);
+    const fitting = rows.findIndex((row) => Number(row.running_bytes) > bound);
+    if (fitting !== -1) throw pageTooLargeError(fitting, bound);
     return rows.map(toRecord);
   }
 }

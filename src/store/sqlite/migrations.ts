@@ -91,6 +91,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX sessions_expires ON sessions (expires_at);
   CREATE INDEX api_tokens_workspace ON api_tokens (workspace_id, created_at);
   `,
+  `
+  ALTER TABLE models ADD COLUMN has_large_records INTEGER NOT NULL DEFAULT 0;
+  UPDATE models SET has_large_records = 1 WHERE id IN (SELECT DISTINCT model_id FROM records WHERE length(data) > 16384);
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

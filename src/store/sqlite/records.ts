@@ -8,13 +8,16 @@ import type {
   RecordLink,
   RecordStore,
   Reference,
+  PageReading,
   ReplacementData,
   StoredRecord,
   WriteContext,
 } from '../store.js';
+import { FULL_PAGE } from '../store.js';
 import { ServiceError } from '../../domain/errors.js';
+import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
-import { afterCursor, fromJson, isoTime, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { afterCursor, boundedPageSql, fromJson, isoTime, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
 import { WriteGroup } from './write-group.js';
 
 /**
@@ -30,13 +33,17 @@ type ListRow = [
   createdBy: string | null,
   updatedBy: string | null,
 ];
-const LIST_COLUMNS = 'id, data, created_at, updated_at, created_by, updated_by';
+const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
+/** The index of `running_bytes` in a row of a bounded page (after LIST_COLUMNS). */
+const RUNNING_BYTES = LIST_COLUMNS.length;
 
 export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
   private readonly selectById: Database.Statement;
+  private readonly markLarge: Database.Statement;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly workspaces = new Map<string, string>();
   /** Single writes (insert, modify, delete) share commits with the other writes of their event-loop turn. */
@@ -54,6 +61,7 @@ export class SqliteRecordStore implements RecordStore {
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
     this.addToCount = db.prepare('UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
+    this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.writes = new WriteGroup(db, onCommit);
   }
 
@@ -106,7 +114,7 @@ export class SqliteRecordStore implements RecordStore {
       record.id,
       model.id,
       model.workspaceId,
-      JSON.stringify(record.data),
+      record.dataText,
       record.sku,
       now,
       now,
@@ -114,6 +122,7 @@ export class SqliteRecordStore implements RecordStore {
       userId,
     );
     if (result.changes === 0) return false;
+    if (isLargeRecord(record.dataText)) this.markLarge.run(model.id);
     this.writeLinks(record.id, record.links);
     return true;
   }
@@ -138,7 +147,7 @@ export class SqliteRecordStore implements RecordStore {
       if (!row) return null;
       const next = change(toRecord(row));
       const now = Math.max(Date.now(), Number(row.updated_at));
-      const text = JSON.stringify(next.data);
+      const text = next.dataText;
       try {
         this.db
           .prepare('UPDATE records SET data = ?, sku = ?, updated_at = ?, updated_by = ? WHERE id = ?')
@@ -147,6 +156,7 @@ export class SqliteRecordStore implements RecordStore {
         if (isUniqueViolation(error)) throw skuConflict(this.productOf(row.model_id));
         throw error;
       }
+      if (isLargeRecord(text)) this.markLarge.run(row.model_id);
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
       return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
@@ -206,13 +216,13 @@ export class SqliteRecordStore implements RecordStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  async list(modelId: string, window: ListWindow, after?: PageCursor): Promise<StoredRecord[]> {
-    const rows = (
-      after
-        ? this.listStatement(window.sort, window.limit, true).all(modelId, after.time, after.id)
-        : this.listStatement(window.sort, window.limit, false).all(modelId, window.offset)
-    ) as ListRow[];
+  async list(modelId: string, window: ListWindow, after?: PageCursor, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const bound = reading.data ? reading.maxDataBytes : null;
+    const statement = this.listStatement(window.sort, window.limit, after !== undefined, reading.data, bound !== null);
+    const parameters = after ? [modelId, after.time, after.id] : [modelId, window.offset];
+    const rows = (bound === null ? statement.all(...parameters) : statement.all(bound, ...parameters)) as ListRow[];
     if (rows.length === 0) return [];
+    if (bound !== null) refuseOversizedPage(rows, bound);
     const workspaceId = this.workspaceOf(modelId);
     const records = new Array<StoredRecord>(rows.length);
     for (let index = 0; index < rows.length; index++) {
@@ -226,14 +236,17 @@ export class SqliteRecordStore implements RecordStore {
    * The page query of a sort and page size, in raw mode (rows as arrays), prepared once. The limit is part of
    * the SQL text: bound as a parameter, it made SQLite (built with STAT4) prepare the statement again on every run.
    */
-  private listStatement(sort: RecordSort, limit: number, afterACursor: boolean): Database.Statement {
-    const key = `${sort}|${limit}|${afterACursor}`;
+  private listStatement(sort: RecordSort, limit: number, afterACursor: boolean, withData: boolean, bounded: boolean): Database.Statement {
+    const key = `${sort}|${limit}|${afterACursor}|${withData}|${bounded}`;
     let statement = this.listStatements.get(key);
     if (!statement) {
       if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`Bad page size ${limit}`);
       const where = afterACursor ? `model_id = ? AND ${afterCursor(sort, '?', '?')}` : 'model_id = ?';
       const page = afterACursor ? `LIMIT ${limit}` : `LIMIT ${limit} OFFSET ?`;
-      statement = this.db.prepare(`SELECT ${LIST_COLUMNS} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`).raw(true);
+      const columns = withData ? LIST_COLUMNS : WITHOUT_DATA;
+      const pageSql = `SELECT ${columns.join(', ')} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`;
+      const sql = bounded ? boundedPageSql(pageSql, LIST_COLUMNS, 'octet_length(data)', ORDER_BY[sort], '?') : pageSql;
+      statement = this.db.prepare(sql).raw(true);
       this.listStatements.set(key, statement);
     }
     return statement;
@@ -251,4 +264,10 @@ export class SqliteRecordStore implements RecordStore {
     }
     return workspaceId;
   }
+}
+
+/** Refuses a bounded page when a row came back without its data: the page holds more than the bound. */
+function refuseOversizedPage(rows: unknown[][], bound: number): void {
+  const fitting = rows.findIndex((row) => Number(row[RUNNING_BYTES]) > bound);
+  if (fitting !== -1) throw pageTooLargeError(fitting, bound);
 }

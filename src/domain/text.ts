@@ -1,0 +1,13 @@
+// Strings that neither database can hold as they are: PostgreSQL refuses the NUL character in text and jsonb,
+// and a lone UTF-16 surrogate is not Unicode at all (PostgreSQL refuses it; SQLite would silently store U+FFFD).
+// Refusing both everywhere a string enters makes SQLite and PostgreSQL behave alike.
+
+const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u;
+
+/** Why a string cannot be stored, or null when it can. */
+export function textProblem(text: string): string | null {
+  if (!UNSTORABLE.test(text)) return null;
+  return text.includes('\u0000')
+    ? 'must not contain the NUL character'
+    : 'must not contain a lone surrogate (half of a UTF-16 pair without the other half)';
+}
