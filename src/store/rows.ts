@@ -120,21 +120,6 @@ export const ORDER_BY: Record<RecordSort, string> = {
   updatedAt_desc: 'updated_at DESC, id DESC',
 };
 
-/**
- * A page query with a bound on its data: `pageSql` selects `columns` (which include `data`) in `order`; the
- * answer has the same rows, but a row whose running total of data bytes (in page order) is over the bound comes
- * with `data` NULL, and every row carries that total as `running_bytes`. The database measures the data, so no
- * more of it than the bound is ever handed to JavaScript.
- */
-export function boundedPageSql(pageSql: string, columns: readonly string[], dataBytes: string, order: string, bound: string): string {
-  const selected = columns.map((column) => (column === 'data' ? `CASE WHEN running_bytes <= ${bound} THEN data END AS data` : column));
-  return (
-    `SELECT ${selected.join(', ')}, running_bytes FROM (` +
-    `SELECT page.*, sum(${dataBytes}) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) AS running_bytes FROM (${pageSql}) page` +
-    `) sized ORDER BY ${order}`
-  );
-}
-
 /** `(created_at, id) > (a, b)`: the rows after a cursor in the sort's order, as an index range scan. */
 export function afterCursor(sort: RecordSort, timeParameter: string, idParameter: string): string {
   const column = sort.startsWith('createdAt') ? 'created_at' : 'updated_at';

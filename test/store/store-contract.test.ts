@@ -324,6 +324,7 @@ for (const target of targets) {
         deliveryAccess: 'public',
         recordCount: 0,
         writeVersion: 0,
+        hasLargeRecords: false,
         createdAt: created.createdAt,
         updatedAt: created.createdAt,
       });
@@ -421,6 +422,40 @@ for (const target of targets) {
       assert.deepEqual(await listIds(store, context.model, 'updatedAt_asc'), [...untouched, touched]);
       assert.deepEqual(await listIds(store, context.model, 'updatedAt_desc'), [touched, ...[...untouched].reverse()]);
       assert.deepEqual(await listIds(store, context.model, 'createdAt_asc'), creationOrder, 'modify keeps creation order');
+    });
+
+    test('records: a page read without data carries none; a large record marks its model; a bounded page over its bound is refused', async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('sized', [field('text', 'text')]));
+      const small = Array.from({ length: 3 }, (_, n) => newRecord({ text: `small ${n}` }));
+      await store.records.insertMany(context, small);
+      const bare = await store.records.list(context.model.id, { limit: 10, offset: 0, sort: 'createdAt_asc' }, undefined, {
+        data: false,
+        maxDataBytes: null,
+      });
+      assert.deepEqual(bare.map((record) => [record.id, record.data]), small.map((record) => [record.id, {}]));
+      assert.equal((await store.models.get(workspaceId, context.model.id))!.hasLargeRecords, false);
+
+      const large = newRecord({ text: 'L'.repeat(20_000) });
+      await store.records.insert(context, large);
+      const marked = (await store.models.get(workspaceId, context.model.id))!;
+      assert.equal(marked.hasLargeRecords, true);
+
+      const window = { limit: 10, offset: 0, sort: 'createdAt_asc' } as const;
+      const bounded = { data: true, maxDataBytes: 20_100 };
+      await assert.rejects(store.records.list(marked.id, window, undefined, { data: true, maxDataBytes: 20_000 }), (error: unknown) => {
+        assert.ok(error instanceof ServiceError);
+        assert.equal(error.code, 'PAYLOAD_TOO_LARGE');
+        assert.equal(error.extensions.fitting, 3);
+        return true;
+      });
+      const page = await store.records.list(marked.id, window, undefined, bounded);
+      assert.deepEqual(page.map((record) => record.data.text), ['small 0', 'small 1', 'small 2', 'L'.repeat(20_000)]);
+      // A modify that makes a record large marks its model too.
+      const other = await newModel(store, workspaceId, shape('sized-later', [field('text', 'text')]));
+      const record = await store.records.insert(other, newRecord({ text: 'short' }));
+      await store.records.modify(workspaceId, record.id, null, () => replacement({ text: 'M'.repeat(20_000) }));
+      assert.equal((await store.models.get(workspaceId, other.model.id))!.hasLargeRecords, true);
     });
 
     test('records: record_count follows insert, insertMany and delete', async () => {

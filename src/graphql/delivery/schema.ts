@@ -4,6 +4,7 @@ import type { ListArguments } from '../../domain/listing.js';
 import type { Workspace } from '../../store/store.js';
 import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
 import { buildExecutableSchema, namespace } from '../build-schema.js';
+import { sourceOnlyResolver } from '../compiled-execute.js';
 import type { Services } from '../context.js';
 import { selectsItemData } from '../selection.js';
 
@@ -50,15 +51,18 @@ const publicModelQueries: Record<string, Resolver> = {
     (await services.models.list(workspace.id)).filter((model) => model.deliveryAccess === 'public'),
   records: async (_, args: ListArguments & { modelSlug: string }, context, info) => {
     const model = await publicModel(context, args.modelSlug);
-    const page = await context.services.records.listModel(model, args, { withData: selectsItemData(info) });
-    return { ...page, items: page.items.map((item) => ({ ...item, createdBy: null, updatedBy: null })) };
+    return context.services.records.listModel(model, args, { withData: selectsItemData(info) });
   },
 };
+
+/** Who wrote a record is not published; the record itself is passed on as it is, its data still unparsed. */
+const unpublished = sourceOnlyResolver(() => null);
 
 export function buildDeliverySchema(): GraphQLSchema {
   return buildExecutableSchema(DELIVERY_SDL, {
     Query: { public: namespace },
     PublicQueries: { model: namespace },
     PublicModelQueries: publicModelQueries,
+    ModelRecord: { createdBy: unpublished, updatedBy: unpublished },
   } as never);
 }

@@ -16,7 +16,7 @@ import type {
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
 import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
-import { afterCursor, boundedPageSql, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { afterCursor, ORDER_BY, skuConflict, toRecord, type RecordRow } from '../rows.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -174,6 +174,21 @@ export class PostgresRecordStore implements RecordStore {
     if (fitting !== -1) throw pageTooLargeError(fitting, bound);
     return rows.map(toRecord);
   }
+}
+
+/**
+ * A page query with a bound on its data: `pageSql` selects `columns` (which include `data`) in `order`; the
+ * answer has the same rows, but a row whose running total of data bytes (in page order) is over the bound comes
+ * with `data` NULL, and every row carries that total as `running_bytes`. PostgreSQL measures the data itself, so no
+ * more of it than the bound is ever sent to this process.
+ */
+function boundedPageSql(pageSql: string, columns: readonly string[], dataBytes: string, order: string, bound: string): string {
+  const selected = columns.map((column) => (column === 'data' ? `CASE WHEN running_bytes <= ${bound} THEN data END AS data` : column));
+  return (
+    `SELECT ${selected.join(', ')}, running_bytes FROM (` +
+    `SELECT page.*, sum(${dataBytes}) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) AS running_bytes FROM (${pageSql}) page` +
+    `) sized ORDER BY ${order}`
+  );
 }
 
 interface SourcedLink extends RecordLink {

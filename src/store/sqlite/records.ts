@@ -17,7 +17,7 @@ import { FULL_PAGE } from '../store.js';
 import { ServiceError } from '../../domain/errors.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
-import { afterCursor, boundedPageSql, fromJson, isoTime, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { afterCursor, fromJson, isoTime, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
 import { WriteGroup } from './write-group.js';
 
 /**
@@ -35,8 +35,6 @@ type ListRow = [
 ];
 const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
-/** The index of `running_bytes` in a row of a bounded page (after LIST_COLUMNS). */
-const RUNNING_BYTES = LIST_COLUMNS.length;
 
 export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
@@ -217,12 +215,13 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async list(modelId: string, window: ListWindow, after?: PageCursor, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
-    const bound = reading.data ? reading.maxDataBytes : null;
-    const statement = this.listStatement(window.sort, window.limit, after !== undefined, reading.data, bound !== null);
     const parameters = after ? [modelId, after.time, after.id] : [modelId, window.offset];
-    const rows = (bound === null ? statement.all(...parameters) : statement.all(bound, ...parameters)) as ListRow[];
+    const bound = reading.data ? reading.maxDataBytes : null;
+    // The sizes first: SQLite tells a value's size from the row header, without reading the value.
+    if (bound !== null) refuseOversizedPage(this.listStatement(window.sort, window.limit, after !== undefined, 'sizes').all(...parameters) as [number][], bound);
+    const columns = reading.data ? 'data' : 'none';
+    const rows = this.listStatement(window.sort, window.limit, after !== undefined, columns).all(...parameters) as ListRow[];
     if (rows.length === 0) return [];
-    if (bound !== null) refuseOversizedPage(rows, bound);
     const workspaceId = this.workspaceOf(modelId);
     const records = new Array<StoredRecord>(rows.length);
     for (let index = 0; index < rows.length; index++) {
@@ -236,17 +235,15 @@ export class SqliteRecordStore implements RecordStore {
    * The page query of a sort and page size, in raw mode (rows as arrays), prepared once. The limit is part of
    * the SQL text: bound as a parameter, it made SQLite (built with STAT4) prepare the statement again on every run.
    */
-  private listStatement(sort: RecordSort, limit: number, afterACursor: boolean, withData: boolean, bounded: boolean): Database.Statement {
-    const key = `${sort}|${limit}|${afterACursor}|${withData}|${bounded}`;
+  private listStatement(sort: RecordSort, limit: number, afterACursor: boolean, read: 'data' | 'none' | 'sizes'): Database.Statement {
+    const key = `${sort}|${limit}|${afterACursor}|${read}`;
     let statement = this.listStatements.get(key);
     if (!statement) {
       if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`Bad page size ${limit}`);
       const where = afterACursor ? `model_id = ? AND ${afterCursor(sort, '?', '?')}` : 'model_id = ?';
       const page = afterACursor ? `LIMIT ${limit}` : `LIMIT ${limit} OFFSET ?`;
-      const columns = withData ? LIST_COLUMNS : WITHOUT_DATA;
-      const pageSql = `SELECT ${columns.join(', ')} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`;
-      const sql = bounded ? boundedPageSql(pageSql, LIST_COLUMNS, 'octet_length(data)', ORDER_BY[sort], '?') : pageSql;
-      statement = this.db.prepare(sql).raw(true);
+      const columns = read === 'sizes' ? 'octet_length(data)' : (read === 'data' ? LIST_COLUMNS : WITHOUT_DATA).join(', ');
+      statement = this.db.prepare(`SELECT ${columns} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`).raw(true);
       this.listStatements.set(key, statement);
     }
     return statement;
@@ -266,8 +263,11 @@ export class SqliteRecordStore implements RecordStore {
   }
 }
 
-/** Refuses a bounded page when a row came back without its data: the page holds more than the bound. */
-function refuseOversizedPage(rows: unknown[][], bound: number): void {
-  const fitting = rows.findIndex((row) => Number(row[RUNNING_BYTES]) > bound);
-  if (fitting !== -1) throw pageTooLargeError(fitting, bound);
+/** Refuses a page whose records' data, by their sizes in page order, add up to more than the bound. */
+function refuseOversizedPage(sizes: [number][], bound: number): void {
+  let total = 0;
+  for (let index = 0; index < sizes.length; index++) {
+    total += sizes[index]![0];
+    if (total > bound) throw pageTooLargeError(index, bound);
+  }
 }
