@@ -29,6 +29,11 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     corsOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     logLevel: process.env.LOG_LEVEL ?? DEFAULTS.logLevel,
     introspection: envOnOff('INTROSPECTION') ?? DEFAULTS.introspection,
+    publicBodyLimitBytes: envInt('PUBLIC_BODY_LIMIT_BYTES') ?? DEFAULTS.publicBodyLimitBytes,
+    requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
+    headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
+    keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
+    maxConnections: envInt('MAX_CONNECTIONS') ?? DEFAULTS.maxConnections,
   };
 }
 
