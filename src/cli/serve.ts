@@ -32,6 +32,11 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     maxFieldBytes: envInt('MAX_FIELD_BYTES') ?? DEFAULTS.maxFieldBytes,
     maxRecordBytes: envInt('MAX_RECORD_BYTES') ?? DEFAULTS.maxRecordBytes,
     maxResponseBytes: envInt('MAX_RESPONSE_BYTES') ?? DEFAULTS.maxResponseBytes,
+    publicBodyLimitBytes: envInt('PUBLIC_BODY_LIMIT_BYTES') ?? DEFAULTS.publicBodyLimitBytes,
+    requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
+    headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
+    keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
+    maxConnections: envInt('MAX_CONNECTIONS') ?? DEFAULTS.maxConnections,
   };
 }
 

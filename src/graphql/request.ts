@@ -7,6 +7,7 @@ import {
   type DocumentNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type OperationTypeNode,
   type ValidationRule,
 } from 'graphql';
 import { ServiceError } from '../domain/errors.js';
@@ -32,6 +33,21 @@ function badRequest(message: string, field?: string): ServiceError {
   return new ServiceError('BAD_USER_INPUT', message, field ? { field } : {});
 }
 
+/**
+ * A GraphQL request error of a well-formed request: its document does not parse or validate, no operation
+ * can be chosen, or its variables do not coerce. GraphQL over HTTP answers it 200 to a client that accepts
+ * only `application/json`, 400 to one that accepts `application/graphql-response+json`.
+ */
+export class GraphQLRequestError extends ServiceError {
+  constructor(message: string, field?: string) {
+    super('BAD_USER_INPUT', message, field ? { field } : {});
+  }
+}
+
+function requestError(message: string, field?: string): GraphQLRequestError {
+  return new GraphQLRequestError(message, field);
+}
+
 /** Checks the HTTP body shape: `{ query, variables?, operationName? }`. */
 export function readGraphQLRequest(body: unknown): GraphQLRequest {
   if (Array.isArray(body)) {
@@ -46,12 +62,49 @@ export function readGraphQLRequest(body: unknown): GraphQLRequest {
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') {
     throw badRequest('operationName: must be a string', 'operationName');
   }
+  if (body.extensions !== undefined && body.extensions !== null && !isPlainObject(body.extensions)) {
+    throw badRequest('extensions: must be a JSON object', 'extensions');
+  }
   return { query, variables: (variables as Record<string, unknown>) ?? {}, operationName: operationName ?? undefined };
+}
+
+/**
+ * Reads a GET request's URL parameters, `query`, `variables` and `extensions` (JSON text) and `operationName`,
+ * into the same shape as a POST body.
+ */
+export function readGraphQLQueryString(parameters: unknown): GraphQLRequest {
+  const values = isPlainObject(parameters) ? parameters : {};
+  const body: Record<string, unknown> = {};
+  for (const name of ['query', 'operationName', 'variables', 'extensions']) {
+    const value = values[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw badRequest(`${name}: must be given once`, name);
+    body[name] = name === 'variables' || name === 'extensions' ? parseJsonParameter(name, value) : value;
+  }
+  return readGraphQLRequest(body);
+}
+
+function parseJsonParameter(name: string, text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest(`${name}: must be a JSON object`, name);
+  }
+}
+
+/** The kind of operation a request would run, or undefined when its document does not parse (validation tells). */
+export function operationKindOf(request: GraphQLRequest): OperationTypeNode | undefined {
+  try {
+    return getOperationAST(parse(request.query, { maxTokens: 10_000 }), request.operationName)?.operation;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parsed and validated documents by query text: a script sends the same few queries again and again. */
 export class DocumentCache {
-  private readonly entries = new Map<string, DocumentNode | ServiceError>();
+  private readonly entries = new Map<string, DocumentNode | GraphQLRequestError>();
   private readonly limitRules: ValidationRule[];
 
   constructor(
@@ -71,22 +124,22 @@ export class DocumentCache {
         this.entries.set(query, entry);
       }
     }
-    if (entry instanceof ServiceError) throw entry;
+    if (entry instanceof GraphQLRequestError) throw entry;
     return entry;
   }
 
-  private parseAndValidate(query: string): DocumentNode | ServiceError {
+  private parseAndValidate(query: string): DocumentNode | GraphQLRequestError {
     let document: DocumentNode;
     try {
       document = parse(query, { maxTokens: 10_000 });
     } catch (error) {
-      return badRequest((error as Error).message);
+      return requestError((error as Error).message);
     }
     // The limits first and alone: a document over them is not worth the standard rules' work.
     const limitErrors = validate(this.schema, document, this.limitRules);
-    if (limitErrors.length > 0) return badRequest(limitErrors.map((error) => error.message).join('\n'));
+    if (limitErrors.length > 0) return requestError(limitErrors.map((error) => error.message).join('\n'));
     const errors = validate(this.schema, document, specifiedRules);
-    if (errors.length > 0) return badRequest(errors.map((error) => error.message).join('\n'));
+    if (errors.length > 0) return requestError(errors.map((error) => error.message).join('\n'));
     return document;
   }
 }
@@ -95,7 +148,7 @@ export function prepareOperation(schema: GraphQLSchema, cache: DocumentCache, re
   const document = cache.get(request.query);
   const operation = getOperationAST(document, request.operationName);
   if (!operation) {
-    throw badRequest(
+    throw requestError(
       request.operationName
         ? `operationName: no operation named "${request.operationName}" in the document`
         : 'operationName: is required when the document has several operations',
@@ -103,11 +156,11 @@ export function prepareOperation(schema: GraphQLSchema, cache: DocumentCache, re
     );
   }
   if (!schema.getRootType(operation.operation)) {
-    throw badRequest(`This endpoint has no ${operation.operation} operations: it is read only`);
+    throw requestError(`This endpoint has no ${operation.operation} operations: it is read only`);
   }
   const quick = coerceVariablesQuickly(schema, operation, request.variables);
   if (quick) return { request, document, operation, coercedVariables: quick };
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables, { maxErrors: 10 });
-  if (coerced.errors) throw badRequest(coerced.errors.map((error) => error.message).join('\n'), 'variables');
+  if (coerced.errors) throw requestError(coerced.errors.map((error) => error.message).join('\n'), 'variables');
   return { request, document, operation, coercedVariables: coerced.coerced };
 }

@@ -8,9 +8,16 @@ import { planAdminOperation } from '../graphql/admin/plan.js';
 import { buildAdminSchema } from '../graphql/admin/schema.js';
 import type { AdminContext, Services } from '../graphql/context.js';
 import { executeOperation } from '../graphql/execute.js';
-import { DocumentCache, prepareOperation, readGraphQLRequest } from '../graphql/request.js';
+import {
+  DocumentCache,
+  operationKindOf,
+  prepareOperation,
+  readGraphQLQueryString,
+  readGraphQLRequest,
+  type GraphQLRequest,
+} from '../graphql/request.js';
 import type { Store } from '../store/store.js';
-import { answerGraphQL } from './reply.js';
+import { answerGraphQL, mutationByGetError, sendRefusal } from './reply.js';
 import { graphiqlPage } from './graphiql.js';
 
 export interface AdminRouteOptions {
@@ -21,15 +28,32 @@ export interface AdminRouteOptions {
   introspection?: boolean;
 }
 
-/** `POST /graphql`: auth, then GraphQL validation, permission, write budget, and only then execution. */
+/**
+ * `POST /graphql` (and `GET /graphql` for queries): auth first, before the body is read, then GraphQL validation,
+ * permission, write budget, and only then execution. A browser's GET without a query gets GraphiQL.
+ */
 export function registerAdminRoute(app: FastifyInstance, { store, services, budget, introspection = true }: AdminRouteOptions): void {
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema, { introspection });
+  const authenticated = new WeakMap<FastifyRequest, Authenticated>();
 
-  app.post('/graphql', (request, reply) =>
+  // An onRequest hook runs before the body is read: a request without valid credentials is answered 401
+  // without the server reading or parsing what it sends.
+  const authenticateFirst = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.method === 'GET' && wantsGraphiql(request)) return;
+    try {
+      authenticated.set(request, await authenticateAdmin(store, request, reply));
+    } catch (error) {
+      if (error instanceof ServiceError) return sendRefusal(request, reply, error);
+      throw error;
+    }
+  };
+
+  const answer = (request: FastifyRequest, reply: FastifyReply, read: () => GraphQLRequest) =>
     answerGraphQL(request, reply, async (onUnexpected) => {
-      const graphqlRequest = readGraphQLRequest(request.body);
-      const { actor, writeBudget, viaSession } = await authenticateAdmin(store, request, reply);
+      const graphqlRequest = read();
+      if (request.method === 'GET' && operationKindOf(graphqlRequest) === 'mutation') throw mutationByGetError();
+      const { actor, writeBudget, viaSession } = authenticated.get(request)!;
       const prepared = prepareOperation(schema, documents, graphqlRequest);
       const plan = planAdminOperation(schema, prepared);
       for (const permission of plan.permissions) {
@@ -41,10 +65,19 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
       if (plan.cost > 0 && !viaSession) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
       const context: AdminContext = { actor, services };
       return executeOperation(schema, prepared, context, onUnexpected);
-    }),
-  );
+    });
 
-  app.get('/graphql', async (_request, reply) => reply.type('text/html; charset=utf-8').send(graphiqlPage()));
+  app.post('/graphql', { onRequest: authenticateFirst }, (request, reply) => answer(request, reply, () => readGraphQLRequest(request.body)));
+  app.get('/graphql', { onRequest: authenticateFirst }, (request, reply) => {
+    if (wantsGraphiql(request)) return reply.type('text/html; charset=utf-8').send(graphiqlPage());
+    return answer(request, reply, () => readGraphQLQueryString(request.query));
+  });
+}
+
+/** A browser opening /graphql: no `query` in the URL, HTML accepted. */
+function wantsGraphiql(request: FastifyRequest): boolean {
+  const parameters = request.query as Record<string, unknown> | undefined;
+  return parameters?.query === undefined && (request.headers.accept ?? '').includes('text/html');
 }
 
 /**

@@ -20,14 +20,17 @@ import type { Store } from '../store/store.js';
 import { registerAdminApp } from './admin-app.js';
 import { registerAdminRoute } from './admin-route.js';
 import { DEFAULTS, type ServerConfig } from './config.js';
+import { connectionOptions, type ConnectionLimits } from './connection-limits.js';
 import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
 import { sendRefusal } from './reply.js';
+import { answerClientError, answerFrameworkError, answerNotFound } from './router-errors.js';
 import { registerSessionRoutes } from './session-routes.js';
 
 export interface AppOptions {
   store: Store;
-  config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins'> &
+  config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins' | 'publicBodyLimitBytes'> &
+    ConnectionLimits &
     Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes'>>;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
@@ -41,7 +44,11 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId(),
     return503OnClosing: true,
+    ...connectionOptions(config),
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
+  app.server.maxConnections = config.maxConnections;
   const writeBudget = budget ?? new WriteBudget(config.writeBudget);
   const services: Services = {
     models: new ModelService(store),
@@ -100,11 +107,9 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (isTooLarge(error)) await discardBody(request.raw, DISCARD_LIMIT_BYTES);
-    return refuse(error, request, reply, config.bodyLimitBytes);
+    return refuse(error, request, reply, request.routeOptions.bodyLimit ?? config.bodyLimitBytes);
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({ errors: [{ message: `No route ${request.method} ${request.url.split('?')[0]}`, extensions: { code: 'NOT_FOUND' } }] }),
-  );
+  app.setNotFoundHandler(answerNotFound);
 
   app.get('/healthz', async (_request, reply) => {
     try {
@@ -117,7 +122,13 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   const introspection = config.introspection ?? true;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection });
   registerSessionRoutes(app, { store });
-  await registerDeliveryRoute(app, { store, services, corsOrigins: config.corsOrigins, introspection });
+  await registerDeliveryRoute(app, {
+    store,
+    services,
+    corsOrigins: config.corsOrigins,
+    introspection,
+    bodyLimitBytes: config.publicBodyLimitBytes,
+  });
   registerGraphiqlAssets(app);
   registerAdminApp(app);
   return app;

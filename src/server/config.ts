@@ -17,6 +17,16 @@ export interface ServerConfig {
   maxRecordBytes: number;
   /** Bytes of JSON one answer may carry (env MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
+  /** The largest body the delivery route (`/public/…`) reads (env PUBLIC_BODY_LIMIT_BYTES). */
+  publicBodyLimitBytes: number;
+  /** Time a client has to send a whole request, headers and body (env REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** Time a client has to send the request headers (env HEADERS_TIMEOUT_MS; at most the request timeout). */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open (env KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; connections beyond are closed at once (env MAX_CONNECTIONS). */
+  maxConnections: number;
 }
 
 export const DEFAULTS = {
@@ -29,4 +39,9 @@ export const DEFAULTS = {
   introspection: true,
   ...DEFAULT_RECORD_SIZE_LIMITS,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  publicBodyLimitBytes: 64 * 1024,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
 };

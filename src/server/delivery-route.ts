@@ -1,12 +1,19 @@
 import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
 import type { Services } from '../graphql/context.js';
 import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/schema.js';
 import { executeOperation } from '../graphql/execute.js';
-import { DocumentCache, prepareOperation, readGraphQLRequest } from '../graphql/request.js';
+import {
+  DocumentCache,
+  operationKindOf,
+  prepareOperation,
+  readGraphQLQueryString,
+  readGraphQLRequest,
+  type GraphQLRequest,
+} from '../graphql/request.js';
 import type { Store } from '../store/store.js';
-import { answerGraphQL } from './reply.js';
+import { answerGraphQL, mutationByGetError } from './reply.js';
 
 export interface DeliveryRouteOptions {
   store: Store;
@@ -14,12 +21,29 @@ export interface DeliveryRouteOptions {
   corsOrigins: string[] | '*';
   /** Answer `__schema` / `__type` queries (default on). */
   introspection?: boolean;
+  /** The largest request body the delivery route reads (its queries are short; 413 above). */
+  bodyLimitBytes: number;
 }
 
-/** `POST /public/{org}/{workspace}/graphql`: read-only, public models only, no token, CORS for storefronts. */
+/**
+ * `POST /public/{org}/{workspace}/graphql` (and GET for queries): read-only, public models only, no token,
+ * CORS for storefronts, a small body limit (its queries are short).
+ */
 export async function registerDeliveryRoute(app: FastifyInstance, options: DeliveryRouteOptions): Promise<void> {
   const schema = buildDeliverySchema();
   const documents = new DocumentCache(schema, { introspection: options.introspection ?? true });
+  type Route = { Params: { org: string; workspace: string } };
+  const answer = (request: FastifyRequest<Route>, reply: FastifyReply, read: () => GraphQLRequest) =>
+    answerGraphQL(request, reply, async (onUnexpected) => {
+      const graphqlRequest = read();
+      if (request.method === 'GET' && operationKindOf(graphqlRequest) === 'mutation') throw mutationByGetError();
+      const prepared = prepareOperation(schema, documents, graphqlRequest);
+      const workspace = await options.store.tenancy.findWorkspaceBySlugs(request.params.org, request.params.workspace);
+      if (!workspace) throw new ServiceError('NOT_FOUND', 'Workspace not found');
+      const context: DeliveryContext = { workspace, services: options.services };
+      return executeOperation(schema, prepared, context, onUnexpected);
+    });
+
   await app.register(async (scope) => {
     await scope.register(cors, {
       origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
@@ -28,20 +52,11 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
       exposedHeaders: ['x-request-id'],
       maxAge: 600,
     });
-    scope.post<{ Params: { org: string; workspace: string } }>(
-      '/:org/:workspace/graphql',
-      (request, reply) =>
-        answerGraphQL(request, reply, async (onUnexpected) => {
-          const graphqlRequest = readGraphQLRequest(request.body);
-          const prepared = prepareOperation(schema, documents, graphqlRequest);
-          const workspace = await options.store.tenancy.findWorkspaceBySlugs(
-            request.params.org,
-            request.params.workspace,
-          );
-          if (!workspace) throw new ServiceError('NOT_FOUND', 'Workspace not found');
-          const context: DeliveryContext = { workspace, services: options.services };
-          return executeOperation(schema, prepared, context, onUnexpected);
-        }),
+    scope.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
+      answer(request, reply, () => readGraphQLRequest(request.body)),
+    );
+    scope.get<Route>('/:org/:workspace/graphql', (request, reply) =>
+      answer(request, reply, () => readGraphQLQueryString(request.query)),
     );
   }, { prefix: '/public' });
 }

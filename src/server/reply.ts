@@ -1,14 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
 import { SerializedBody, serviceErrorBody, statusFor, type ResponseBody } from '../graphql/execute.js';
+import { GraphQLRequestError } from '../graphql/request.js';
 
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 
 /** Answers in `application/graphql-response+json` when the client asks for it, JSON otherwise. */
 export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status: number, body: ResponseBody | SerializedBody) {
-  const accept = request.headers.accept;
-  const type = accept !== undefined && accept.includes(GRAPHQL_RESPONSE_TYPE) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
+  const type = acceptsGraphQLResponse(request) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
   return reply.code(status).type(type).send(body instanceof SerializedBody ? body.json : JSON.stringify(body));
+}
+
+function acceptsGraphQLResponse(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return accept !== undefined && accept.includes(GRAPHQL_RESPONSE_TYPE);
 }
 
 const GRAPHQL_RESPONSE_TYPE_UTF8 = `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`;
@@ -32,7 +37,31 @@ export async function answerGraphQL(
   }
 }
 
+/**
+ * Answers a request refused before execution with its status; a GraphQL request error (GraphQLRequestError)
+ * is 200 to a client that accepts only `application/json`, as GraphQL over HTTP asks.
+ */
 export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error: ServiceError) {
   if (error.code === 'RATE_LIMITED') reply.header('retry-after', String(error.extensions.retryAfter));
-  return sendGraphQL(request, reply, statusFor(error), { errors: [serviceErrorBody(error)] });
+  if (error instanceof MethodNotAllowedError) {
+    reply.header('allow', error.allow);
+    return sendGraphQL(request, reply, 405, { errors: [serviceErrorBody(error)] });
+  }
+  const status = error instanceof GraphQLRequestError && !acceptsGraphQLResponse(request) ? 200 : statusFor(error);
+  return sendGraphQL(request, reply, status, { errors: [serviceErrorBody(error)] });
+}
+
+/** A request method the route does not take (405); `allow` lists the ones it does. */
+export class MethodNotAllowedError extends ServiceError {
+  constructor(
+    readonly allow: string,
+    message: string,
+  ) {
+    super('BAD_USER_INPUT', message);
+  }
+}
+
+/** GraphQL over HTTP: a mutation sent by GET is refused (GET must be safe), whatever else it carries. */
+export function mutationByGetError(): MethodNotAllowedError {
+  return new MethodNotAllowedError('POST', 'Mutations must be sent by POST, not GET');
 }

@@ -18,12 +18,25 @@ after(async () => {
   await server?.dispose();
 });
 
-function post(body: string, contentType = 'application/json'): Promise<GqlResponse> {
+function post(body: string, contentType = 'application/json', accept?: string): Promise<GqlResponse> {
   return request(server.adminUrl, {
     method: 'POST',
-    headers: { 'content-type': contentType, ...authHeaders(owner.credentials) },
+    headers: { 'content-type': contentType, ...(accept ? { accept } : {}), ...authHeaders(owner.credentials) },
     body,
   });
+}
+
+/**
+ * A GraphQL request error (the document does not parse or validate, no operation to run, variables that do
+ * not coerce): GraphQL over HTTP answers it 400 to a client accepting application/graphql-response+json and
+ * 200 with the errors to one accepting only application/json (or sending no Accept).
+ */
+async function assertRequestError(body: string): Promise<{ message: string }> {
+  const asGraphQLResponse = assertBadRequest(await post(body, 'application/json', 'application/graphql-response+json'));
+  const asJson = assertBadRequest(await post(body, 'application/json', 'application/json'), 200);
+  assertBadRequest(await post(body), 200);
+  assert.equal(asJson.message, asGraphQLResponse.message);
+  return asGraphQLResponse;
 }
 
 function assertBadRequest(response: GqlResponse, status = 400, code = 'BAD_USER_INPUT'): { message: string } {
@@ -100,51 +113,49 @@ describe('bad input', () => {
     }
   });
 
-  test('bad input: variables of the wrong type are 400, nothing written', async () => {
+  test('bad input: variables of the wrong type are a request error (400 for application/graphql-response+json, 200 for application/json), nothing written', async () => {
     const before = await owner.total(modelId);
     // input must be an object with modelId; here modelId is missing and input a string.
-    assertBadRequest(await post(JSON.stringify({ query: CREATE, variables: { input: 'not an input object' } })));
-    assertBadRequest(await post(JSON.stringify({ query: CREATE, variables: { input: { data: { title: 'x' } } } })));
-    assertBadRequest(await post(JSON.stringify({ query: CREATE, variables: { input: { modelId, data: { title: 'x' }, extra: 1 } } })));
-    assertBadRequest(
-      await post(
-        JSON.stringify({
-          query: 'query($l: Int) { record { list(modelId: "x", limit: $l) { total } } }',
-          variables: { l: 'ten' },
-        }),
-      ),
+    await assertRequestError(JSON.stringify({ query: CREATE, variables: { input: 'not an input object' } }));
+    await assertRequestError(JSON.stringify({ query: CREATE, variables: { input: { data: { title: 'x' } } } }));
+    await assertRequestError(JSON.stringify({ query: CREATE, variables: { input: { modelId, data: { title: 'x' }, extra: 1 } } }));
+    await assertRequestError(
+      JSON.stringify({
+        query: 'query($l: Int) { record { list(modelId: "x", limit: $l) { total } } }',
+        variables: { l: 'ten' },
+      }),
     );
-    assertBadRequest(
-      await post(JSON.stringify({ query: 'query($l: Int) { record { list(modelId: "x", limit: $l) { total } } }', variables: { l: 1.5 } })),
+    await assertRequestError(
+      JSON.stringify({ query: 'query($l: Int) { record { list(modelId: "x", limit: $l) { total } } }', variables: { l: 1.5 } }),
     );
     assert.equal(await owner.total(modelId), before);
   });
 
-  test('bad input: a missing required variable is 400', async () => {
-    assertBadRequest(await post(JSON.stringify({ query: CREATE })));
-    assertBadRequest(await post(JSON.stringify({ query: CREATE, variables: {} })));
+  test('bad input: a missing required variable is a request error', async () => {
+    await assertRequestError(JSON.stringify({ query: CREATE }));
+    await assertRequestError(JSON.stringify({ query: CREATE, variables: {} }));
   });
 
-  test('bad input: a GraphQL syntax error is 400', async () => {
-    assertBadRequest(await post(JSON.stringify({ query: '{ model { list { id }' })));
-    assertBadRequest(await post(JSON.stringify({ query: 'mutation {' })));
+  test('bad input: a GraphQL syntax error is a request error', async () => {
+    await assertRequestError(JSON.stringify({ query: '{ model { list { id }' }));
+    await assertRequestError(JSON.stringify({ query: 'mutation {' }));
   });
 
-  test('bad input: an unknown field is a GraphQL validation error, 400', async () => {
-    assertBadRequest(await post(JSON.stringify({ query: '{ model { list { id doesNotExist } } }' })));
-    assertBadRequest(await post(JSON.stringify({ query: '{ nothing }' })));
+  test('bad input: an unknown field is a GraphQL validation error', async () => {
+    await assertRequestError(JSON.stringify({ query: '{ model { list { id doesNotExist } } }' }));
+    await assertRequestError(JSON.stringify({ query: '{ nothing }' }));
   });
 
-  test('bad input: several operations without operationName are 400', async () => {
-    assertBadRequest(await post(JSON.stringify({ query: 'query A { __typename } query B { __typename }' })));
+  test('bad input: several operations without operationName are a request error', async () => {
+    await assertRequestError(JSON.stringify({ query: 'query A { __typename } query B { __typename }' }));
     // With operationName the chosen one runs.
     const response = await post(JSON.stringify({ query: 'query A { __typename } query B { __typename }', operationName: 'B' }));
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body, { data: { __typename: 'Query' } });
   });
 
-  test('bad input: a subscription is refused with 400', async () => {
-    assertBadRequest(await post(JSON.stringify({ query: 'subscription { __typename }' })));
+  test('bad input: a subscription is refused (a request error)', async () => {
+    await assertRequestError(JSON.stringify({ query: 'subscription { __typename }' }));
   });
 
   test('bad input: a Content-Type that is not JSON is 415 (Content-Type must be application/json)', async () => {

@@ -110,21 +110,29 @@ describe('delivery route', () => {
     assert.ok(!Number.isNaN(Date.parse(item.createdAt)));
   });
 
-  test('delivery: a record mutation sent to the delivery route fails GraphQL validation with HTTP 400, nothing written', async () => {
+  // GraphQL over HTTP: a validation error is 400 for application/graphql-response+json, 200 for application/json.
+  test('delivery: a record mutation sent to the delivery route fails GraphQL validation (400 / 200 by media type), nothing written', async () => {
     const before = await owner.total(publicModel.id);
     const response = await deliver(
       'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }',
       { input: { modelId: publicModel.id, data: { title: 'via delivery' } } },
-      { authorization: `Bearer ${owner.token}`, 'x-workspace-id': owner.workspaceId },
+      { authorization: `Bearer ${owner.token}`, 'x-workspace-id': owner.workspaceId, accept: 'application/graphql-response+json' },
     );
     assert.equal(response.status, 400, response.text);
     assert.ok(Array.isArray(response.body.errors) && response.body.errors.length > 0, response.text);
     assert.equal(response.body.errors[0].extensions?.code, 'BAD_USER_INPUT');
     assert.equal(response.body.data, undefined);
+    const asJson = await deliver(
+      'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }',
+      { input: { modelId: publicModel.id, data: { title: 'via delivery' } } },
+    );
+    assert.equal(asJson.status, 200, asJson.text);
+    assert.equal(asJson.body.errors[0].extensions?.code, 'BAD_USER_INPUT');
+    assert.equal(asJson.body.data, undefined);
     assert.equal(await owner.total(publicModel.id), before);
   });
 
-  test('delivery: every mutation (import, patch, delete, model.create) is refused with 400', async () => {
+  test('delivery: every mutation (import, patch, delete, model.create) is refused (400 for application/graphql-response+json)', async () => {
     const [first] = (await owner.list(publicModel.id, { limit: 1 })).items;
     const mutations = [
       `mutation { record { import(input: { modelId: "${publicModel.id}", rows: [{ title: "x" }] }) { importedCount } } }`,
@@ -134,7 +142,7 @@ describe('delivery route', () => {
       'mutation { __typename }',
     ];
     for (const mutation of mutations) {
-      const response = await deliver(mutation);
+      const response = await deliver(mutation, undefined, { accept: 'application/graphql-response+json' });
       assert.equal(response.status, 400, `${mutation} -> ${response.status} ${response.text}`);
       assert.ok(Array.isArray(response.body.errors), response.text);
     }
@@ -143,7 +151,7 @@ describe('delivery route', () => {
   });
 
   test('delivery: the admin namespaces are not on the delivery route', async () => {
-    const response = await deliver('{ model { list { id } } }');
+    const response = await deliver('{ model { list { id } } }', undefined, { accept: 'application/graphql-response+json' });
     assert.equal(response.status, 400, response.text);
     assert.ok(Array.isArray(response.body.errors));
   });
@@ -203,7 +211,7 @@ describe('delivery route', () => {
     const allowOrigin = response.headers.get('access-control-allow-origin');
     assert.ok(allowOrigin === '*' || allowOrigin === 'https://shop.example.com', `allow-origin: ${allowOrigin}`);
     // Error responses too.
-    const error = await deliver('mutation { __typename }', undefined, { origin: 'https://shop.example.com' });
+    const error = await deliver('mutation { __typename }', undefined, { origin: 'https://shop.example.com', accept: 'application/graphql-response+json' });
     assert.equal(error.status, 400);
     assert.ok(error.headers.get('access-control-allow-origin'), 'CORS header on a 400');
   });
