@@ -1,3 +1,5 @@
+import { ServiceError } from './errors.js';
+
 // Strings that neither database can hold as they are: PostgreSQL refuses the NUL character in text and jsonb,
 // and a lone UTF-16 surrogate is not Unicode at all (PostgreSQL refuses it; SQLite would silently store U+FFFD).
 // Refusing both everywhere a string enters makes SQLite and PostgreSQL behave alike.
@@ -10,4 +12,10 @@ export function textProblem(text: string): string | null {
   return text.includes('\u0000')
     ? 'must not contain the NUL character'
     : 'must not contain a lone surrogate (half of a UTF-16 pair without the other half)';
+}
+
+/** Refuses, naming the field, a string that no database can store. */
+export function requireStorableText(field: string, text: string): void {
+  const problem = textProblem(text);
+  if (problem) throw new ServiceError('BAD_USER_INPUT', `${field}: ${problem}`, { field });
 }

@@ -26,13 +26,18 @@ export interface AdminRouteOptions {
   budget: WriteBudget;
   /** Answer `__schema` / `__type` queries (default on). */
   introspection?: boolean;
+  /** The largest answer, in bytes of JSON; a larger one is replaced by a PAYLOAD_TOO_LARGE error. */
+  maxResponseBytes?: number;
 }
 
 /**
  * `POST /graphql` (and `GET /graphql` for queries): auth first, before the body is read, then GraphQL validation,
  * permission, write budget, and only then execution. A browser's GET without a query gets GraphiQL.
  */
-export function registerAdminRoute(app: FastifyInstance, { store, services, budget, introspection = true }: AdminRouteOptions): void {
+export function registerAdminRoute(
+  app: FastifyInstance,
+  { store, services, budget, introspection = true, maxResponseBytes }: AdminRouteOptions,
+): void {
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema, { introspection });
   const authenticated = new WeakMap<FastifyRequest, Authenticated>();
@@ -65,7 +70,7 @@ export function registerAdminRoute(app: FastifyInstance, { store, services, budg
       if (plan.cost > 0 && !viaSession) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
       const context: AdminContext = { actor, services };
       return executeOperation(schema, prepared, context, onUnexpected);
-    });
+    }, maxResponseBytes);
 
   app.post('/graphql', { onRequest: authenticateFirst }, (request, reply) => answer(request, reply, () => readGraphQLRequest(request.body)));
   app.get('/graphql', { onRequest: authenticateFirst }, (request, reply) => {

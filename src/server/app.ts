@@ -120,7 +120,8 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
     }
   });
   const introspection = config.introspection ?? true;
-  registerAdminRoute(app, { store, services, budget: writeBudget, introspection });
+  const maxResponseBytes = config.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes });
   registerSessionRoutes(app, { store });
   await registerDeliveryRoute(app, {
     store,
@@ -128,6 +129,7 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
     corsOrigins: config.corsOrigins,
     introspection,
     bodyLimitBytes: config.publicBodyLimitBytes,
+    maxResponseBytes,
   });
   registerGraphiqlAssets(app);
   registerAdminApp(app);

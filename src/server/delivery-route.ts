@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
+import { requireStorableText } from '../domain/text.js';
 import type { Services } from '../graphql/context.js';
 import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/schema.js';
 import { executeOperation } from '../graphql/execute.js';
@@ -23,6 +24,8 @@ export interface DeliveryRouteOptions {
   introspection?: boolean;
   /** The largest request body the delivery route reads (its queries are short; 413 above). */
   bodyLimitBytes: number;
+  /** The largest answer, in bytes of JSON; a larger one is replaced by a PAYLOAD_TOO_LARGE error. */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -38,11 +41,13 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
       const graphqlRequest = read();
       if (request.method === 'GET' && operationKindOf(graphqlRequest) === 'mutation') throw mutationByGetError();
       const prepared = prepareOperation(schema, documents, graphqlRequest);
+      requireStorableText('org', request.params.org);
+      requireStorableText('workspace', request.params.workspace);
       const workspace = await options.store.tenancy.findWorkspaceBySlugs(request.params.org, request.params.workspace);
       if (!workspace) throw new ServiceError('NOT_FOUND', 'Workspace not found');
       const context: DeliveryContext = { workspace, services: options.services };
       return executeOperation(schema, prepared, context, onUnexpected);
-    });
+    }, options.maxResponseBytes);
 
   await app.register(async (scope) => {
     await scope.register(cors, {

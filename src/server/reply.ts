@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
-import { SerializedBody, serviceErrorBody, statusFor, type ResponseBody } from '../graphql/execute.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../domain/size-limits.js';
+import { SerializedBody, serviceErrorBody, statusFor, type ErrorBody, type ResponseBody } from '../graphql/execute.js';
 import { GraphQLRequestError } from '../graphql/request.js';
 
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
@@ -27,14 +28,30 @@ export async function answerGraphQL(
   request: FastifyRequest,
   reply: FastifyReply,
   work: (onUnexpected: (error: unknown) => void) => Promise<ResponseBody | SerializedBody>,
+  maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
 ) {
   try {
     const body = await work((error) => request.log.error({ err: error }, 'unexpected error while executing'));
-    return sendGraphQL(request, reply, 200, body);
+    const json = body instanceof SerializedBody ? body.json : JSON.stringify(body);
+    if (isLargerThan(json, maxResponseBytes)) return sendGraphQL(request, reply, 200, { errors: [answerTooLarge(json, maxResponseBytes)] });
+    return sendGraphQL(request, reply, 200, new SerializedBody(json));
   } catch (error) {
     if (error instanceof ServiceError) return sendRefusal(request, reply, error);
     throw error;
   }
+}
+
+/** Whether the text is over `maxBytes` of UTF-8; measured only when its length says it could be. */
+function isLargerThan(text: string, maxBytes: number): boolean {
+  return text.length * 3 > maxBytes && Buffer.byteLength(text) > maxBytes;
+}
+
+/** The whole answer in place of one over the limit: never a part of it. */
+function answerTooLarge(json: string, maxBytes: number): ErrorBody {
+  return {
+    message: `The answer would be ${Buffer.byteLength(json)} bytes, more than the ${maxBytes} one response may carry; ask for fewer records (a smaller limit) or fewer fields`,
+    extensions: { code: 'PAYLOAD_TOO_LARGE', maxResponseBytes: maxBytes },
+  };
 }
 
 /**

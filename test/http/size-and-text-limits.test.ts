@@ -173,6 +173,18 @@ describe('response size cap', () => {
     }
   });
 
+  test('any answer over MAX_RESPONSE_BYTES is replaced whole by an error, never sent in part', async () => {
+    // Records under the large-record mark (16 KiB), so the page is not measured first: the answer is.
+    const model = await owner.createSimpleModel();
+    const rows = Array.from({ length: 40 }, (_, n) => ({ title: `r${n}`, note: 'n'.repeat(3900) }));
+    assert.equal((await owner.importRows(model.id, rows)).importedCount, 40);
+    const response = await owner.listRaw(model.id, { limit: 40 });
+    const error = expectError(response, 'PAYLOAD_TOO_LARGE');
+    assert.match(error.message, /^The answer would be \d+ bytes, more than the 100000 one response may carry; ask for fewer records/);
+    assert.equal(response.body.data, undefined);
+    assert.equal((await owner.list(model.id, { limit: 20 })).items.length, 20);
+  });
+
   test('a model that holds only small records is listed as before', async () => {
     const page = await owner.list(modelId, { limit: 100 });
     assert.ok(page.items.length > 0);
@@ -255,6 +267,21 @@ describe('NUL and lone surrogates are refused by name, on every database alike',
       assert.match(expectFieldError(inline, 'id'), /NUL/);
     });
   }
+
+  test('NUL in the organisation or workspace of a delivery URL', async () => {
+    for (const [url, field] of [
+      [`${server.url}/public/ac%00me/main/graphql`, 'org'],
+      [`${server.url}/public/acme/ma%00in/graphql`, 'workspace'],
+    ] as const) {
+      const response = await request(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ query: '{ public { model { definitions { slug } } } }' }),
+      });
+      const error = expectError(response, 'BAD_USER_INPUT', 400);
+      assert.equal(error.message, `${field}: must not contain the NUL character`);
+    }
+  });
 
   test('the server stays healthy and logs no unexpected error', async () => {
     const response = await fetch(`${server.url}/healthz`);
