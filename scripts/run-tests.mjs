@@ -12,8 +12,8 @@ function findTests(dir) {
   });
 }
 
-function run(files, env = {}) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+function run(files, env = {}, concurrency = 2) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
@@ -23,7 +23,12 @@ function run(files, env = {}) {
 const only = process.argv.slice(2);
 if (only.length > 0) process.exit(run(only));
 
-let status = run(findTests('test').sort());
+// The soak suites measure latency and memory under load they make themselves: they run alone, one after another.
+const LOAD_SUITES = join('test', 'soak');
+const all = findTests('test').sort();
+let status = run(all.filter((file) => !file.startsWith(LOAD_SUITES)));
+console.log('\n# The load suites, one at a time\n');
+status = run(all.filter((file) => file.startsWith(LOAD_SUITES)), {}, 1) || status;
 if (process.env.DATABASE_URL) {
   console.log('\n# The HTTP suite again, every server on PostgreSQL (DATABASE_URL)\n');
   status = run(findTests('test/http').sort(), { TEST_SERVER_DATABASE: 'postgres' }) || status;
