@@ -16,9 +16,10 @@ export function prepareData(model: ModelDefinition, data: unknown, limits: Recor
   const check: DataCheck = checkRecordData(model.fields, data);
   const skuField = skuFieldOf(model);
   const sku = skuField !== null && typeof check.data[skuField] === 'string' ? (check.data[skuField] as string) : null;
-  const dataText = JSON.stringify(check.data);
+  // Data refused already is not stored, so not measured (it may nest too deeply to serialise).
+  const dataText = check.issues.length === 0 ? JSON.stringify(check.data) : '';
   return {
-    issues: [...check.issues, ...sizeIssues(check.data, dataText, limits)],
+    issues: check.issues.length === 0 ? sizeIssues(check.data, dataText, limits) : check.issues,
     references: check.references,
     replacement: {
       data: check.data,
