@@ -5,42 +5,76 @@
 // field), and running the plan writes the answer's JSON text directly: record data stored as JSON text is copied
 // into it as it is (JsonText), not parsed and serialised again.
 //
-// The semantics are graphql-js's (execute.js of graphql 16): resolvers get the same arguments, including an info
+// The answers are graphql-js's (execute.js of graphql 16.15), errors and their order included
+// (test/graphql/compiled-differential.test.ts): resolvers get the same arguments, coerced the same way, and an info
 // object; a resolver error becomes a located error and null, and a null in a non-null position goes up to the
-// nearest nullable field; root mutation fields run one after another, other fields side by side; errors are
-// reported in the order they happen. Operations with what the plan does not cover — @skip/@include,
-// introspection (__schema, __type), abstract types, isTypeOf — are not compiled: they run on graphql-js.
+// nearest nullable field; root mutation fields run one after another, other fields side by side. The promises are
+// chained as graphql-js chains them (Promise.all for an object's fields and a list's items, then/finally where it
+// has them), because errors are reported in the order they happen, some microtasks apart; and, as graphql-js,
+// an error raised inside a part of the answer already nulled is dropped. @skip/@include are decided when the plan
+// is made: an operation whose conditions use variables gets a plan per combination of their values.
+// Introspection (__schema, __type) runs on the same plan. Abstract types and isTypeOf are not compiled: such
+// operations run on graphql-js (the service's schemas have neither).
 import {
   getArgumentValues,
+  getDirectiveValues,
   GraphQLError,
+  GraphQLIncludeDirective,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
+  GraphQLSkipDirective,
   getNullableType,
   isAbstractType,
   isLeafType,
   Kind,
   locatedError,
   responsePathAsArray,
+  SchemaMetaFieldDef,
   typeFromAST,
+  TypeMetaFieldDef,
+  type DirectiveNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type FragmentSpreadNode,
   type GraphQLField,
   type GraphQLFieldResolver,
   type GraphQLLeafType,
   type GraphQLOutputType,
   type GraphQLResolveInfo,
   type GraphQLSchema,
+  type InlineFragmentNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { inspect } from 'graphql/jsutils/inspect.js';
 import { JsonText } from '../store/json-text.js';
 
 interface Path {
   readonly prev: Path | undefined;
   readonly key: string | number;
   readonly typename: string | undefined;
+}
+
+/**
+ * graphql-js's CollectedErrors: an error is kept unless its position, or a position above it, has already been
+ * nulled by an earlier error (fields still running there report errors nobody will see).
+ */
+class CollectedErrors {
+  readonly list: GraphQLError[] = [];
+  /** Made on the first error: most answers have none. */
+  private nulled: Set<Path | undefined> | undefined;
+
+  add(error: GraphQLError, path: Path | undefined): void {
+    const nulled = (this.nulled ??= new Set());
+    for (let position = path; position !== undefined; position = position.prev) {
+      if (nulled.has(position)) return;
+    }
+    if (nulled.has(undefined)) return;
+    nulled.add(path);
+    this.list.push(error);
+  }
 }
 
 /** What one run of a plan shares. */
@@ -51,11 +85,18 @@ interface Run {
   readonly operation: OperationDefinitionNode;
   readonly variableValues: Record<string, unknown>;
   readonly contextValue: unknown;
-  readonly errors: GraphQLError[];
+  readonly errors: CollectedErrors;
 }
 
-/** Completes a resolved value of the field's type (or of a list item of it) to JSON text; throws on an error. */
-type Complete = (run: Run, field: FieldPlan, path: Path, value: unknown) => string | Promise<string>;
+/**
+ * A completed value as JSON text; a list whose items were promises stays an array of its items' texts until its
+ * object is written (joining it on the spot would cost a promise reaction graphql-js does not have).
+ */
+type Json = string | JsonList;
+interface JsonList extends Array<Json> {}
+
+/** Completes a resolved value of the field's type (or of a list item of it); throws on an error. */
+type Complete = (run: Run, field: FieldPlan, path: Path, value: unknown) => Json | Promise<Json>;
 
 interface FieldPlan {
   /** `"responseKey":` */
@@ -70,8 +111,8 @@ interface FieldPlan {
   readonly resolve: GraphQLFieldResolver<unknown, unknown> | undefined;
   readonly hasArguments: boolean;
   /**
-   * A leaf read from its source (graphql-js's default resolver, or a resolver marked with `sourceOnlyResolver`):
-   * run without a path, arguments or info object unless something goes wrong.
+   * A leaf without arguments read from its source (graphql-js's default resolver, or a resolver marked with
+   * `sourceOnlyResolver`): run without a path or info object unless something goes wrong.
    */
   readonly leafFromSource: boolean;
   readonly complete: Complete;
@@ -86,7 +127,7 @@ export function sourceOnlyResolver<T extends GraphQLFieldResolver<unknown, unkno
 }
 
 export interface CompiledOperation {
-  /** Runs the operation: the `data` JSON text and the errors raised (graphql-js's located errors). */
+  /** Runs the operation: the `data` JSON text and the errors raised (graphql-js's located errors), in its order. */
   run(contextValue: unknown, variableValues: Record<string, unknown>, rootValue: unknown): Promise<{ data: string; errors: GraphQLError[] }>;
 }
 
@@ -118,6 +159,12 @@ export function compiledOperation(
   return plan;
 }
 
+/** The root fields of a plan, or the error graphql-js raises collecting them (a refused @skip/@include). */
+type RootPlan = FieldPlan[] | GraphQLError;
+
+/** Plans kept per operation for the combinations of its condition variables' values. */
+const MAX_PLANS_PER_OPERATION = 16;
+
 function compile(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): CompiledOperation {
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) throw new NotCompilable();
@@ -125,28 +172,102 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operation: Opera
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
-  const compiler = new Compiler(schema, fragments);
-  const fields = compiler.fieldPlans(rootType, [operation.selectionSet]);
+  const rootPlan = (conditions: Conditions): RootPlan => {
+    try {
+      return new Compiler(schema, fragments, conditions).fieldPlans(rootType, [operation.selectionSet]);
+    } catch (error) {
+      if (error instanceof DirectiveRefused) return error.error;
+      throw error;
+    }
+  };
+  const conditionVariables = variablesInConditions(operation, fragments);
+  let planFor: (variableValues: Record<string, unknown>) => RootPlan;
+  if (conditionVariables.length === 0) {
+    // Conditions, if any, are literals.
+    const only = rootPlan({});
+    planFor = () => only;
+  } else {
+    // Everything included once, to learn whether the operation compiles at all (a part of it compiles as well).
+    rootPlan(INCLUDE_ALL);
+    const byValues = new Map<string, RootPlan>();
+    planFor = (variableValues) => {
+      const key = conditionVariables.map((name) => conditionKey(variableValues, name)).join('');
+      let plan = byValues.get(key);
+      if (!plan) {
+        plan = rootPlan(variableValues);
+        if (byValues.size < MAX_PLANS_PER_OPERATION) byValues.set(key, plan);
+      }
+      return plan;
+    };
+  }
   const serial = operation.operation === 'mutation';
   return {
     async run(contextValue, variableValues, rootValue) {
-      const run: Run = { schema, fragments, rootValue, operation, variableValues, contextValue, errors: [] };
+      const errors = new CollectedErrors();
+      const fields = planFor(variableValues);
+      if (fields instanceof GraphQLError) {
+        errors.add(fields, undefined);
+        return { data: 'null', errors: errors.list };
+      }
+      const run: Run = { schema, fragments, rootValue, operation, variableValues, contextValue, errors };
       let data: string;
       try {
-        data = await (serial ? completeSerially(run, fields, rootValue) : completeObject(run, fields, rootValue, undefined));
+        const result = serial ? completeSerially(run, fields, rootValue) : completeObject(run, fields, rootValue, undefined);
+        data = typeof result === 'string' ? result : await result;
       } catch (error) {
-        run.errors.push(error as GraphQLError);
+        errors.add(error as GraphQLError, undefined);
         data = 'null';
       }
-      return { data, errors: run.errors };
+      return { data, errors: errors.list };
     },
   };
+}
+
+/** Variable values that decide @skip/@include; INCLUDE_ALL: every condition holds. */
+type Conditions = Record<string, unknown>;
+const INCLUDE_ALL: Conditions = {};
+
+function conditionKey(variableValues: Record<string, unknown>, name: string): string {
+  if (!Object.prototype.hasOwnProperty.call(variableValues, name)) return 'u';
+  const value = variableValues[name];
+  return value === true ? 't' : value === false ? 'f' : 'n';
+}
+
+/** The variables the operation's and its fragments' @skip/@include conditions use. */
+function variablesInConditions(operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>): string[] {
+  const names = new Set<string>();
+  const visit = (selectionSet: SelectionSetNode | undefined) => {
+    for (const selection of selectionSet?.selections ?? []) {
+      for (const directive of selection.directives ?? []) {
+        if (!isCondition(directive)) continue;
+        for (const argument of directive.arguments ?? []) {
+          if (argument.value.kind === Kind.VARIABLE) names.add(argument.value.name.value);
+        }
+      }
+      if (selection.kind !== Kind.FRAGMENT_SPREAD) visit(selection.selectionSet);
+    }
+  };
+  visit(operation.selectionSet);
+  for (const fragment of Object.values(fragments)) visit(fragment.selectionSet);
+  return [...names].sort();
+}
+
+function isCondition(directive: DirectiveNode): boolean {
+  return directive.name.value === GraphQLSkipDirective.name || directive.name.value === GraphQLIncludeDirective.name;
+}
+
+/** graphql-js refused a @skip/@include (its variable null); carries the error to where graphql-js raises it. */
+class DirectiveRefused extends Error {
+  constructor(readonly error: GraphQLError) {
+    super(error.message);
+  }
 }
 
 class Compiler {
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly fragments: Record<string, FragmentDefinitionNode>,
+    private readonly conditions: Conditions,
   ) {}
 
   /** graphql-js's collectFields over several selection sets (the merged nodes of one response key), compiled. */
@@ -160,24 +281,38 @@ class Compiler {
 
   private collect(type: GraphQLObjectType, selectionSet: SelectionSetNode, grouped: Map<string, FieldNode[]>, visited: Set<string>): void {
     for (const selection of selectionSet.selections) {
-      if (selection.directives && selection.directives.length > 0) throw new NotCompilable();
       if (selection.kind === Kind.FIELD) {
+        if (!this.included(selection)) continue;
         const key = selection.alias ? selection.alias.value : selection.name.value;
         const nodes = grouped.get(key);
         if (nodes) nodes.push(selection);
         else grouped.set(key, [selection]);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (!this.included(selection)) continue;
         if (selection.typeCondition && !this.matches(selection.typeCondition, type)) continue;
         this.collect(type, selection.selectionSet, grouped, visited);
       } else {
         const name = selection.name.value;
-        if (visited.has(name)) continue;
+        if (visited.has(name) || !this.included(selection)) continue;
         visited.add(name);
         const fragment = this.fragments[name];
         if (!fragment || !this.matches(fragment.typeCondition, type)) continue;
         this.collect(type, fragment.selectionSet, grouped, visited);
       }
     }
+  }
+
+  /** graphql-js's shouldIncludeNode. */
+  private included(node: FieldNode | InlineFragmentNode | FragmentSpreadNode): boolean {
+    if (!node.directives || node.directives.length === 0 || this.conditions === INCLUDE_ALL) return true;
+    try {
+      if (getDirectiveValues(GraphQLSkipDirective, node, this.conditions)?.if === true) return false;
+      if (getDirectiveValues(GraphQLIncludeDirective, node, this.conditions)?.if === false) return false;
+    } catch (error) {
+      if (error instanceof GraphQLError) throw new DirectiveRefused(error);
+      throw error;
+    }
+    return true;
   }
 
   private matches(condition: FragmentDefinitionNode['typeCondition'], type: GraphQLObjectType): boolean {
@@ -206,8 +341,7 @@ class Compiler {
         complete: () => name,
       };
     }
-    if (fieldName.startsWith('__')) throw new NotCompilable();
-    const definition = parentType.getFields()[fieldName];
+    const definition = this.fieldDefinition(parentType, fieldName);
     if (!definition) throw new NotCompilable();
     return {
       prefix,
@@ -220,10 +354,20 @@ class Compiler {
       resolve: definition.resolve,
       hasArguments: definition.args.length > 0,
       leafFromSource:
+        definition.args.length === 0 &&
         isLeafType(getNullableType(definition.type)) &&
-        (definition.resolve === undefined || (definition.args.length === 0 && sourceOnlyResolvers.has(definition.resolve))),
+        (definition.resolve === undefined || sourceOnlyResolvers.has(definition.resolve)),
       complete: this.completer(definition.type, nodes),
     };
+  }
+
+  /** graphql-js's getFieldDef: the introspection fields of the query type, or the type's own. */
+  private fieldDefinition(parentType: GraphQLObjectType, fieldName: string): GraphQLField<unknown, unknown> | undefined {
+    if (parentType === this.schema.getQueryType()) {
+      if (fieldName === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+      if (fieldName === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+    }
+    return parentType.getFields()[fieldName];
   }
 
   /** graphql-js's completeValue for a type, as a function. */
@@ -257,16 +401,25 @@ class Compiler {
       return (_run, _field, _path, value) => {
         const serialized = type.serialize(value);
         if (serialized === null || serialized === undefined) {
-          throw new Error(`Expected \`${type.name}.serialize(${String(value)})\` to return non-nullable value, returned: ${String(serialized)}`);
+          throw new Error(`Expected \`${inspect(type)}.serialize(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`);
         }
         return jsonOf(serialized);
       };
     }
     if (type instanceof GraphQLObjectType) {
-      const fields = this.fieldPlans(
-        type,
-        nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])),
-      );
+      let fields: FieldPlan[];
+      try {
+        fields = this.fieldPlans(
+          type,
+          nodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])),
+        );
+      } catch (error) {
+        // graphql-js collects an object's fields when it completes one: a refused condition fails each object.
+        if (!(error instanceof DirectiveRefused)) throw error;
+        return () => {
+          throw error.error;
+        };
+      }
       return (run, _field, path, value) => completeObject(run, fields, value, path);
     }
     throw new NotCompilable();
@@ -309,7 +462,7 @@ function isPromise(value: unknown): value is Promise<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
-function executeField(run: Run, field: FieldPlan, source: unknown, parentPath: Path | undefined): string | Promise<string> {
+function executeField(run: Run, field: FieldPlan, source: unknown, parentPath: Path | undefined): Json | Promise<Json> {
   if (!field.leafFromSource) return executeResolvedField(run, field, source, pathTo(parentPath, field));
   let value: unknown;
   try {
@@ -323,7 +476,7 @@ function executeField(run: Run, field: FieldPlan, source: unknown, parentPath: P
     // Leaf completers do not use the path.
     if (!isPromise(value)) return field.complete(run, field, parentPath as Path, value) as string;
   } catch (error) {
-    return fieldError(run, field, field.returnType, pathTo(parentPath, field), error);
+    return fieldError(run, field.nodes, field.returnType, pathTo(parentPath, field), error);
   }
   return completeResult(run, field, pathTo(parentPath, field), value);
 }
@@ -333,7 +486,7 @@ function pathTo(parentPath: Path | undefined, field: FieldPlan): Path {
 }
 
 /** graphql-js's executeField. */
-function executeResolvedField(run: Run, field: FieldPlan, source: unknown, path: Path): string | Promise<string> {
+function executeResolvedField(run: Run, field: FieldPlan, source: unknown, path: Path): Json | Promise<Json> {
   let result: unknown;
   try {
     if (field.definition === null) {
@@ -352,29 +505,29 @@ function executeResolvedField(run: Run, field: FieldPlan, source: unknown, path:
       }
     }
   } catch (error) {
-    return fieldError(run, field, field.returnType, path, error);
+    return fieldError(run, field.nodes, field.returnType, path, error);
   }
   return completeResult(run, field, path, result);
 }
 
 /** Completes a field's resolved value (or promise of it); an error nulls the field or goes up. */
-function completeResult(run: Run, field: FieldPlan, path: Path, result: unknown): string | Promise<string> {
+function completeResult(run: Run, field: FieldPlan, path: Path, result: unknown): Json | Promise<Json> {
   try {
     const completed = isPromise(result)
       ? result.then((resolved) => field.complete(run, field, path, resolved))
       : field.complete(run, field, path, result);
-    if (isPromise(completed)) return completed.then(undefined, (error: unknown) => fieldError(run, field, field.returnType, path, error));
+    if (isPromise(completed)) return completed.then(undefined, (error: unknown) => fieldError(run, field.nodes, field.returnType, path, error));
     return completed;
   } catch (error) {
-    return fieldError(run, field, field.returnType, path, error);
+    return fieldError(run, field.nodes, field.returnType, path, error);
   }
 }
 
-/** A field's (or list item's) error: null and an error, or up to the parent when the position is non-null. */
-function fieldError(run: Run, field: FieldPlan, type: GraphQLOutputType, path: Path, rawError: unknown): string {
-  const error = locatedError(rawError, field.nodes, responsePathAsArray(path));
+/** graphql-js's handleFieldError: null and an error, or up to the parent when the position is non-null. */
+function fieldError(run: Run, nodes: readonly FieldNode[], type: GraphQLOutputType, path: Path, rawError: unknown): string {
+  const error = locatedError(rawError, nodes, responsePathAsArray(path));
   if (type instanceof GraphQLNonNull) throw error;
-  run.errors.push(error);
+  run.errors.add(error, path);
   return 'null';
 }
 
@@ -395,39 +548,77 @@ function resolveInfo(run: Run, field: FieldPlan, path: Path): GraphQLResolveInfo
 
 /** Fields of an object side by side (graphql-js's executeFields). */
 function completeObject(run: Run, fields: readonly FieldPlan[], source: unknown, path: Path | undefined): string | Promise<string> {
-  const parts = new Array<string | Promise<string>>(fields.length);
+  const parts = new Array<Json | Promise<Json>>(fields.length);
   let pending = false;
+  let index = 0;
   try {
-    for (let index = 0; index < fields.length; index++) {
+    for (; index < fields.length; index++) {
       const part = executeField(run, fields[index]!, source, path);
+      // Completed synchronously, a value is always text (a list is joined at once).
       if (typeof part !== 'string') pending = true;
       parts[index] = part;
     }
   } catch (error) {
-    // As graphql-js: wait for the fields already running (they may add errors), then give up the object.
-    if (pending) return Promise.allSettled(parts).then(() => Promise.reject(error));
+    // As graphql-js: wait for the fields already running (an error of theirs may come first), then give up the object.
+    if (pending) {
+      return Promise.all(parts.slice(0, index))
+        .then(ignore)
+        .finally(() => {
+          throw error;
+        }) as Promise<never>;
+    }
     throw error;
   }
-  if (!pending) return objectJson(fields, parts as string[]);
+  if (!pending) return objectJson(fields, parts as Json[]);
   return Promise.all(parts).then((texts) => objectJson(fields, texts));
 }
 
-function objectJson(fields: readonly FieldPlan[], texts: readonly string[]): string {
+function ignore(): void {}
+
+function objectJson(fields: readonly FieldPlan[], texts: readonly Json[]): string {
   let json = '{';
   for (let index = 0; index < fields.length; index++) {
     if (index > 0) json += ',';
-    json += fields[index]!.prefix + texts[index]!;
+    const text = texts[index]!;
+    json += fields[index]!.prefix + (typeof text === 'string' ? text : listJson(text));
   }
   return `${json}}`;
 }
 
-/** Root mutation fields one after another (graphql-js's executeFieldsSerially): an error that nulls the root stops the rest. */
-async function completeSerially(run: Run, fields: readonly FieldPlan[], source: unknown): Promise<string> {
-  const texts: string[] = [];
-  for (const field of fields) texts.push(await executeField(run, field, source, undefined));
-  return objectJson(fields, texts);
+function listJson(items: JsonList): string {
+  let json = '[';
+  for (let index = 0; index < items.length; index++) {
+    if (index > 0) json += ',';
+    const item = items[index]!;
+    json += typeof item === 'string' ? item : listJson(item);
+  }
+  return `${json}]`;
 }
 
+/**
+ * Root mutation fields one after another (graphql-js's executeFieldsSerially, and the promiseReduce it uses):
+ * an error that nulls the root stops the rest.
+ */
+function completeSerially(run: Run, fields: readonly FieldPlan[], source: unknown): string | Promise<string> {
+  const texts = new Array<Json>(fields.length);
+  const step = (index: number): void | Promise<void> => {
+    const part = executeField(run, fields[index]!, source, undefined);
+    if (!isPromise(part)) {
+      texts[index] = part;
+      return;
+    }
+    return part.then((text) => {
+      texts[index] = text;
+    });
+  };
+  let done: void | Promise<void> = undefined;
+  for (let index = 0; index < fields.length; index++) {
+    done = isPromise(done) ? done.then(() => step(index)) : step(index);
+  }
+  return isPromise(done) ? done.then(() => objectJson(fields, texts)) : objectJson(fields, texts);
+}
+
+/** graphql-js's completeListValue. */
 function completeList(
   run: Run,
   field: FieldPlan,
@@ -435,29 +626,35 @@ function completeList(
   value: unknown,
   item: Complete,
   itemType: GraphQLOutputType,
-): string | Promise<string> {
+): Json | Promise<Json> {
   if (typeof value !== 'object' || value === null || typeof (value as Iterable<unknown>)[Symbol.iterator] !== 'function') {
     throw new GraphQLError(`Expected Iterable, but did not find one for field "${field.parentType.name}.${field.fieldName}".`);
   }
-  const parts: (string | Promise<string>)[] = [];
+  const parts: (Json | Promise<Json>)[] = [];
   let pending = false;
   let index = 0;
-  for (const element of value as Iterable<unknown>) {
-    const itemPath: Path = { prev: path, key: index++, typename: undefined };
-    let part: string | Promise<string>;
-    try {
-      const completed = isPromise(element)
-        ? element.then((resolved) => item(run, field, itemPath, resolved))
-        : item(run, field, itemPath, element);
-      part = isPromise(completed)
-        ? completed.then(undefined, (error: unknown) => fieldError(run, field, itemType, itemPath, error))
-        : completed;
-    } catch (error) {
-      part = fieldError(run, field, itemType, itemPath, error);
+  try {
+    for (const element of value as Iterable<unknown>) {
+      const itemPath: Path = { prev: path, key: index++, typename: undefined };
+      let part: Json | Promise<Json>;
+      try {
+        const completed = isPromise(element)
+          ? element.then((resolved) => item(run, field, itemPath, resolved))
+          : item(run, field, itemPath, element);
+        part = isPromise(completed)
+          ? completed.then(undefined, (error: unknown) => fieldError(run, field.nodes, itemType, itemPath, error))
+          : completed;
+      } catch (error) {
+        part = fieldError(run, field.nodes, itemType, itemPath, error);
+      }
+      if (typeof part !== 'string') pending = true;
+      parts.push(part);
     }
-    if (typeof part !== 'string') pending = true;
-    parts.push(part);
+  } catch (error) {
+    // The list is given up at once (as graphql-js does); items still running must not fail unheard.
+    if (pending) for (const part of parts) if (typeof part !== 'string') (part as Promise<Json>).then(undefined, ignore);
+    throw error;
   }
-  if (!pending) return `[${(parts as string[]).join(',')}]`;
-  return Promise.all(parts).then((texts) => `[${texts.join(',')}]`);
+  if (!pending) return listJson(parts as Json[]);
+  return Promise.all(parts);
 }

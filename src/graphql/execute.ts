@@ -25,23 +25,22 @@ export function serviceErrorBody(error: ServiceError): ErrorBody {
   return { message: error.message, extensions: { code: error.code, ...error.extensions } };
 }
 
+/** An operation's answer before formatting: `data` as JSON text, and the errors in graphql-js's order. */
+export interface RawAnswer {
+  data: string;
+  errors: readonly GraphQLError[];
+}
+
 /**
- * Runs a prepared operation; unexpected errors are reported to `onUnexpected` and masked in the answer.
- * Operations the compiled path covers (compiled-execute.ts) are answered by it, as JSON text; the rest by graphql-js.
+ * Runs a prepared operation on its compiled plan (compiled-execute.ts), with the variables prepareOperation coerced;
+ * the plan answers as graphql-js does (test/graphql/compiled-differential.test.ts). Every operation on the
+ * service's schemas has a plan, @skip/@include and introspection included. An operation with an interface or a
+ * union (a schema the service does not have) runs on graphql-js's `execute`, which coerces the raw variables
+ * again: graphql 16 exports no way to run an operation on variables already coerced.
  */
-export async function executeOperation(
-  schema: GraphQLSchema,
-  prepared: PreparedOperation,
-  contextValue: unknown,
-  onUnexpected: (error: unknown) => void,
-): Promise<ResponseBody | SerializedBody> {
+export async function runOperation(schema: GraphQLSchema, prepared: PreparedOperation, contextValue: unknown): Promise<RawAnswer> {
   const compiled = compiledOperation(schema, prepared.document, prepared.operation);
-  if (compiled) {
-    const { data, errors } = await compiled.run(contextValue, prepared.coercedVariables, {});
-    if (errors.length === 0) return new SerializedBody(`{"data":${data}}`);
-    const formatted = errors.map((error) => formatError(error, onUnexpected));
-    return new SerializedBody(`{"data":${data},"errors":${JSON.stringify(formatted)}}`);
-  }
+  if (compiled) return compiled.run(contextValue, prepared.coercedVariables, {});
   const result = (await execute({
     schema,
     document: prepared.document,
@@ -50,9 +49,20 @@ export async function executeOperation(
     contextValue,
     rootValue: {},
   })) as ExecutionResult;
-  const body: ResponseBody = { data: result.data ?? null };
-  if (result.errors?.length) body.errors = result.errors.map((error) => formatError(error, onUnexpected));
-  return body;
+  return { data: JSON.stringify(result.data ?? null), errors: result.errors ?? [] };
+}
+
+/** Runs a prepared operation; unexpected errors are reported to `onUnexpected` and masked in the answer. */
+export async function executeOperation(
+  schema: GraphQLSchema,
+  prepared: PreparedOperation,
+  contextValue: unknown,
+  onUnexpected: (error: unknown) => void,
+): Promise<ResponseBody | SerializedBody> {
+  const { data, errors } = await runOperation(schema, prepared, contextValue);
+  if (errors.length === 0) return new SerializedBody(`{"data":${data}}`);
+  const formatted = errors.map((error) => formatError(error, onUnexpected));
+  return new SerializedBody(`{"data":${data},"errors":${JSON.stringify(formatted)}}`);
 }
 
 function formatError(error: GraphQLError, onUnexpected: (error: unknown) => void): ErrorBody {

@@ -164,9 +164,22 @@ test('compiled execution: root mutation fields run one after another; an error t
   await both('mutation { third first }');
 });
 
-test('compiled execution: @skip/@include and introspection are left to graphql-js', () => {
-  const schema = makeSchema([]);
-  for (const query of ['{ hello @skip(if: true) }', '{ __schema { queryType { name } } }', '{ __type(name: "Item") { name } }']) {
+test('compiled execution: @skip/@include, with literals and with variables, and introspection', async () => {
+  await both('{ hello @skip(if: true) items(count: 2) { id @include(if: false) name ... @skip(if: false) { tags } } }');
+  const query = `query ($skip: Boolean!, $with: Boolean = true) {
+    items(count: 2) { id @skip(if: $skip) ...F @include(if: $with) ... on Item @include(if: $skip) { tags } }
+  }
+  fragment F on Item { name }`;
+  for (const variables of [{ skip: true }, { skip: false }, { skip: false, with: false }, { skip: true, with: null }]) {
+    await both(query, variables);
+  }
+  await both('{ __schema { queryType { name } mutationType { name fields { name type { kind ofType { name } } } } } }');
+  await both('{ __type(name: "Item") { name kind fields(includeDeprecated: true) { name args { name } } } missing: __type(name: "Nope") { name } }');
+});
+
+test('compiled execution: operations with abstract types are left to graphql-js', () => {
+  const schema = buildSchema('interface Named { name: String } type Thing implements Named { name: String } type Query { named: Named thing: Thing }');
+  for (const query of ['{ named { name } }', '{ thing { ... on Named { name } } }']) {
     const document = parse(query);
     assert.equal(compiledOperation(schema, document, getOperationAST(document)!), null, query);
   }
