@@ -23,17 +23,19 @@ import type { ServerConfig } from './config.js';
 import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
 import { sendRefusal } from './reply.js';
-import { registerSessionRoutes } from './session-routes.js';
+import { registerSessionRoutes, type SignInOptions } from './session-routes.js';
 
 export interface AppOptions {
   store: Store;
   config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins'> & Partial<Pick<ServerConfig, 'introspection'>>;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
+  /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
+  signIn?: Partial<SignInOptions>;
 }
 
 /** The HTTP application: routes, request ids, one log line per request, errors mapped to the contract. */
-export async function buildApp({ store, config, logger, budget }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ store, config, logger, budget, signIn }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
@@ -108,7 +110,7 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   });
   const introspection = config.introspection ?? true;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection });
-  registerSessionRoutes(app, { store });
+  registerSessionRoutes(app, { store, ...signIn });
   await registerDeliveryRoute(app, { store, services, corsOrigins: config.corsOrigins, introspection });
   registerGraphiqlAssets(app);
   registerAdminApp(app);
