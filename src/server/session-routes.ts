@@ -94,17 +94,19 @@ export function registerSessionRoutes(app: FastifyInstance, { store, ...signInOp
     }
     const { password } = credentials;
     const email = credentials.email.slice(0, MAX_EMAIL_LENGTH + 1);
-    const retryAfter = await throttle.charge(request.ip, email);
-    if (retryAfter !== null) return sendRefusal(request, reply, tooManyAttempts(retryAfter));
-    // The same work whether or not the email is known: one lookup and one password hash.
-    const user = email.length <= MAX_EMAIL_LENGTH ? await store.tenancy.findUserByEmail(email) : null;
-    const storedHash = user?.passwordHash ?? (await dummyPasswordHash());
-    const checked = await hashing.run(() => verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH + 1), storedHash));
-    if (checked.busy) {
-      await throttle.refund(request.ip, email);
-      return sendRefusal(request, reply, tooManyAtOnce());
-    }
-    if (!user || user.passwordHash === null || !checked.value) return sendRefusal(request, reply, notAuthorized());
+    // Refused before any work (no count, no lookup) when the process already has its fill of sign-ins.
+    const admitted = await hashing.admit(async (hash) => {
+      const retryAfter = await throttle.charge(request.ip, email);
+      if (retryAfter !== null) return tooManyAttempts(retryAfter);
+      // The same work whether or not the email is known: one lookup and one password hash.
+      const user = email.length <= MAX_EMAIL_LENGTH ? await store.tenancy.findUserByEmail(email) : null;
+      const storedHash = user?.passwordHash ?? (await dummyPasswordHash());
+      const matches = await hash(() => verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH + 1), storedHash));
+      return !user || user.passwordHash === null || !matches ? notAuthorized() : user;
+    });
+    if (admitted.busy) return sendRefusal(request, reply, tooManyAtOnce());
+    if (admitted.value instanceof ServiceError) return sendRefusal(request, reply, admitted.value);
+    const user = admitted.value;
 
     await throttle.refund(request.ip, email);
     const now = Date.now();

@@ -17,23 +17,23 @@ test('client address key: IPv4 as it is (also IPv4-mapped), IPv6 by its /64 netw
   assert.equal(clientAddressKey('64:ff9b::192.0.2.1'), '64:ff9b:0:0::/64');
 });
 
-test('password hash gate: at most `concurrency` run, at most `queue` wait, the rest are refused at once, in order', async () => {
+test('password hash gate: at most `concurrency + queue` admitted, the rest refused at once; `concurrency` hash at a time, in order', async () => {
   const gate = new PasswordHashGate(2, 3);
-  let running = 0;
+  let hashing = 0;
   let most = 0;
   const releases: (() => void)[] = [];
   const started: number[] = [];
-  const work = (index: number) => () =>
+  const derive = (index: number) => () =>
     new Promise<number>((resolve) => {
-      running++;
-      most = Math.max(most, running);
+      hashing++;
+      most = Math.max(most, hashing);
       started.push(index);
       releases.push(() => {
-        running--;
+        hashing--;
         resolve(index);
       });
     });
-  const calls = Array.from({ length: 7 }, (_, index) => gate.run(work(index)));
+  const calls = Array.from({ length: 7 }, (_, index) => gate.admit((hash) => hash(derive(index))));
   const refused = await Promise.all(calls.slice(5));
   assert.deepEqual(refused, [{ busy: true }, { busy: true }]);
   assert.deepEqual(started, [0, 1]);
@@ -44,5 +44,11 @@ test('password hash gate: at most `concurrency` run, at most `queue` wait, the r
   assert.deepEqual(await Promise.all(calls.slice(0, 5)), [0, 1, 2, 3, 4].map((value) => ({ busy: false, value })));
   assert.deepEqual(started, [0, 1, 2, 3, 4]);
   assert.equal(most, 2);
-  assert.deepEqual(await gate.run(async () => 'free again'), { busy: false, value: 'free again' });
+  assert.deepEqual(await gate.admit(async () => 'free again'), { busy: false, value: 'free again' });
+});
+
+test('password hash gate: a sign-in that fails frees its place', async () => {
+  const gate = new PasswordHashGate(1, 0);
+  await assert.rejects(gate.admit((hash) => hash(() => Promise.reject(new Error('database down')))), /database down/);
+  assert.deepEqual(await gate.admit((hash) => hash(async () => 1)), { busy: false, value: 1 });
 });
