@@ -3,6 +3,7 @@
 import { gql } from './api.js';
 import { h, uid } from './dom.js';
 import { LOCALE_PATTERN } from './cells.js';
+import { readNumberInput } from './number-input.js';
 import { displayFieldOf, recordName } from './record-names.js';
 import { isPlainObject, relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition, type ModelRecord, type RecordPage } from './types.js';
 import { button, group, input, labelled, select, type FieldRow } from './ui.js';
@@ -29,7 +30,7 @@ export interface WidgetContext {
 function hintOf(field: FieldDefinition): string | undefined {
   switch (field.type) {
     case 'number':
-      return 'A number, such as 149.99.';
+      return 'A number, such as 149.99 or 149,99. Thousands, if grouped: 1 234,5 or 1,234.5.';
     case 'date':
       return 'A date; the time is optional (UTC).';
     case 'translatable':
@@ -53,15 +54,13 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
   const disabled = ctx.disabled;
   switch (field.type) {
     case 'number': {
-      const control = input({ type: 'number', step: 'any', inputmode: 'decimal', name: path, value: typeof initial === 'number' ? String(initial) : '', disabled });
+      // A text input read by readNumberInput: <input type=number> reads 9,99 as 999 in an English browser.
+      const shown = typeof initial === 'number' ? String(initial) : '';
+      const control = input({ type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', name: path, value: shown, disabled });
       return {
         row: labelled(field.label, control, options),
-        read: () => {
-          if (control.validity.badInput) return { value: undefined, problem: 'must be a number, such as 149.99' };
-          if (control.value.trim() === '') return { value: undefined };
-          const number = Number(control.value);
-          return Number.isFinite(number) ? { value: number } : { value: undefined, problem: 'must be a number, such as 149.99' };
-        },
+        // A stored value left as shown is kept as it is, even when its text alone would be ambiguous (1.234).
+        read: () => (typeof initial === 'number' && control.value === shown ? { value: initial } : readNumberInput(control.value)),
       };
     }
     case 'boolean': {

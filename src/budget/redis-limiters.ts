@@ -7,7 +7,7 @@ export interface RedisLimiters {
   close(): Promise<void>;
 }
 
-/** The write budget counted in Redis, shared by every process that names the same Redis. */
+/** The write budget (and the sign-in limits) counted in Redis, shared by every process that names the same Redis. */
 export async function connectRedisLimiters(url: string): Promise<RedisLimiters> {
   const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
   client.on('error', () => {});
@@ -18,8 +18,13 @@ export async function connectRedisLimiters(url: string): Promise<RedisLimiters> 
     throw new Error(`Redis at ${new URL(url).host}: ${(error as Error).message}`);
   }
   return {
-    limiters: (points, duration) =>
-      new RateLimiterRedis({ storeClient: client, keyPrefix: 'content-service:write-budget', points, duration }),
+    limiters: (points, duration, keyPrefix) =>
+      new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: keyPrefix === undefined ? 'content-service:write-budget' : `content-service:${keyPrefix}`,
+        points,
+        duration,
+      }),
     async close() {
       await client.quit().catch(() => client.disconnect());
     },

@@ -3,10 +3,14 @@ import { ServiceError } from '../domain/errors.js';
 
 const WINDOW_SECONDS = 60;
 
-/** Makes the limiter that counts one budget size; stores other than memory plug in here. */
-export type LimiterFactory = (points: number, durationSeconds: number) => RateLimiterAbstract;
+/**
+ * Makes the limiter that counts one budget size; stores other than memory plug in here. `keyPrefix` keeps the
+ * counters of different limits apart in a shared store (the write budget uses the default, `workspace`).
+ */
+export type LimiterFactory = (points: number, durationSeconds: number, keyPrefix?: string) => RateLimiterAbstract;
 
-export const memoryLimiters: LimiterFactory = (points, duration) => new RateLimiterMemory({ points, duration });
+export const memoryLimiters: LimiterFactory = (points, duration, keyPrefix = 'workspace') =>
+  new RateLimiterMemory({ points, duration, keyPrefix });
 
 /** The per-workspace, per-minute budget of record writes made with API tokens. */
 export class WriteBudget {

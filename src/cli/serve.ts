@@ -37,7 +37,21 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
     maxConnections: envInt('MAX_CONNECTIONS') ?? DEFAULTS.maxConnections,
+    signIn: {
+      attemptsPerMinutePerAddress: envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_ADDRESS') ?? DEFAULTS.signIn.attemptsPerMinutePerAddress,
+      attemptsPerMinutePerEmail: envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_EMAIL') ?? DEFAULTS.signIn.attemptsPerMinutePerEmail,
+      passwordHashConcurrency: envInt('PASSWORD_HASH_CONCURRENCY') ?? DEFAULTS.signIn.passwordHashConcurrency,
+      passwordHashQueue: envNonNegativeInt('PASSWORD_HASH_QUEUE') ?? DEFAULTS.signIn.passwordHashQueue,
+    },
   };
+}
+
+function envNonNegativeInt(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError(`${name}: must be a whole number, 0 or more, got "${value}"`);
+  return number;
 }
 
 function envOnOff(name: string): boolean | undefined {
@@ -106,7 +120,8 @@ export function registerServe(program: Command): void {
       const redis = redisUrl ? await connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;
       const first = options.init ? await initialiseIfEmpty(store) : null;
-      const app = await buildApp({ store, config, logger, budget: new WriteBudget(config.writeBudget, limiters) });
+      const budget = new WriteBudget(config.writeBudget, limiters);
+      const app = await buildApp({ store, config, logger, budget, signIn: { ...config.signIn, limiters } });
       await app.listen({ port: config.port, host: config.host });
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;

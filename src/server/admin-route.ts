@@ -18,7 +18,7 @@ import {
 } from '../graphql/request.js';
 import type { Store } from '../store/store.js';
 import { answerGraphQL, mutationByGetError, sendRefusal } from './reply.js';
-import { graphiqlPage } from './graphiql.js';
+import { sendGraphiqlPage } from './graphiql.js';
 
 export interface AdminRouteOptions {
   store: Store;
@@ -74,7 +74,7 @@ export function registerAdminRoute(
 
   app.post('/graphql', { onRequest: authenticateFirst }, (request, reply) => answer(request, reply, () => readGraphQLRequest(request.body)));
   app.get('/graphql', { onRequest: authenticateFirst }, (request, reply) => {
-    if (wantsGraphiql(request)) return reply.type('text/html; charset=utf-8').send(graphiqlPage());
+    if (wantsGraphiql(request)) return sendGraphiqlPage(reply);
     return answer(request, reply, () => readGraphQLQueryString(request.query));
   });
 }

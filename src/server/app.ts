@@ -25,7 +25,7 @@ import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
 import { sendRefusal } from './reply.js';
 import { answerClientError, answerFrameworkError, answerNotFound } from './router-errors.js';
-import { registerSessionRoutes } from './session-routes.js';
+import { registerSessionRoutes, type SignInOptions } from './session-routes.js';
 
 export interface AppOptions {
   store: Store;
@@ -34,10 +34,12 @@ export interface AppOptions {
     Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes'>>;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
+  /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
+  signIn?: Partial<SignInOptions>;
 }
 
 /** The HTTP application: routes, request ids, one log line per request, errors mapped to the contract. */
-export async function buildApp({ store, config, logger, budget }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ store, config, logger, budget, signIn }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
@@ -122,7 +124,7 @@ export async function buildApp({ store, config, logger, budget }: AppOptions): P
   const introspection = config.introspection ?? true;
   const maxResponseBytes = config.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes });
-  registerSessionRoutes(app, { store });
+  registerSessionRoutes(app, { store, ...signIn });
   await registerDeliveryRoute(app, {
     store,
     services,

@@ -27,6 +27,19 @@ export interface ServerConfig {
   keepAliveTimeoutMs: number;
   /** Open connections at most; connections beyond are closed at once (env MAX_CONNECTIONS). */
   maxConnections: number;
+  /** Sign-in limits and the bound on password hashes at once (env SIGN_IN_ATTEMPTS_PER_MINUTE_PER_*, PASSWORD_HASH_*). */
+  signIn: SignInConfig;
+}
+
+export interface SignInConfig {
+  /** Failed sign-in attempts per minute from one client address, whatever the email. */
+  attemptsPerMinutePerAddress: number;
+  /** Failed sign-in attempts per minute at one email, whatever the address. */
+  attemptsPerMinutePerEmail: number;
+  /** Password hashes checked at once in one process. */
+  passwordHashConcurrency: number;
+  /** Sign-ins that may wait for a free hashing slot; beyond them a sign-in is refused at once with 429. */
+  passwordHashQueue: number;
 }
 
 export const DEFAULTS = {
@@ -44,4 +57,5 @@ export const DEFAULTS = {
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1024,
+  signIn: { attemptsPerMinutePerAddress: 30, attemptsPerMinutePerEmail: 10, passwordHashConcurrency: 2, passwordHashQueue: 8 },
 };

@@ -1,8 +1,8 @@
 // The admin application's sign-in: POST /admin/session (sign in), GET /admin/session (who am I, CSRF token),
 // DELETE /admin/session (sign out). The session then authenticates POST /graphql (see admin-route.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { notAuthorized } from '../auth/authenticate.js';
+import { PasswordHashGate } from '../auth/password-gate.js';
 import { dummyPasswordHash, MAX_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.js';
 import {
   clearedSessionCookie,
@@ -20,15 +20,24 @@ import {
   sessionCookie,
   slidingExpiry,
 } from '../auth/sessions.js';
+import { SignInThrottle } from '../auth/sign-in-throttle.js';
+import { memoryLimiters, type LimiterFactory } from '../budget/write-budget.js';
 import { ServiceError } from '../domain/errors.js';
+import { requireStorableText } from '../domain/text.js';
 import { isPlainObject } from '../domain/fields.js';
 import type { SessionRecord, Store } from '../store/store.js';
+import { DEFAULTS, type SignInConfig } from './config.js';
 import { sendRefusal } from './reply.js';
 
-export interface SessionRoutesOptions {
+export interface SignInOptions extends SignInConfig {
+  /** Where the sign-in limits are counted: the write budget's store (Redis, PostgreSQL or memory). */
+  limiters: LimiterFactory;
+}
+
+const DEFAULT_SIGN_IN_OPTIONS: SignInOptions = { ...DEFAULTS.signIn, limiters: memoryLimiters };
+
+export interface SessionRoutesOptions extends Partial<SignInOptions> {
   store: Store;
-  /** Sign-in attempts per client address and email per minute (default 10). */
-  signInAttemptsPerMinute?: number;
 }
 
 export const SESSION_PATH = '/admin/session';
@@ -54,6 +63,8 @@ function readCredentials(body: unknown): { email: string; password: string } {
   const { email, password } = body;
   if (typeof email !== 'string' || email.trim() === '') throw badInput('email', 'must be a non-empty string');
   if (typeof password !== 'string' || password === '') throw badInput('password', 'must be a non-empty string');
+  requireStorableText('email', email);
+  requireStorableText('password', password);
   return { email: email.trim().toLowerCase(), password };
 }
 
@@ -61,9 +72,18 @@ function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store');
 }
 
-export function registerSessionRoutes(app: FastifyInstance, { store, signInAttemptsPerMinute = 10 }: SessionRoutesOptions): void {
-  // Counted in this process's memory: with several processes an address gets this many tries at each of them.
-  const attempts = new RateLimiterMemory({ points: signInAttemptsPerMinute, duration: 60 });
+function tooManyAttempts(retryAfter: number): ServiceError {
+  return new ServiceError('RATE_LIMITED', `Too many sign-in attempts; try again in ${retryAfter} seconds`, { retryAfter });
+}
+
+function tooManyAtOnce(): ServiceError {
+  return new ServiceError('RATE_LIMITED', 'Too many sign-ins at once; try again in a second', { retryAfter: 1 });
+}
+
+export function registerSessionRoutes(app: FastifyInstance, { store, ...signInOptions }: SessionRoutesOptions): void {
+  const options: SignInOptions = { ...DEFAULT_SIGN_IN_OPTIONS, ...withoutUndefined(signInOptions) };
+  const throttle = new SignInThrottle(options, options.limiters);
+  const hashing = new PasswordHashGate(options.passwordHashConcurrency, options.passwordHashQueue);
   // Computed now, so that the first sign-in for an unknown email does not take twice as long as the others.
   void dummyPasswordHash();
 
@@ -75,25 +95,23 @@ export function registerSessionRoutes(app: FastifyInstance, { store, signInAttem
     } catch (error) {
       return sendRefusal(request, reply, error as ServiceError);
     }
-    const { email, password } = credentials;
-    const attemptKey = `${request.ip}|${email.slice(0, MAX_EMAIL_LENGTH)}`;
-    try {
-      await attempts.consume(attemptKey);
-    } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw error;
-      const retryAfter = Math.min(60, Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
-      return sendRefusal(
-        request,
-        reply,
-        new ServiceError('RATE_LIMITED', `Too many sign-in attempts; try again in ${retryAfter} seconds`, { retryAfter }),
-      );
-    }
-    // The same work whether or not the email is known: one lookup and one password hash.
-    const user = email.length <= MAX_EMAIL_LENGTH ? await store.tenancy.findUserByEmail(email) : null;
-    const matches = await verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH + 1), user?.passwordHash ?? (await dummyPasswordHash()));
-    if (!user || user.passwordHash === null || !matches) return sendRefusal(request, reply, notAuthorized());
+    const { password } = credentials;
+    const email = credentials.email.slice(0, MAX_EMAIL_LENGTH + 1);
+    // Refused before any work (no count, no lookup) when the process already has its fill of sign-ins.
+    const admitted = await hashing.admit(async (hash) => {
+      const retryAfter = await throttle.charge(request.ip, email);
+      if (retryAfter !== null) return tooManyAttempts(retryAfter);
+      // The same work whether or not the email is known: one lookup and one password hash.
+      const user = email.length <= MAX_EMAIL_LENGTH ? await store.tenancy.findUserByEmail(email) : null;
+      const storedHash = user?.passwordHash ?? (await dummyPasswordHash());
+      const matches = await hash(() => verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH + 1), storedHash));
+      return !user || user.passwordHash === null || !matches ? notAuthorized() : user;
+    });
+    if (admitted.busy) return sendRefusal(request, reply, tooManyAtOnce());
+    if (admitted.value instanceof ServiceError) return sendRefusal(request, reply, admitted.value);
+    const user = admitted.value;
 
-    await attempts.delete(attemptKey);
+    await throttle.refund(request.ip, email);
     const now = Date.now();
     await store.tenancy.deleteExpiredSessions(now);
     const id = newSessionId();
@@ -122,6 +140,10 @@ export function registerSessionRoutes(app: FastifyInstance, { store, signInAttem
     reply.header('set-cookie', clearedSessionCookie(request));
     return reply.code(204).send();
   });
+}
+
+function withoutUndefined<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** 401 `Not authorized`; a cookie that names no live session is cleared. */

@@ -283,6 +283,20 @@ describe('NUL and lone surrogates are refused by name, on every database alike',
     }
   });
 
+  test('NUL or a lone surrogate in the sign-in email or password', async () => {
+    for (const [credentials, field] of [
+      [{ email: 'owner\u0000@acme.test', password: 'long enough' }, 'email'],
+      [{ email: 'owner@acme.test', password: 'long \uDC00enough' }, 'password'],
+    ] as const) {
+      const response = await request(`${server.url}/admin/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(credentials),
+      });
+      assert.match(expectError(response, 'BAD_USER_INPUT', 400).message, new RegExp(`^${field}: must not contain`));
+    }
+  });
+
   test('the server stays healthy and logs no unexpected error', async () => {
     const response = await fetch(`${server.url}/healthz`);
     assert.equal(response.status, 200);
