@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { memoryStatus } from '../../bench/lib/rss.js';
-import { bootstrapAdmin, dataOf, request, type Admin } from '../support/client.js';
+import { bootstrapAdmin, dataOf, type Admin } from '../support/client.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const LARGE_RECORDS = 30;
@@ -26,6 +26,13 @@ before(async () => {
 
 after(() => server.dispose());
 
+const PAGE_START = '{"data":{"public":{"model":{"records":{"items":[{"id":"';
+const PAGE_END = '}]}}}}}';
+
+function countIds(text: string): number {
+  return text.split('{"id":"').length - 1;
+}
+
 function percentile(values: number[], fraction: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
@@ -44,17 +51,23 @@ test(`${ATTACKERS} anonymous clients listing ${LARGE_RECORDS} records of ~1 MB f
   const deliveryUrl = server.deliveryUrl('victim', 'main');
   const outcomes = { refused: 0, served: 0, other: [] as string[] };
   const deadline = Date.now() + SECONDS * 1000;
+  // The body of a served page is checked by its shape, not parsed: parsing megabytes would load the cores the
+  // server needs, and the test is about the server.
   const attack = async (limit: number) => {
     while (Date.now() < deadline) {
-      const response = await request(deliveryUrl, {
+      const response = await fetch(deliveryUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query: `{ public { model { records(modelSlug: "posters", limit: ${limit}) { items { id data } } } } }` }),
       });
-      const code = response.body?.errors?.[0]?.extensions?.code;
-      if (code === 'PAYLOAD_TOO_LARGE') outcomes.refused += 1;
-      else if (response.status === 200 && response.body?.data?.public?.model?.records?.items?.length === limit) outcomes.served += 1;
-      else outcomes.other.push(`${response.status} ${response.text.slice(0, 200)}`);
+      const text = await response.text();
+      if (response.status === 200 && text.startsWith(PAGE_START) && text.endsWith(PAGE_END) && countIds(text) === limit) {
+        outcomes.served += 1;
+      } else if (response.status === 200 && text.length < 10_000 && JSON.parse(text).errors?.[0]?.extensions?.code === 'PAYLOAD_TOO_LARGE') {
+        outcomes.refused += 1;
+      } else {
+        outcomes.other.push(`${response.status} ${text.slice(0, 200)}`);
+      }
     }
   };
 
