@@ -2,7 +2,8 @@
 // file stream into csv-parse) and through the browser's (parseCsv on the file's text, csv-parse's browser build),
 // each giving the fixture's expected delimiter, header and rows with the lines they start on.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parseCsv } from '../../src/admin-ui/csv.js';
@@ -57,5 +58,19 @@ describe('the CSV fixtures, read by the CLI and by the browser', () => {
       assert.deepEqual(cliRows, { header: expected.header, rows: expected.rows }, 'CLI');
       assert.deepEqual(browser, { ...expected, headerLine }, 'browser (the same rows and header line as the CLI)');
     });
+  }
+});
+
+test('the CLI reads on until the header line ends: a quoted header cell over several chunks of the stream', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'content-service-csv-'));
+  try {
+    const long = 'x, y\n'.repeat(120_000); // 720 KB of commas and line breaks inside quotes: chunks of 256 KB
+    const path = join(dir, 'long-header.csv');
+    writeFileSync(path, `"${long}";b\n1;2\n`);
+    const cli = await readByCli(path);
+    assert.deepEqual(cli.header, [long, 'b']);
+    assert.deepEqual(cli.rows, [{ line: 120_002, cells: ['1', '2'] }]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
