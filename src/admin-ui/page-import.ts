@@ -74,7 +74,7 @@ export async function renderImport(ctx: PageContext): Promise<void> {
     }
     let parsed: ParsedCsv;
     try {
-      parsed = parseCsv(await file.text());
+      parsed = await parseCsv(await file.text());
     } catch (error) {
       errors.show(error instanceof CsvSyntaxError ? `${file.name}, ${error.message}` : error, 'The file could not be read as CSV.');
       return;

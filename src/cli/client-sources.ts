@@ -1,9 +1,11 @@
 // Streaming readers of import files: CSV (header row), JSON Lines, JSON (an array of rows). Each keeps only the
 // row at hand in memory, whatever the size of the file, and reports how many bytes it has read (for the ETA).
+// CSV is read as the admin application's import reads it (src/client/csv.ts: delimiter, csv-parse options, rows).
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
+import { csvParseOptions, csvRowReader, delimiterKnown, detectDelimiter, type CsvDelimiter, type CsvParseRecord } from '../client/csv.js';
 
 export type InputFormat = 'csv' | 'jsonl' | 'json';
 
@@ -79,87 +81,63 @@ export async function openInput(path: string, format: InputFormat): Promise<Inpu
 }
 
 async function openCsv(stream: Readable, base: Omit<InputSource, 'header' | 'headerLine' | 'rows' | 'format'>): Promise<InputSource> {
-  const parser = stream.pipe(
-    parse({
-      bom: true,
-      info: true,
-      raw: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-    }),
-  );
-  stream.on('error', (error) => parser.destroy(error));
-  type Parsed = { record: (string | null)[]; info: { empty_lines: number }; raw: string };
-  const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<Parsed>;
-  // The line a record starts on: the lines of the records before it (one each, plus the line breaks inside
-  // their quoted cells) and the blank lines skipped so far.
-  let consumed = 0;
-  const located = (parsed: Parsed): number => {
-    const start = consumed + parsed.info.empty_lines + 1;
-    consumed += 1;
-    for (const cell of parsed.record) if (cell) consumed += lineBreaks(cell);
-    return start;
-  };
+  const { delimiter, rest } = await withDelimiter(stream).catch((error: Error) => {
+    throw new Error(`CSV: ${error.message}`);
+  });
+  const parser = rest.pipe(parse(csvParseOptions(delimiter)));
+  rest.on('error', (error) => parser.destroy(error));
+  const iterator = parser[Symbol.asyncIterator]() as AsyncIterator<CsvParseRecord>;
+  const toRow = csvRowReader(delimiter);
   const first = await iterator.next().catch((error: Error) => {
     throw new Error(`CSV: ${error.message}`);
   });
   if (first.done) throw new Error('CSV: the file is empty; it needs a header row');
-  const headerLine = located(first.value);
+  const header = toRow(first.value);
   async function* rows(): AsyncGenerator<InputRow> {
     for (;;) {
-      let next: IteratorResult<Parsed>;
+      let next: IteratorResult<CsvParseRecord>;
       try {
         next = await iterator.next();
       } catch (error) {
         throw new Error(`CSV: ${(error as Error).message}`);
       }
       if (next.done) return;
-      const line = located(next.value);
-      yield { line, cells: withNulls(next.value.record, next.value.raw) };
+      yield toRow(next.value);
     }
   }
-  return { ...base, format: 'csv', header: first.value.record, headerLine, rows: rows() };
+  return { ...base, format: 'csv', header: header.cells, headerLine: header.line, rows: rows() };
 }
+
+/** Beyond this much of a file without the end of its header line, the delimiter is told from what was read. */
+const HEADER_SCAN_BYTES = 1024 * 1024;
 
 /**
- * An unquoted empty cell is "no value" (null); a quoted one ("") is an empty string. (csv-parse's `cast` option
- * tells them apart too, but makes parsing five times slower; this looks at the raw text only of rows that have
- * an empty cell.)
+ * Reads the beginning of the file until its header line ends, tells the delimiter from it, and gives a stream of
+ * the whole file again (the chunks read, then the rest).
  */
-function withNulls(cells: (string | null)[], raw: string): (string | null)[] {
-  if (!cells.includes('')) return cells;
-  const quoted: boolean[] = [];
-  let inQuotes = false;
-  let fieldStart = true;
-  let index = 0;
-  while (index < raw.length && (raw[index] === '\r' || raw[index] === '\n')) index += 1;
-  for (; index < raw.length; index++) {
-    const char = raw[index];
-    if (fieldStart) {
-      quoted.push(char === '"');
-      fieldStart = false;
-      if (char === '"') {
-        inQuotes = true;
-        continue;
-      }
-    }
-    if (inQuotes) {
-      if (char === '"') {
-        if (raw[index + 1] === '"') index += 1;
-        else inQuotes = false;
-      }
-    } else if (char === ',') {
-      fieldStart = true;
+async function withDelimiter(stream: Readable): Promise<{ delimiter: CsvDelimiter; rest: Readable }> {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let size = 0;
+  // Delimiters, quotes and line breaks are ASCII, never part of a UTF-8 sequence: a character cut at the end of
+  // a chunk cannot hide one.
+  const text = () => Buffer.concat(head).toString('utf8');
+  while (size < HEADER_SCAN_BYTES && !delimiterKnown(text())) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head.push(next.value);
+    size += next.value.length;
+  }
+  const delimiter = detectDelimiter(text());
+  async function* whole(): AsyncGenerator<Buffer> {
+    yield* head;
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      yield next.value;
     }
   }
-  if (fieldStart) quoted.push(false);
-  return cells.map((cell, position) => (cell === '' && !quoted[position] ? null : cell));
-}
-
-/** Line breaks in a cell: \r\n, \n or \r, each one. */
-function lineBreaks(text: string): number {
-  if (!text.includes('\n') && !text.includes('\r')) return 0;
-  return text.match(/\r\n|\r|\n/g)?.length ?? 0;
+  return { delimiter, rest: Readable.from(whole(), { objectMode: false }) };
 }
 
 async function* jsonLines(stream: Readable): AsyncGenerator<InputRow> {

@@ -1,4 +1,4 @@
-// The admin application's pure parts, without a browser: the RFC 4180 parser, column mapping, cell conversion,
+// The admin application's pure parts, without a browser: the CSV reader, column mapping, cell conversion,
 // the import run (batches, row numbers of the file, splitting on 413), merge patches and field messages.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -22,9 +22,9 @@ const fields: FieldDefinition[] = [
 ];
 const field = (key: string) => fields.find((candidate) => candidate.key === key)!;
 
-describe('parseCsv (RFC 4180)', () => {
-  test('quoted cells with commas, doubled quotes and line breaks; CRLF; the line each row starts on', () => {
-    const parsed = parseCsv('a,b,c\r\n1,"x, y","say ""hi"""\r\n2,"two\r\nlines",\r\n3,,""\r\n');
+describe('parseCsv (RFC 4180, csv-parse as in the CLI; the shared fixtures: test/client/csv-reading.test.ts)', () => {
+  test('quoted cells with commas, doubled quotes and line breaks; CRLF; the line each row starts on', async () => {
+    const parsed = await parseCsv('a,b,c\r\n1,"x, y","say ""hi"""\r\n2,"two\r\nlines",\r\n3,,""\r\n');
     assert.deepEqual(parsed.rows, [
       ['a', 'b', 'c'],
       ['1', 'x, y', 'say "hi"'],
@@ -34,27 +34,29 @@ describe('parseCsv (RFC 4180)', () => {
     assert.deepEqual(parsed.lines, [1, 2, 3, 5]);
   });
 
-  test('LF and CR line ends, a byte order mark, no final line break, empty lines skipped', () => {
-    const parsed = parseCsv('\uFEFFa,b\n1,2\r\r\n3,4');
+  test('LF and CR line ends, a byte order mark, no final line break, empty lines skipped', async () => {
+    const parsed = await parseCsv('\uFEFFa,b\n1,2\r\r\n3,4');
     assert.deepEqual(parsed.rows, [['a', 'b'], ['1', '2'], ['3', '4']]);
     assert.deepEqual(parsed.lines, [1, 2, 4]);
   });
 
-  test('a semicolon or tab header line picks that delimiter', () => {
-    assert.deepEqual(parseCsv('a;b\n1;"x;y"\n').rows, [['a', 'b'], ['1', 'x;y']]);
-    assert.deepEqual(parseCsv('a\tb\n1\t2\n').rows, [['a', 'b'], ['1', '2']]);
+  test('a semicolon or tab header line picks that delimiter; a comma inside quotes does not count', async () => {
+    assert.deepEqual((await parseCsv('a;b\n1;"x;y"\n')).rows, [['a', 'b'], ['1', 'x;y']]);
+    assert.deepEqual((await parseCsv('a\tb\n1\t2\n')).rows, [['a', 'b'], ['1', '2']]);
+    assert.deepEqual((await parseCsv('"a,b";c\n1;2\n')).rows, [['a,b', 'c'], ['1', '2']]);
   });
 
-  test('an unclosed quote names the line it opened on; text after a closing quote is refused', () => {
-    assert.throws(() => parseCsv('a\n1\n"open\nstill open'), (error: unknown) => error instanceof CsvSyntaxError && error.line === 3);
-    assert.throws(() => parseCsv('a,b\n"x"y,2\n'), /line 2: unexpected "y" after a closing quote/);
+  test('an unclosed quote, text after a closing quote and a quote inside an unquoted cell are refused with their line', async () => {
+    await assert.rejects(parseCsv('a\n1\n"open\nstill open'), (error: unknown) => error instanceof CsvSyntaxError && error.line === 4 && /Quote Not Closed/.test(error.message));
+    await assert.rejects(parseCsv('a,b\n"x"y,2\n'), (error: unknown) => error instanceof CsvSyntaxError && error.line === 2 && /Invalid Closing Quote: got "y" at line 2/.test(error.message));
+    await assert.rejects(parseCsv('a,b\n1,x"y\n'), (error: unknown) => error instanceof CsvSyntaxError && error.line === 2 && /Invalid Opening Quote/.test(error.message));
   });
 
-  test('csvLine quotes what needs it and reads back the same', () => {
+  test('csvLine quotes what needs it and reads back the same', async () => {
     const cells = ['plain', 'a,b', 'say "hi"', 'two\nlines', '', null, ' padded '];
     const line = csvLine(cells);
     assert.equal(line, 'plain,"a,b","say ""hi""","two\nlines","",," padded "\r\n');
-    assert.deepEqual(parseCsv(`h1,h2,h3,h4,h5,h6,h7\r\n${line}`).rows[1], cells);
+    assert.deepEqual((await parseCsv(`h1,h2,h3,h4,h5,h6,h7\r\n${line}`)).rows[1], cells);
   });
 });
 

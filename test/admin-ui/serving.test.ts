@@ -83,4 +83,16 @@ describe('GET /admin and its assets', () => {
       await response.arrayBuffer();
     }
   });
+
+  test('csv-parse for the import, from vendor/: its browser build, which the compiled module imports by a relative path', async () => {
+    const csv = await fetch(`${server.url}/admin/assets/admin-ui/csv.js`);
+    assert.equal(csv.status, 200);
+    const source = await csv.text();
+    assert.match(source, /import\('\.\.\/vendor\/csv-parse\.js'\)/);
+    assert.doesNotMatch(source, /csv-parse\/browser/);
+    const vendored = await fetch(`${server.url}/admin/assets/vendor/csv-parse.js`);
+    assert.equal(vendored.status, 200);
+    assert.match(vendored.headers.get('content-type') ?? '', /^text\/javascript/);
+    assert.match(await vendored.text(), /export \{[^}]*\bparse\b[^}]*\}/);
+  });
 });

@@ -27,6 +27,13 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+const CSV_FIXTURES = join(REPO_ROOT, 'test', 'fixtures', 'csv');
+
+interface CsvFixture {
+  header: string[];
+  rows: { line: number; cells: (string | null)[] }[];
+}
+
 function cli(args: string[], extraEnv: Record<string, string | undefined> = {}) {
   return runCli(args, { env: { ...env, ...extraEnv }, timeoutMs: 60_000 });
 }
@@ -103,6 +110,18 @@ describe('import', () => {
     assert.match(json.stdout, /created 2, failed 1/);
     assert.match(json.stdout, /line 4: a row must be a JSON object/);
     assert.deepEqual((await admin.listAll(model.id)).map((r) => r.data.title), ['a', 'b', 'c, [x]', 'd"}']);
+  });
+
+  test('the shared CSV fixtures (test/fixtures/csv): `;` and tab detected from the header, BOM, quoted delimiters and line breaks', async () => {
+    for (const name of ['semicolon-bom-quoted', 'semicolon', 'tab', 'mixed-line-ends', 'quoted-newlines', 'comma']) {
+      const expected = JSON.parse(readFileSync(join(CSV_FIXTURES, `${name}.json`), 'utf8')) as CsvFixture;
+      const model = await admin.createSimpleModel({ fields: expected.header.map((key) => ({ key, type: 'text' })) });
+      const result = await cli(['import', join(CSV_FIXTURES, `${name}.csv`), '--model', model.slug]);
+      assert.equal(result.code, 0, `${name}: ${result.stdout}${result.stderr}`);
+      const stored = (await admin.listAll(model.id)).map((record) => record.data);
+      const sent = expected.rows.map((row) => Object.fromEntries(row.cells.flatMap((cell, column) => (cell === null ? [] : [[expected.header[column]!, cell]]))));
+      assert.deepEqual(stored, sent, name);
+    }
   });
 
   test('usage errors exit 2: missing credentials, unknown model, unknown column', async () => {
