@@ -2,7 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { ContentClient } from '../client/client.js';
-import type { LoadProgress } from '../client/client.js';
+import type { LoadProgress } from '../client/load-types.js';
 import type { WaitInfo } from '../client/types.js';
 
 export interface ConnectionOptions {

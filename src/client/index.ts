@@ -1,5 +1,6 @@
 // content-service/client: the SDK of the Content Service admin API.
-export { ContentClient, type ContentClientOptions, type ImportOptions, type LoadProgress, type LoadSummary, type SyncOptions } from './client.js';
+export { ContentClient, type ContentClientOptions } from './client.js';
+export type { ImportOptions, LoadProgress, LoadSummary, SyncOptions } from './load-types.js';
 export { ContentServiceError } from './errors.js';
 export { deepEqual, mergeDiff, stripNulls } from './diff.js';
 export { MAX_IMPORT_ROWS } from './import.js';

@@ -1,8 +1,9 @@
-// Row mapping shortcuts (src/store/rows.ts, json-text.ts): the same results as the plain ways, only cheaper.
+// Row mapping shortcuts (src/store/rows/, json-text.ts): the same results as the plain ways, only cheaper.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { JsonText, unparsedData } from '../../src/store/json-text.js';
-import { isoTime, recordWithText } from '../../src/store/rows.js';
+import { recordWithText } from '../../src/store/rows/record-rows.js';
+import { isoTime } from '../../src/store/rows/time.js';
 
 test('isoTime is Date#toISOString, for times in any day, before 1970 and in the far future', () => {
   const times = [0, -1, 1, 86_399_999, 86_400_000, -62_135_596_800_000, 253_402_300_799_999, Date.now(), 1e12 + 0.5];

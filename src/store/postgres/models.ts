@@ -4,7 +4,7 @@ import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
 import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
-import { toModel, type ModelRow } from '../rows.js';
+import { toModel, type ModelRow } from '../rows/model-rows.js';
 
 export class PostgresModelStore implements ModelStore {
   constructor(private readonly pool: Pool) {}

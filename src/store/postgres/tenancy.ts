@@ -16,22 +16,9 @@ import type {
   Workspace,
 } from '../store.js';
 import { inTransaction } from './sql.js';
-import {
-  SESSION_SELECT,
-  TOKEN_INFO_SELECT,
-  TOKEN_SELECT,
-  toApiTokenInfo,
-  toSession,
-  toTokenRecord,
-  toUserWorkspace,
-  toWorkspace,
-  USER_WORKSPACES_SELECT,
-  WORKSPACE_SELECT,
-  type SessionRow,
-  type TokenInfoRow,
-  type TokenRow,
-  type WorkspaceRow,
-} from '../rows.js';
+import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
+import { TOKEN_INFO_SELECT, TOKEN_SELECT, toApiTokenInfo, toTokenRecord, type TokenInfoRow, type TokenRow } from '../rows/token-rows.js';
+import { toUserWorkspace, toWorkspace, USER_WORKSPACES_SELECT, WORKSPACE_SELECT, type WorkspaceRow } from '../rows/workspace-rows.js';
 
 
 /**

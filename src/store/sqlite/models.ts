@@ -4,7 +4,7 @@ import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
 import { isUniqueViolation, jsonPath } from './sql.js';
-import { toModel, type ModelRow } from '../rows.js';
+import { toModel, type ModelRow } from '../rows/model-rows.js';
 
 export class SqliteModelStore implements ModelStore {
   constructor(private readonly db: Database.Database) {}

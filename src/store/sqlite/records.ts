@@ -17,7 +17,11 @@ import { FULL_PAGE } from '../store.js';
 import { ServiceError } from '../../domain/errors.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
-import { afterCursor, fromJson, isoTime, ORDER_BY, recordWithText, skuConflict, toRecord, type RecordRow } from '../rows.js';
+import { fromJson } from '../rows/json.js';
+import { afterCursor, ORDER_BY } from '../rows/record-order.js';
+import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js';
+import { isoTime } from '../rows/time.js';
+import { skuConflict } from '../sku-conflict.js';
 import { WriteGroup } from './write-group.js';
 
 /**

@@ -1,0 +1,41 @@
+// The import loader: any number of rows, in calls the batcher sizes; each row's outcome in the summary.
+import { stripNulls } from './diff.js';
+import { abortedError, dataOf, importBatcher, rejection, resolveModel } from './load-steps.js';
+import { newSummary, progressReporter } from './load-summary.js';
+import type { ImportOptions, Items, Loader, LoadSummary } from './load-types.js';
+import type { JsonObject, ModelDefinition } from './types.js';
+
+export async function importRows<T>(loader: Loader, model: string | Pick<ModelDefinition, 'id'>, items: Items<T>, options: ImportOptions<T>): Promise<LoadSummary<T>> {
+  const modelId = typeof model === 'string' ? (await resolveModel(loader.client, model, options.signal)).id : model.id;
+  const summary = newSummary<T>(options.dryRun ?? false);
+  const report = progressReporter(summary, options);
+  const batcher = importBatcher<T>(loader, modelId, options, summary, report);
+  let row = 0;
+  for await (const item of items) {
+    if (options.signal?.aborted) {
+      batcher.stopped ??= abortedError(options.signal);
+      break;
+    }
+    row += 1;
+    summary.total = summary.progress.read = row;
+    let data: JsonObject;
+    try {
+      data = dataOf(item, options);
+    } catch (error) {
+      const { code, message } = rejection(error);
+      batcher.fail([{ row, item, data: {} }], code, message);
+      report.tick();
+      continue;
+    }
+    if (options.dryRun) {
+      summary.created += 1;
+      report.tick();
+      continue;
+    }
+    await batcher.push({ row, item, data: stripNulls(data) });
+    report.tick();
+  }
+  await batcher.flush();
+  summary.created = options.dryRun ? summary.created : batcher.imported;
+  return report.finish(batcher.stopped);
+}

@@ -1,0 +1,62 @@
+// The steps an import and a sync share: finding the model, turning an item into data, and the import batcher
+// wired to the run's summary.
+import { isPlainObject } from './diff.js';
+import { ContentServiceError } from './errors.js';
+import { ImportBatcher, MAX_IMPORT_ROWS, type PendingRow } from './import.js';
+import type { RunningSummary } from './load-summary.js';
+import type { ImportOptions, Loader, LoaderClient } from './load-types.js';
+import type { JsonObject, ModelDefinition } from './types.js';
+
+export async function resolveModel(client: LoaderClient, model: string | Pick<ModelDefinition, 'id'>, signal?: AbortSignal): Promise<ModelDefinition> {
+  if (typeof model === 'string') return client.findModel(model, signal);
+  if ('fields' in model && Array.isArray((model as ModelDefinition).fields)) return model as ModelDefinition;
+  const found = await client.getModel(model.id, signal);
+  if (!found) throw new ContentServiceError('modelId: model not found', { code: 'NOT_FOUND', field: 'modelId' });
+  return found;
+}
+
+export function dataOf<T>(item: T, options: ImportOptions<T>): JsonObject {
+  const data = options.toData ? options.toData(item) : (item as unknown as JsonObject);
+  if (!isPlainObject(data)) throw new ContentServiceError('row: must be a JSON object', { code: 'BAD_USER_INPUT', field: 'row' });
+  return data;
+}
+
+/** The code and message a failed row is reported with. */
+export function rejection(error: unknown): { code: string; message: string } {
+  if (error instanceof ContentServiceError) return { code: error.code, message: error.message };
+  return { code: 'BAD_USER_INPUT', message: error instanceof Error ? error.message : String(error) };
+}
+
+export function abortedError(signal: AbortSignal): ContentServiceError {
+  return new ContentServiceError('Aborted: the operation was aborted', { code: 'ABORTED', cause: signal.reason });
+}
+
+export function importBatcher<T>(
+  loader: Loader,
+  modelId: string,
+  options: ImportOptions<T>,
+  summary: RunningSummary<T>,
+  report: { tick(): void },
+  onOutcomeUnknown?: (rows: PendingRow<T>[]) => Promise<{ resend: PendingRow<T>[]; landed: number }>,
+): ImportBatcher<T> {
+  return new ImportBatcher<T>(
+    {
+      send: (rows) => loader.client.importRecords(modelId, rows, options.signal),
+      getBudget: () => loader.budget.value,
+      setBudget: (budget) => {
+        loader.budget.value = budget;
+      },
+      onRowError: (error) => {
+        summary.failed += 1;
+        if (options.onRowError) options.onRowError(error);
+        else summary.errors.push(error);
+      },
+      onBatch: (outcome) => {
+        summary.progress.created += outcome.imported;
+        report.tick();
+      },
+      ...(onOutcomeUnknown ? { onOutcomeUnknown } : {}),
+    },
+    Math.min(MAX_IMPORT_ROWS, Math.max(1, options.batchSize ?? MAX_IMPORT_ROWS)),
+  );
+}

@@ -1,0 +1,75 @@
+// The options and the summary of the loaders (importRows, sync), and what they use of the client.
+import type { ContentServiceError } from './errors.js';
+import type { ContentClient } from './client.js';
+import type { JsonObject, RowError } from './types.js';
+
+/** What the loaders report as they go. */
+export interface LoadProgress {
+  phase: 'reading' | 'writing' | 'pruning' | 'done';
+  /** Existing records read (sync only). */
+  existing: number;
+  /** Input rows taken so far. */
+  read: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  failed: number;
+}
+
+export interface ImportOptions<T> {
+  /** Turns an item into the `data` of a row (default: the item itself). Throwing rejects the row unsent. */
+  toData?: (item: T) => JsonObject;
+  /** Rows per call, at most 1000 (default 1000); lowered further to the budget learnt from a 413. */
+  batchSize?: number;
+  signal?: AbortSignal;
+  /** Every failed row, as it happens. When given, `errors` of the summary stays empty (constant memory). */
+  onRowError?: (error: RowError<T>) => void;
+  onProgress?: (progress: LoadProgress) => void;
+  /** Convert and check rows, write nothing. */
+  dryRun?: boolean;
+}
+
+export interface SyncOptions<T> extends ImportOptions<T> {
+  /** The field that identifies a row (the SKU, or any field of a non-product model). */
+  key: string;
+  /** Delete records whose key is not in the input (and records without a key, and extra records sharing a key). */
+  prune?: boolean;
+  /** Patches and deletes in flight at once (default 4). */
+  concurrency?: number;
+}
+
+export interface LoadSummary<T> {
+  /** Input rows. */
+  total: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  failed: number;
+  /** Failed rows (empty when `onRowError` was given). */
+  errors: RowError<T>[];
+  /** The failure that stopped the run (auth, network, …); rows not sent after it are counted as failed. */
+  stopped: ContentServiceError | undefined;
+  /** True when every row landed (created, updated or unchanged) and nothing stopped the run. */
+  ok: boolean;
+  dryRun: boolean;
+  /** Sync: stored records found sharing a key with an earlier one (left alone unless `prune`). */
+  duplicateKeysInStore: number;
+}
+
+export type Items<T> = Iterable<T> | AsyncIterable<T>;
+
+/** The calls of the admin API the loaders are built on. */
+export type LoaderClient = Pick<ContentClient, 'findModel' | 'getModel' | 'importRecords' | 'listAll' | 'patchRecord' | 'deleteRecord'>;
+
+/** The workspace's write budget as learnt from a 413 answer, kept by the client: later imports split to it at once. */
+export interface LearntBudget {
+  value: number | undefined;
+}
+
+/** What a loader runs on: the client's calls and the budget its imports share. */
+export interface Loader {
+  client: LoaderClient;
+  budget: LearntBudget;
+}

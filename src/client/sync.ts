@@ -1,0 +1,151 @@
+// The sync loader: rows loaded by a key field, idempotently (create through import, patch what changed, leave
+// the rest alone, prune on request).
+import { mergeDiff, stripNulls } from './diff.js';
+import { ContentServiceError, fieldOfMessage } from './errors.js';
+import { abortedError, dataOf, importBatcher, rejection, resolveModel } from './load-steps.js';
+import { newSummary, progressReporter, type ProgressReporter, type RunningSummary } from './load-summary.js';
+import type { Items, Loader, LoadSummary, SyncOptions } from './load-types.js';
+import { Pool } from './pool.js';
+import { deleteWithRetry, patchWithRetry } from './retried-writes.js';
+import { keyOf, readKeyIndex, type KeyIndex } from './sync-index.js';
+import type { JsonObject, ModelDefinition } from './types.js';
+
+/** Failures after which nothing more is sent. */
+const STOPPING_CODES = ['UNAUTHENTICATED', 'FORBIDDEN', 'ABORTED', 'RATE_LIMIT_WAIT_EXCEEDED'];
+
+export async function sync<T>(loader: Loader, model: string | Pick<ModelDefinition, 'id'>, items: Items<T>, options: SyncOptions<T>): Promise<LoadSummary<T>> {
+  const { client } = loader;
+  const definition = await resolveModel(client, model, options.signal);
+  const key = options.key;
+  if (!definition.fields.some((field) => field.key === key)) {
+    throw new ContentServiceError(`key: the model "${definition.slug}" has no field "${key}"`, { code: 'BAD_USER_INPUT', field: 'key' });
+  }
+  const summary = newSummary<T>(options.dryRun ?? false);
+  const report = progressReporter(summary, options);
+
+  // 1. What exists, by key. The first record (in creation order) of a key is the one kept up to date.
+  summary.progress.phase = 'reading';
+  const index = await readKeyIndex(client, definition.id, key, options.signal, () => {
+    summary.progress.existing += 1;
+    report.tick();
+  });
+  summary.duplicateKeysInStore = index.duplicates.length;
+  summary.progress.phase = 'writing';
+
+  // 2. Each input row: create (through import), patch or leave alone.
+  const created = new Map<string, number>();
+  const pool = new Pool(options.concurrency ?? 4);
+  const batcher = importBatcher<T>(loader, definition.id, options, summary, report, async (rows) => {
+    // No answer to an import call: read again which of its keys are stored now, send the others again.
+    const present = new Set<string>();
+    for await (const record of client.listAll(definition.id, options.signal ? { signal: options.signal } : {})) {
+      const k = keyOf(record.data[key]);
+      if (k !== undefined) present.add(k);
+    }
+    const resend = rows.filter((row) => !present.has(keyOf(row.data[key])!));
+    return { resend, landed: rows.length - resend.length };
+  });
+  let row = 0;
+  for await (const item of items) {
+    if (options.signal?.aborted) {
+      batcher.stopped ??= abortedError(options.signal);
+      break;
+    }
+    row += 1;
+    summary.total = summary.progress.read = row;
+    const current = row;
+    const fail = (code: string, message: string) => {
+      batcher.fail([{ row: current, item, data: {} }], code, message);
+      report.tick();
+    };
+    let data: JsonObject;
+    try {
+      data = dataOf(item, options);
+    } catch (error) {
+      const { code, message } = rejection(error);
+      fail(code, message);
+      continue;
+    }
+    if (batcher.stopped) {
+      fail(batcher.stopped.code, `not sent: the run stopped after an earlier error (${batcher.stopped.message})`);
+      continue;
+    }
+    const k = keyOf(data[key]);
+    if (k === undefined) {
+      fail('BAD_USER_INPUT', `${key}: missing or not a string, number or boolean (it is the key of this load)`);
+      continue;
+    }
+    const existing = index.byKey.get(k);
+    const firstRow = existing?.seenAt ?? created.get(k);
+    if (firstRow !== undefined) {
+      fail('BAD_USER_INPUT', `${key}: the key ${JSON.stringify(data[key])} is also on input row ${firstRow}; each key may appear once`);
+      continue;
+    }
+    if (!existing) {
+      created.set(k, current);
+      if (options.dryRun) summary.created += 1;
+      else await batcher.push({ row: current, item, data: stripNulls(data) });
+      report.tick();
+      continue;
+    }
+    existing.seenAt = current;
+    const patch = mergeDiff(existing.data, data);
+    if (patch === undefined) {
+      summary.unchanged += 1;
+      report.tick();
+      continue;
+    }
+    if (options.dryRun) {
+      summary.updated += 1;
+      report.tick();
+      continue;
+    }
+    await pool.run(async () => {
+      try {
+        await patchWithRetry(client, existing.id, patch, options.signal);
+        summary.updated += 1;
+      } catch (error) {
+        const { code, message } = rejection(error);
+        batcher.fail([{ row: current, item, data }], code, message);
+        if (error instanceof ContentServiceError && STOPPING_CODES.includes(error.code)) {
+          batcher.stopped ??= error;
+        }
+      }
+      report.tick();
+    });
+  }
+  await batcher.flush();
+  await pool.drain();
+  if (!options.dryRun) summary.created = batcher.imported;
+
+  if (options.prune && !batcher.stopped) await prune(loader, index, pool, summary, report, options);
+  return report.finish(batcher.stopped);
+}
+
+/** Step 3: deletes the records whose key is not in the input, records without a key, extra records sharing a key. */
+async function prune<T>(loader: Loader, index: KeyIndex, pool: Pool, summary: RunningSummary<T>, report: ProgressReporter<T>, options: SyncOptions<T>): Promise<void> {
+  summary.progress.phase = 'pruning';
+  const doomed = [...index.byKey.values()].filter((entry) => entry.seenAt === undefined).map((entry) => entry.id);
+  doomed.push(...index.duplicates, ...index.keyless);
+  for (const id of doomed) {
+    if (options.dryRun) {
+      summary.deleted += 1;
+      report.tick();
+      continue;
+    }
+    await pool.run(async () => {
+      try {
+        await deleteWithRetry(loader.client, id, options.signal);
+        summary.deleted += 1;
+      } catch (error) {
+        const { code, message } = rejection(error);
+        summary.failed += 1;
+        const failure = { row: 0, item: { id } as unknown as T, message: `delete ${id}: ${message}`, code, field: fieldOfMessage(message) };
+        if (options.onRowError) options.onRowError(failure);
+        else summary.errors.push(failure);
+      }
+      report.tick();
+    });
+  }
+  await pool.drain();
+}
