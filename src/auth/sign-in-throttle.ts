@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { memoryLimiters, type LimiterFactory } from '../budget/write-budget.js';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import { memoryLimiters, retryAfterSeconds, type Limiter, type LimiterFactory } from '../budget/write-budget.js';
 
 export interface SignInLimits {
   /** Attempts per minute from one client address, whatever the email (stops one password tried on many emails). */
@@ -18,8 +18,8 @@ const WINDOW_SECONDS = 60;
  * limits count failures and people behind one address who know their passwords are not held up by each other.
  */
 export class SignInThrottle {
-  private readonly byAddress: RateLimiterAbstract;
-  private readonly byEmail: RateLimiterAbstract;
+  private readonly byAddress: Limiter;
+  private readonly byEmail: Limiter;
 
   constructor(limits: SignInLimits, makeLimiter: LimiterFactory = memoryLimiters) {
     this.byAddress = makeLimiter(limits.attemptsPerMinutePerAddress, WINDOW_SECONDS, 'sign-in-address');
@@ -29,7 +29,7 @@ export class SignInThrottle {
   /** Counts an attempt; answers the seconds to wait (1 to 60) when a limit is used up, and then counts nothing. */
   async charge(address: string, email: string): Promise<number | null> {
     const keys = this.keys(address, email);
-    const charged: [RateLimiterAbstract, string][] = [];
+    const charged: [Limiter, string][] = [];
     for (const [limiter, key] of keys) {
       try {
         await limiter.consume(key);
@@ -37,7 +37,7 @@ export class SignInThrottle {
       } catch (error) {
         if (!(error instanceof RateLimiterRes)) throw error;
         await Promise.all([...charged, [limiter, key] as const].map(([spent, spentKey]) => spent.reward(spentKey)));
-        return Math.min(WINDOW_SECONDS, Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
+        return retryAfterSeconds(error.msBeforeNext);
       }
     }
     return null;
@@ -48,7 +48,7 @@ export class SignInThrottle {
     await Promise.all(this.keys(address, email).map(([limiter, key]) => limiter.reward(key)));
   }
 
-  private keys(address: string, email: string): [RateLimiterAbstract, string][] {
+  private keys(address: string, email: string): [Limiter, string][] {
     // The email is hashed: the key stays short (the PostgreSQL key column is 255 characters) and the counters
     // do not keep a list of the emails people tried.
     return [

@@ -3,18 +3,30 @@ import { ServiceError } from '../domain/errors.js';
 
 const WINDOW_SECONDS = 60;
 
+/** What the write budget and the sign-in limits use of a limiter: charge points, give them back. */
+export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward'>;
+
 /**
  * Makes the limiter that counts one budget size; stores other than memory plug in here. `keyPrefix` keeps the
  * counters of different limits apart in a shared store (the write budget uses the default, `workspace`).
+ * The limiters keep their own time (the window starts at a key's first charge), so they take no clock.
  */
-export type LimiterFactory = (points: number, durationSeconds: number, keyPrefix?: string) => RateLimiterAbstract;
+export type LimiterFactory = (points: number, durationSeconds: number, keyPrefix?: string) => Limiter;
 
 export const memoryLimiters: LimiterFactory = (points, duration, keyPrefix = 'workspace') =>
   new RateLimiterMemory({ points, duration, keyPrefix });
 
+/**
+ * The Retry-After of a refusal, in whole seconds: the limiter's time until its window ends, rounded up, at least 1
+ * (also when the limiter reports no time left, 0, or none, -1) and at most the 60-second window.
+ */
+export function retryAfterSeconds(msBeforeNext: number): number {
+  return Math.min(WINDOW_SECONDS, Math.max(1, Math.ceil(msBeforeNext / 1000)));
+}
+
 /** The per-workspace, per-minute budget of record writes made with API tokens. */
 export class WriteBudget {
-  private readonly limiters = new Map<number, RateLimiterAbstract>();
+  private readonly limiters = new Map<number, Limiter>();
 
   constructor(
     readonly defaultBudget: number,
@@ -37,12 +49,11 @@ export class WriteBudget {
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       await limiter.reward(workspaceId, cost);
-      const retryAfter = Math.min(WINDOW_SECONDS, Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
-      throw new ServiceError('RATE_LIMITED', 'Record write budget exceeded', { retryAfter });
+      throw new ServiceError('RATE_LIMITED', 'Record write budget exceeded', { retryAfter: retryAfterSeconds(error.msBeforeNext) });
     }
   }
 
-  private limiterFor(budget: number): RateLimiterAbstract {
+  private limiterFor(budget: number): Limiter {
     let limiter = this.limiters.get(budget);
     if (!limiter) {
       limiter = this.makeLimiter(budget, WINDOW_SECONDS);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, type Authenticated } from '../auth/authenticate.js';
 import { authenticateSession, headerValue, readCookie, SESSION_COOKIE } from '../auth/sessions.js';
 import type { WriteBudget } from '../budget/write-budget.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { mayDo } from '../domain/roles.js';
 import { planAdminOperation } from '../graphql/admin/plan.js';
@@ -28,6 +29,8 @@ export interface AdminRouteOptions {
   introspection?: boolean;
   /** The largest answer, in bytes of JSON; a larger one is replaced by a PAYLOAD_TOO_LARGE error. */
   maxResponseBytes?: number;
+  /** The time that decides token and session expiry (default the system clock). */
+  clock?: Clock;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface AdminRouteOptions {
  */
 export function registerAdminRoute(
   app: FastifyInstance,
-  { store, services, budget, introspection = true, maxResponseBytes }: AdminRouteOptions,
+  { store, services, budget, introspection = true, maxResponseBytes, clock = systemClock }: AdminRouteOptions,
 ): void {
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema, { introspection });
@@ -47,7 +50,7 @@ export function registerAdminRoute(
   const authenticateFirst = async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.method === 'GET' && wantsGraphiql(request)) return;
     try {
-      authenticated.set(request, await authenticateAdmin(store, request, reply));
+      authenticated.set(request, await authenticateAdmin(store, request, reply, clock()));
     } catch (error) {
       if (error instanceof ServiceError) return sendRefusal(request, reply, error);
       throw error;
@@ -89,11 +92,11 @@ function wantsGraphiql(request: FastifyRequest): boolean {
  * An API token (Authorization: Bearer) when the request has an Authorization header, whatever else it carries;
  * otherwise the admin application's session cookie with its CSRF token; otherwise 401.
  */
-async function authenticateAdmin(store: Store, request: FastifyRequest, reply: FastifyReply): Promise<Authenticated> {
+async function authenticateAdmin(store: Store, request: FastifyRequest, reply: FastifyReply, now: number): Promise<Authenticated> {
   if (request.headers.authorization === undefined && readCookie(request, SESSION_COOKIE) !== undefined) {
-    const { refreshedCookie, ...authenticated } = await authenticateSession(store, request);
+    const { refreshedCookie, ...authenticated } = await authenticateSession(store, request, now);
     if (refreshedCookie) reply.header('set-cookie', refreshedCookie);
     return authenticated;
   }
-  return authenticate(store, request.headers.authorization, headerValue(request.headers['x-workspace-id']));
+  return authenticate(store, request.headers.authorization, headerValue(request.headers['x-workspace-id']), now);
 }

@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import { WriteBudget } from '../budget/write-budget.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
 import type { Services } from '../graphql/context.js';
 import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
@@ -36,10 +37,12 @@ export interface AppOptions {
   budget?: WriteBudget;
   /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
   signIn?: Partial<SignInOptions>;
+  /** The time that decides token and session expiry (tests set it; default the system clock). */
+  clock?: Clock;
 }
 
 /** The HTTP application: routes, request ids, one log line per request, errors mapped to the contract. */
-export async function buildApp({ store, config, logger, budget, signIn }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ store, config, logger, budget, signIn, clock = systemClock }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
@@ -62,7 +65,7 @@ export async function buildApp({ store, config, logger, budget, signIn }: AppOpt
       },
       config.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
     ),
-    tokens: new TokenService(store),
+    tokens: new TokenService(store, clock),
     workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
   };
 
@@ -123,8 +126,8 @@ export async function buildApp({ store, config, logger, budget, signIn }: AppOpt
   });
   const introspection = config.introspection ?? true;
   const maxResponseBytes = config.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
-  registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes });
-  registerSessionRoutes(app, { store, ...signIn });
+  registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes, clock });
+  registerSessionRoutes(app, { store, ...signIn, clock });
   await registerDeliveryRoute(app, {
     store,
     services,

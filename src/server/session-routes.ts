@@ -22,6 +22,7 @@ import {
 } from '../auth/sessions.js';
 import { SignInThrottle } from '../auth/sign-in-throttle.js';
 import { memoryLimiters, type LimiterFactory } from '../budget/write-budget.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { requireStorableText } from '../domain/text.js';
 import { isPlainObject } from '../domain/fields.js';
@@ -38,6 +39,8 @@ const DEFAULT_SIGN_IN_OPTIONS: SignInOptions = { ...DEFAULTS.signIn, limiters: m
 
 export interface SessionRoutesOptions extends Partial<SignInOptions> {
   store: Store;
+  /** The time that decides session expiry (default the system clock). */
+  clock?: Clock;
 }
 
 export const SESSION_PATH = '/admin/session';
@@ -80,7 +83,7 @@ function tooManyAtOnce(): ServiceError {
   return new ServiceError('RATE_LIMITED', 'Too many sign-ins at once; try again in a second', { retryAfter: 1 });
 }
 
-export function registerSessionRoutes(app: FastifyInstance, { store, ...signInOptions }: SessionRoutesOptions): void {
+export function registerSessionRoutes(app: FastifyInstance, { store, clock = systemClock, ...signInOptions }: SessionRoutesOptions): void {
   const options: SignInOptions = { ...DEFAULT_SIGN_IN_OPTIONS, ...withoutUndefined(signInOptions) };
   const throttle = new SignInThrottle(options, options.limiters);
   const hashing = new PasswordHashGate(options.passwordHashConcurrency, options.passwordHashQueue);
@@ -112,7 +115,7 @@ export function registerSessionRoutes(app: FastifyInstance, { store, ...signInOp
     const user = admitted.value;
 
     await throttle.refund(request.ip, email);
-    const now = Date.now();
+    const now = clock();
     await store.tenancy.deleteExpiredSessions(now);
     const id = newSessionId();
     const session = { idHash: hashSessionId(id), userId: user.id, email: user.email, csrfToken: newCsrfToken() };
@@ -123,7 +126,7 @@ export function registerSessionRoutes(app: FastifyInstance, { store, ...signInOp
 
   app.get(SESSION_PATH, async (request, reply) => {
     noStore(reply);
-    const active = await findActiveSession(store, request);
+    const active = await findActiveSession(store, request, clock());
     if (!active) return refuseWithoutSession(request, reply);
     if (active.refreshedCookie) reply.header('set-cookie', active.refreshedCookie);
     return reply.code(200).send(await sessionBody(store, active.session));
@@ -131,7 +134,7 @@ export function registerSessionRoutes(app: FastifyInstance, { store, ...signInOp
 
   app.delete(SESSION_PATH, async (request, reply) => {
     noStore(reply);
-    const active = await findActiveSession(store, request);
+    const active = await findActiveSession(store, request, clock());
     if (!active) return refuseWithoutSession(request, reply);
     if (!sameSecret(headerValue(request.headers[CSRF_HEADER]), active.session.csrfToken)) {
       return sendRefusal(request, reply, forbiddenCsrf());

@@ -1,4 +1,5 @@
 import { issueToken } from '../auth/issue-token.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
 import type { ApiTokenInfo, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
@@ -16,14 +17,17 @@ function badInput(field: string, reason: string): ServiceError {
 
 /** API tokens of a workspace, managed through the admin API by its owners and admins. */
 export class TokenService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   list(workspaceId: string): Promise<ApiTokenInfo[]> {
     return this.store.tenancy.listTokens(workspaceId);
   }
 
   /** A new token acting as the calling user in the calling workspace; the token itself is in the answer only. */
-  async create(actor: Actor, input: CreateApiTokenInput, now = Date.now()): Promise<{ token: string; apiToken: ApiTokenInfo }> {
+  async create(actor: Actor, input: CreateApiTokenInput, now = this.clock()): Promise<{ token: string; apiToken: ApiTokenInfo }> {
     const name = typeof input.name === 'string' ? input.name.trim() : '';
     if (name === '') throw badInput('name', 'must not be empty');
     if (name.length > MAX_TOKEN_NAME_LENGTH) throw badInput('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);

@@ -12,6 +12,7 @@ import { Admin, bootstrapAdmin } from '../support/client.js';
 import { postgresTarget, sqliteTarget, type Target } from '../support/databases.js';
 import { checkIntegrity } from '../support/integrity.js';
 import { startServer, type TestServer } from '../support/server.js';
+import { waitFor } from '../support/wait-for.js';
 
 const CYCLES = Number(process.env.CRASH_CYCLES ?? 3);
 const BATCH_ROWS = 400;
@@ -188,7 +189,14 @@ async function crashCycles(target: Target): Promise<void> {
       const acknowledgedBefore = ledger.acknowledged;
       const writers = workload(admin, ledger, productModel.id, noteModel.id, cycle);
       // Kill once writes are flowing, at a point that differs from cycle to cycle.
-      while (ledger.acknowledged - acknowledgedBefore < 20 + cycle * 15) await sleep(5);
+      const flowing = 20 + cycle * 15;
+      await waitFor(() => ledger.acknowledged - acknowledgedBefore >= flowing, {
+        timeoutMs: 60_000,
+        intervalMs: 5,
+        message: () =>
+          `crash ${cycle}: ${ledger.acknowledged - acknowledgedBefore} of ${flowing} writes acknowledged before the kill ` +
+          `(${ledger.sent} sent in all); the server's last output:\n${server.logs().slice(-2000)}`,
+      });
       await sleep(Math.floor(Math.random() * 150));
       server.kill('SIGKILL');
       await Promise.all(writers);
