@@ -2,10 +2,11 @@
 // translatable values as locale → text objects, relations as record ids) or a problem to show next to it.
 import { gql } from './api.js';
 import { h, uid } from './dom.js';
-import { LOCALE_PATTERN } from './cells.js';
 import { readNumberInput } from './number-input.js';
 import { displayFieldOf, recordName } from './record-names.js';
-import { isPlainObject, relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition, type ModelRecord, type RecordPage } from './types.js';
+import { LOCALE_PATTERN } from '../shared/field-types.js';
+import { isPlainObject } from '../shared/json.js';
+import { relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition, type ModelRecord, type RecordPage } from './types.js';
 import { button, group, input, labelled, select, type FieldRow } from './ui.js';
 
 export interface ReadResult {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { LimiterFactory } from './write-budget.js';
+import type { LimiterFactory } from '../store/store.js';
 
 export interface RedisLimiters {
   limiters: LimiterFactory;

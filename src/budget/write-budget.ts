@@ -1,13 +1,8 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ServiceError } from '../domain/errors.js';
+import type { LimiterFactory } from '../store/store.js';
 
 const WINDOW_SECONDS = 60;
-
-/**
- * Makes the limiter that counts one budget size; stores other than memory plug in here. `keyPrefix` keeps the
- * counters of different limits apart in a shared store (the write budget uses the default, `workspace`).
- */
-export type LimiterFactory = (points: number, durationSeconds: number, keyPrefix?: string) => RateLimiterAbstract;
 
 export const memoryLimiters: LimiterFactory = (points, duration, keyPrefix = 'workspace') =>
   new RateLimiterMemory({ points, duration, keyPrefix });

@@ -1,5 +1,5 @@
 import { buildSchema, GraphQLObjectType, GraphQLScalarType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import { unparsedData } from '../store/json-text.js';
+import { unparsedData } from '../domain/json-text.js';
 import { sourceOnlyResolver } from './compiled-execute.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
 import { refusingUnstorableText } from './text-arguments.js';

@@ -49,7 +49,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { inspect } from 'graphql/jsutils/inspect.js';
-import { JsonText } from '../store/json-text.js';
+import { JsonText } from '../domain/json-text.js';
 
 interface Path {
   readonly prev: Path | undefined;

@@ -1,8 +1,10 @@
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ModelShape } from '../domain/model-definition.js';
 import type { ModelDefinition, RecordData } from '../domain/fields.js';
 import type { ListWindow } from '../domain/listing.js';
 import type { Role } from '../domain/roles.js';
-import type { LimiterFactory } from '../budget/write-budget.js';
+import type { StoredRecord } from '../domain/stored-record.js';
+import type { ApiTokenInfo, Workspace } from '../domain/workspace.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
@@ -19,13 +21,13 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export interface Workspace {
-  id: string;
-  slug: string;
-  orgId: string;
-  orgSlug: string;
-  writeBudget: number | null;
-}
+/**
+ * Makes the limiter that counts one budget size (src/budget: the write budget; src/auth: the sign-in limits): in
+ * memory, or in a database or Redis every server process shares. `keyPrefix` keeps the counters of different limits
+ * apart in a shared store (the write budget uses the default, `workspace`). Declared here, below the budget, because
+ * a store is one of the places that makes them (`Store.sharedLimiters`).
+ */
+export type LimiterFactory = (points: number, durationSeconds: number, keyPrefix?: string) => RateLimiterAbstract;
 
 export interface Membership {
   userId: string;
@@ -96,19 +98,6 @@ export interface NewSession {
 export interface SessionRecord extends NewSession {
   email: string;
   lastSeen: number;
-}
-
-/** An API token as listed to the workspace's owners and admins: never the token or its hash. */
-export interface ApiTokenInfo {
-  id: string;
-  name: string | null;
-  userId: string;
-  userEmail: string;
-  /** The user's current role in the token's workspace (null when no longer a member). */
-  role: Role | null;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
 }
 
 export interface TenancyStore {
@@ -187,17 +176,6 @@ export interface RecordLink {
 
 export interface NewRecord extends ReplacementData {
   id: string;
-}
-
-export interface StoredRecord {
-  id: string;
-  modelId: string;
-  workspaceId: string;
-  data: RecordData;
-  createdAt: string;
-  updatedAt: string;
-  createdBy: string | null;
-  updatedBy: string | null;
 }
 
 export interface WriteContext {

@@ -3,7 +3,7 @@ import type { ListArguments } from '../../domain/listing.js';
 import type { ModelDefinitionInput } from '../../domain/model-definition.js';
 import type { UpdateModelInput } from '../../services/model-service.js';
 import type { CreateApiTokenInput } from '../../services/token-service.js';
-import type { ApiTokenInfo } from '../../store/store.js';
+import type { ApiTokenInfo } from '../../domain/workspace.js';
 import { buildExecutableSchema, namespace } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
 import { selectsItemData } from '../selection.js';

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { ServiceError } from '../../domain/errors.js';
 import type { ListArguments } from '../../domain/listing.js';
-import type { Workspace } from '../../store/store.js';
+import type { Workspace } from '../../domain/workspace.js';
 import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
 import { buildExecutableSchema, namespace } from '../build-schema.js';
 import { sourceOnlyResolver } from '../compiled-execute.js';

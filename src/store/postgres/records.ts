@@ -3,6 +3,7 @@ import { type FieldDefinition, type ProductSettings, type RecordData } from '../
 import type { ListWindow } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
   NewRecord,
   PageCursor,
@@ -11,7 +12,6 @@ import type {
   Reference,
   PageReading,
   ReplacementData,
-  StoredRecord,
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';

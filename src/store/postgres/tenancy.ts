@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
+import type { ApiTokenInfo, Workspace } from '../../domain/workspace.js';
 import type {
-  ApiTokenInfo,
   BootstrapInput,
   MemberAccess,
   Membership,
@@ -13,7 +13,6 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
-  Workspace,
 } from '../store.js';
 import { inTransaction } from './sql.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';

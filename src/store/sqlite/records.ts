@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { FieldDefinition, ProductSettings } from '../../domain/fields.js';
 import type { ListWindow, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
   NewRecord,
   PageCursor,
@@ -10,7 +11,6 @@ import type {
   Reference,
   PageReading,
   ReplacementData,
-  StoredRecord,
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { newId } from '../../ids.js';
 import type { Role } from '../../domain/roles.js';
+import type { ApiTokenInfo, Workspace } from '../../domain/workspace.js';
 import type {
-  ApiTokenInfo,
   BootstrapInput,
   MemberAccess,
   Membership,
@@ -13,7 +13,6 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
-  Workspace,
 } from '../store.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
 import { TOKEN_INFO_SELECT, TOKEN_SELECT, toApiTokenInfo, toTokenRecord, type TokenInfoRow, type TokenRow } from '../rows/token-rows.js';
