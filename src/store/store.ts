@@ -159,8 +159,6 @@ export interface ModelStore {
   delete(workspaceId: string, id: string): Promise<boolean>;
   /** How many records of the model have a non-null value under `key`. */
   countRecordsWithValue(modelId: string, key: string): Promise<number>;
-  /** Slugs of other models whose relation fields target `slug`. */
-  modelsReferencing(workspaceId: string, slug: string): Promise<string[]>;
 }
 
 /** Where a page ended: the sort key (epoch milliseconds) and id of its last record. */

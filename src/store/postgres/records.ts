@@ -18,7 +18,7 @@ import { FULL_PAGE } from '../store.js';
 import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { skuConflict } from '../sku-conflict.js';
+import { skuConflict } from '../conflicts.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');

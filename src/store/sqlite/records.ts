@@ -21,7 +21,7 @@ import { fromJson } from '../rows/json.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js';
 import { isoTime } from '../rows/time.js';
-import { skuConflict } from '../sku-conflict.js';
+import { skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
 
 /**
