@@ -104,7 +104,7 @@ export function convertRow(cells: readonly Cell[], mappings: readonly ColumnMapp
     if (value === undefined) return;
     if (mapping.locale !== undefined) {
       const current = data[mapping.field.key];
-      const object: JsonObject = isPlainObject(current) ? (current as JsonObject) : {};
+      const object: JsonObject = isPlainObject(current) ? current : {};
       object[mapping.locale] = value;
       data[mapping.field.key] = object;
     } else {

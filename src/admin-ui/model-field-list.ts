@@ -77,7 +77,7 @@ interface FieldPlace {
   depth: number;
   container: HTMLElement;
   /** Draws the list again, focusing a part of a field. */
-  rerender(focusUid?: string, what?: string): void;
+  rerender: (focusUid?: string, what?: string) => void;
 }
 
 function fieldEditor(context: FieldListContext, place: FieldPlace): HTMLFieldSetElement {

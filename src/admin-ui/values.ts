@@ -53,7 +53,7 @@ export function mergePatch(before: JsonObject, after: JsonObject): JsonObject {
     const old = before[key];
     if (deepEqual(old, value)) continue;
     if (isPlainObject(old) && isPlainObject(value)) {
-      const inner = mergePatch(old as JsonObject, value as JsonObject);
+      const inner = mergePatch(old, value);
       if (Object.keys(inner).length > 0) patch[key] = inner;
     } else {
       patch[key] = value;

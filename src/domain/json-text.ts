@@ -27,13 +27,13 @@ class DataText extends Base {
   }
 
   static peek(target: object): string | undefined {
-    return #text in target ? (target as DataText).#text : undefined;
+    return #text in target ? target.#text : undefined;
   }
 
   static take(target: object): string | undefined {
     if (!(#text in target)) return undefined;
-    const text = (target as DataText).#text;
-    (target as DataText).#text = undefined;
+    const text = target.#text;
+    target.#text = undefined;
     return text;
   }
 }

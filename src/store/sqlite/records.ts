@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { FieldDefinition, ProductSettings } from '../../domain/fields.js';
+import type { FieldDefinition, ProductSettings, RecordData } from '../../domain/fields.js';
 import type { ListWindow, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
@@ -204,7 +204,7 @@ export class SqliteRecordStore implements RecordStore {
       .prepare('SELECT r.data, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?')
       .get(reference.sourceId) as { data: string; fields: string };
     const fields = JSON.parse(source.fields) as FieldDefinition[];
-    const data = withoutReference(fields, JSON.parse(source.data), reference.fieldKey, targetId);
+    const data = withoutReference(fields, JSON.parse(source.data) as RecordData, reference.fieldKey, targetId);
     this.db
       .prepare('UPDATE records SET data = ?, updated_at = ? WHERE id = ?')
       .run(JSON.stringify(data), Date.now(), reference.sourceId);
