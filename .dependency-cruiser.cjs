@@ -13,7 +13,7 @@
 // An import goes down, never up (a layer may skip layers below it, except where a rule says otherwise).
 // A type or helper two layers share lives in the lower one (or in domain/shared), never in the upper one.
 // src/client (the SDK) and src/admin-ui (the browser application) stand apart: they reach the service over HTTP.
-// src/ids.ts (time-ordered ids) is a leaf that any server-side layer above domain may use.
+// src/ids.ts (time-ordered ids) is a leaf that the store and the layers above it may use (GraphQL has no need of it).
 //
 // `npm run lint:layers` checks this (part of `npm test`); `npx depcruise src --config --output-type text` lists
 // every import it saw.
@@ -51,8 +51,9 @@ module.exports = {
     {
       name: 'services-not-to-upper-layers',
       comment:
-        'Services are called by the API (graphql), by auth and by the CLI, and call the store. They never reach up ' +
-        'into auth, the budget, GraphQL or HTTP: what they need from there is passed in (an Actor, say).',
+        'Services are called by the API (graphql) and the CLI, and call the store; auth makes their Actor. They never ' +
+        'reach up into auth, the budget, GraphQL or HTTP: what they need from there is passed in (an Actor, say). ' +
+        'The API token\'s form (services/tokens.ts) is here because the token service issues tokens and auth checks them.',
       severity: 'error',
       from: { path: '^src/services/' },
       to: { path: '^src/(auth|budget|graphql|server|cli|client|admin-ui)/' },
