@@ -1,6 +1,7 @@
 // Builds the admin web application into dist/admin-ui: TypeScript compiled by tsc (tsconfig.admin-ui.json,
-// browser ES modules, no bundler) into admin-ui/ and client/ (the shared pure modules of src/client), laid out as
-// in src so that the relative imports between them hold, then the page and the stylesheet copied to the top.
+// browser ES modules, no bundler) into admin-ui/, client/ (the pure modules of src/client it imports) and shared/
+// (src/shared, which tsc follows from their imports), laid out as in src so that the relative imports between them
+// hold, then the page and the stylesheet copied to the top.
 // A package the application imports by name is served from vendor/: its browser build (one self-contained ES
 // module) is copied there and the name in the compiled modules replaced by the copy's relative path (no import
 // map: the page's content security policy allows no inline script). Part of `npm run build`.

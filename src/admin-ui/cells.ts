@@ -4,11 +4,11 @@
 // dates ISO 8601, a hasMany relation `id1|id2` or a JSON array, translatable and object fields JSON objects, or a
 // translatable field one column per locale (`title.en`). Columns whose name starts with `_` (the `_line` and
 // `_error` of an errors file) are ignored.
-import { cellValue, LOCALE_PATTERN } from '../client/cells.js';
+import { cellValue } from '../client/cells.js';
+import { LOCALE_PATTERN } from '../shared/field-types.js';
+import { isPlainObject } from '../shared/json.js';
 import type { Cell } from './csv.js';
-import { isPlainObject, type FieldDefinition, type JsonObject, type JsonValue } from './types.js';
-
-export { LOCALE_PATTERN };
+import type { FieldDefinition, JsonObject, JsonValue } from './types.js';
 
 /** Where a column goes: a field, or one locale of a translatable field; `null` ignores the column. */
 export interface ColumnTarget {
@@ -104,7 +104,7 @@ export function convertRow(cells: readonly Cell[], mappings: readonly ColumnMapp
     if (value === undefined) return;
     if (mapping.locale !== undefined) {
       const current = data[mapping.field.key];
-      const object: JsonObject = isPlainObject(current) ? (current as JsonObject) : {};
+      const object: JsonObject = isPlainObject(current) ? current : {};
       object[mapping.locale] = value;
       data[mapping.field.key] = object;
     } else {

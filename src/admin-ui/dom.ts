@@ -2,7 +2,15 @@
 // DOM and in screen readers), `on*` functions become listeners, `value`/`checked` are set as properties.
 
 export type Child = Node | string | number | null | undefined | false | readonly Child[];
-export type Attrs = Record<string, unknown>;
+/** Attribute values (`true`: present and empty; false, null, undefined: absent), listeners (`on*`), properties. */
+export type Attrs = Record<string, AttrValue>;
+export type AttrValue = string | number | boolean | null | undefined | Listener;
+
+/**
+ * An event listener. An async one is fire-and-forget: the browser does not wait for it, so it shows its own
+ * failures (the pages' error areas); what it does not catch reaches the console.
+ */
+export type Listener = (event: never) => void | Promise<void>;
 
 let idCounter = 0;
 /** A document-unique id for label/aria wiring. */
@@ -13,7 +21,7 @@ export function uid(prefix = 'id'): string {
 
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
-  const late: [string, unknown][] = [];
+  const late: [string, AttrValue][] = [];
   for (const [name, value] of Object.entries(attrs ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith('on') && typeof value === 'function') {
@@ -32,9 +40,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs |
 export function append(parent: Node, children: readonly Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    if (Array.isArray(child)) append(parent, child);
-    else if (child instanceof Node) parent.appendChild(child);
-    else parent.appendChild(document.createTextNode(String(child)));
+    if (child instanceof Node) parent.appendChild(child);
+    else if (typeof child === 'string' || typeof child === 'number') parent.appendChild(document.createTextNode(String(child)));
+    else append(parent, child);
   }
 }
 

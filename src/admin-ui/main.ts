@@ -159,7 +159,7 @@ async function render(): Promise<void> {
     replaceChildren(root, main, announcer);
     replaceChildren(main, flash ? noticeBox(flash) : null, content);
     document.title = 'Sign in · Content Service';
-    renderSignIn(content, async (session) => {
+    renderSignIn(content, (session) => {
       acceptSession(session);
       const target = state.afterSignIn && state.afterSignIn !== '#/sign-in' ? state.afterSignIn : '#/models';
       state.afterSignIn = null;

@@ -1,6 +1,7 @@
 // The model editor's draft (what the form holds while it is edited) and the API input read from it.
+import type { FieldType } from '../shared/field-types.js';
 import { uid } from './dom.js';
-import type { FieldDefinition, FieldType, ModelDefinition } from './types.js';
+import type { FieldDefinition, ModelDefinition } from './types.js';
 
 export interface DraftField {
   uid: string;

@@ -1,9 +1,9 @@
 // The model editor's field list: a row for each field (label, key, type, required; relation target and kind;
 // object sub-fields, nested), moved, removed and added in place.
+import { FIELD_TYPES, type FieldType } from '../shared/field-types.js';
 import { h, replaceChildren } from './dom.js';
 import { draftField, type DraftField } from './model-draft.js';
 import type { RegisterRow } from './model-form-errors.js';
-import { FIELD_TYPES, type FieldType } from './types.js';
 import { announce, button, errorSlot, group, input, labelled, select } from './ui.js';
 import { keyify } from './values.js';
 
@@ -77,7 +77,7 @@ interface FieldPlace {
   depth: number;
   container: HTMLElement;
   /** Draws the list again, focusing a part of a field. */
-  rerender(focusUid?: string, what?: string): void;
+  rerender: (focusUid?: string, what?: string) => void;
 }
 
 function fieldEditor(context: FieldListContext, place: FieldPlace): HTMLFieldSetElement {

@@ -28,7 +28,7 @@ export interface FieldSelects {
   display: HTMLSelectElement;
   sku: HTMLSelectElement;
   price: HTMLSelectElement;
-  refresh(): void;
+  refresh: () => void;
 }
 
 export function fieldSelects(draft: Draft): FieldSelects {

@@ -62,7 +62,7 @@ export async function renderImport(ctx: PageContext): Promise<void> {
     hint: 'Up to 5 MB, with a header row. Columns are matched to fields by key or label; empty cells are left out. Bigger files: the command line, content-service import.',
   });
 
-  fileInput.addEventListener('change', async () => {
+  const readChosenFile = async () => {
     errors.clear();
     stage.replaceChildren();
     const file = fileInput.files?.[0];
@@ -84,7 +84,9 @@ export async function renderImport(ctx: PageContext): Promise<void> {
       return;
     }
     showPreview(file, parsed);
-  });
+  };
+  // Fire-and-forget (see Listener in dom.ts): reading the file shows its own failures.
+  fileInput.addEventListener('change', () => void readChosenFile());
 
   const showPreview = (file: File, parsed: ParsedCsv) => {
     const header = parsed.rows[0]!;

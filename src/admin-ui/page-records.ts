@@ -151,7 +151,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   const last = offset + page.items.length;
   const pageCount = Math.max(1, Math.ceil(page.total / limit));
   const pageNumber = Math.floor(offset / limit) + 1;
-  const limitSelect = h(
+  const limitSelect: HTMLSelectElement = h(
     'select',
     {
       id: 'records-limit',

@@ -3,7 +3,7 @@ import { h } from './dom.js';
 import type { Session } from './types.js';
 import { errorArea, input, labelled } from './ui.js';
 
-export function renderSignIn(container: HTMLElement, onSignedIn: (session: Session) => Promise<void>): void {
+export function renderSignIn(container: HTMLElement, onSignedIn: (session: Session) => void | Promise<void>): void {
   const email = input({ type: 'email', name: 'email', autocomplete: 'username', required: true });
   const password = input({ type: 'password', name: 'password', autocomplete: 'current-password', required: true });
   const errors = errorArea();

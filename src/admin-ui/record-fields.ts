@@ -2,10 +2,11 @@
 // translatable values as locale → text objects, relations as record ids) or a problem to show next to it.
 import { gql } from './api.js';
 import { h, uid } from './dom.js';
-import { LOCALE_PATTERN } from './cells.js';
 import { readNumberInput } from './number-input.js';
 import { displayFieldOf, recordName } from './record-names.js';
-import { isPlainObject, relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition, type ModelRecord, type RecordPage } from './types.js';
+import { LOCALE_PATTERN } from '../shared/field-types.js';
+import { isPlainObject } from '../shared/json.js';
+import { relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition, type RecordPage } from './types.js';
 import { button, group, input, labelled, select, type FieldRow } from './ui.js';
 
 export interface ReadResult {
@@ -150,7 +151,7 @@ function jsonWidget(field: FieldDefinition, initial: JsonValue | undefined, path
 }
 
 function objectWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext, options: { required: boolean; hint?: string }): Widget {
-  const values = isPlainObject(initial) ? (initial as JsonObject) : {};
+  const values = isPlainObject(initial) ? initial : {};
   const subs = (field.fields ?? []).map((sub) => ({ key: sub.key, widget: widgetFor(sub, values[sub.key], `${path}.${sub.key}`, ctx) }));
   const row = group(field.label, subs.map((sub) => sub.widget.row.element), { ...options, className: 'nested' });
   return {
@@ -210,7 +211,7 @@ function translatableWidget(field: FieldDefinition, initial: JsonValue | undefin
     if (focus) localeInput.focus();
   };
   const addButton = button('Add locale', () => addEntry('', '', true), { disabled, class: 'button add-locale' });
-  const existing = isPlainObject(initial) ? Object.entries(initial as JsonObject) : [];
+  const existing = isPlainObject(initial) ? Object.entries(initial) : [];
   if (existing.length === 0) addEntry(defaultLocale(), '', false);
   for (const [locale, text] of existing) addEntry(locale, typeof text === 'string' ? text : JSON.stringify(text), false);
   const row = group(field.label, [list, addButton], options);
@@ -265,7 +266,7 @@ function relationWidget(field: FieldDefinition, initial: JsonValue | undefined, 
         { id: target.id, limit: PICKER_PAGE, offset },
       );
       const page = data.record.list;
-      for (const record of page.items as ModelRecord[]) {
+      for (const record of page.items) {
         const name = recordName(target, record);
         if (known.has(record.id)) {
           const option = [...control.options].find((candidate) => candidate.value === record.id);

@@ -1,12 +1,10 @@
 // Shapes of the admin GraphQL API as the admin application reads them (see docs CONTRACT: ModelDefinition etc.).
-// The field definition is the client SDK's (src/client/types.ts), narrowed to the field types this version knows.
-import type { FieldDefinition as AnyFieldDefinition, KnownFieldType, ProductSettings } from '../client/types.js';
+// The field definition is the client SDK's (src/client/types.ts), narrowed to the field types this version knows
+// (src/shared/field-types.ts).
+import type { FieldDefinition as AnyFieldDefinition, ProductSettings } from '../client/types.js';
+import type { FieldType } from '../shared/field-types.js';
 
-export { isPlainObject } from '../client/diff.js';
 export type { ProductSettings };
-
-export type FieldType = KnownFieldType;
-export const FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'boolean', 'date', 'relation', 'translatable', 'object'];
 
 export type FieldDefinition = AnyFieldDefinition<FieldType>;
 

@@ -1,6 +1,6 @@
 // Shared pieces of the pages: labelled controls with an error slot, alerts, a confirmation dialog, copy buttons.
 import { ApiError } from './api.js';
-import { h, uid, type Child } from './dom.js';
+import { h, uid, type Attrs, type Child } from './dom.js';
 
 export type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -80,17 +80,17 @@ export function group(legend: string, content: Child, options: { hint?: string; 
   };
 }
 
-export function input(attrs: Record<string, unknown> = {}): HTMLInputElement {
+export function input(attrs: Attrs = {}): HTMLInputElement {
   return h('input', { type: 'text', ...attrs });
 }
 
-export function select(options: readonly { value: string; label: string }[], value: string, attrs: Record<string, unknown> = {}): HTMLSelectElement {
+export function select(options: readonly { value: string; label: string }[], value: string, attrs: Attrs = {}): HTMLSelectElement {
   const element = h('select', attrs, options.map((option) => h('option', { value: option.value }, option.label)));
   element.value = value;
   return element;
 }
 
-export function button(label: Child, onClick: (event: MouseEvent) => void, attrs: Record<string, unknown> = {}): HTMLButtonElement {
+export function button(label: Child, onClick: (event: MouseEvent) => void | Promise<void>, attrs: Attrs = {}): HTMLButtonElement {
   return h('button', { type: 'button', class: 'button', ...attrs, onclick: onClick }, label);
 }
 
@@ -213,6 +213,6 @@ export function pageHeader(title: string, ...actions: Child[]): HTMLElement {
   return h('div', { class: 'page-header' }, h('h1', { tabindex: '-1' }, title), h('div', { class: 'page-actions' }, actions));
 }
 
-export function linkButton(label: string, href: string, attrs: Record<string, unknown> = {}): HTMLAnchorElement {
+export function linkButton(label: string, href: string, attrs: Attrs = {}): HTMLAnchorElement {
   return h('a', { class: 'button', href, ...attrs }, label);
 }

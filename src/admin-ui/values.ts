@@ -1,6 +1,7 @@
 // Pure helpers for forms and tables: server messages → the field they name, record data → a merge patch, values
 // → short text for a table cell.
-import { isPlainObject, type FieldDefinition, type JsonObject, type JsonValue } from './types.js';
+import { deepEqual, isPlainObject } from '../shared/json.js';
+import type { FieldDefinition, JsonObject, JsonValue } from './types.js';
 
 export interface FieldMessage {
   /** The path the message names: `sku`, `name.en`, `fields[2].key`, `product.skuField`. */
@@ -36,20 +37,6 @@ export function pathPrefixes(path: string): string[] {
   return prefixes;
 }
 
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, index) => deepEqual(item, b[index]));
-  }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-  for (const key of keys) if (!deepEqual(left[key], right[key])) return false;
-  return true;
-}
-
 /**
  * The JSON merge patch (RFC 7386) that turns `before` into `after`: changed keys, `null` for removed ones,
  * objects patched key by key. Arrays are replaced whole. An empty object means no change.
@@ -66,7 +53,7 @@ export function mergePatch(before: JsonObject, after: JsonObject): JsonObject {
     const old = before[key];
     if (deepEqual(old, value)) continue;
     if (isPlainObject(old) && isPlainObject(value)) {
-      const inner = mergePatch(old as JsonObject, value as JsonObject);
+      const inner = mergePatch(old, value);
       if (Object.keys(inner).length > 0) patch[key] = inner;
     } else {
       patch[key] = value;

@@ -1,7 +1,7 @@
 import { ServiceError } from '../domain/errors.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from '../services/actor.js';
-import { hashToken, sameHash, TOKEN_PREFIX } from './tokens.js';
+import { hashToken, sameHash, TOKEN_PREFIX } from '../services/tokens.js';
 
 export interface Authenticated {
   actor: Actor;

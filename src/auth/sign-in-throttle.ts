@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import { memoryLimiters, retryAfterSeconds, type Limiter, type LimiterFactory } from '../budget/write-budget.js';
+import { memoryLimiters, retryAfterSeconds } from '../budget/write-budget.js';
+import type { Limiter, LimiterFactory } from '../store/store.js';
 
 export interface SignInLimits {
   /** Attempts per minute from one client address, whatever the email (stops one password tried on many emails). */

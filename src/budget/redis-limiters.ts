@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import type { LimiterFactory } from './write-budget.js';
+import type { LimiterFactory } from '../store/store.js';
 
 export interface RedisLimiters {
   limiters: LimiterFactory;
@@ -15,7 +15,7 @@ export async function connectRedisLimiters(url: string): Promise<RedisLimiters> 
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new Error(`Redis at ${new URL(url).host}: ${(error as Error).message}`);
+    throw new Error(`Redis at ${new URL(url).host}: ${(error as Error).message}`, { cause: error });
   }
   return {
     limiters: (points, duration, keyPrefix) =>

@@ -1,17 +1,8 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { ServiceError } from '../domain/errors.js';
+import type { Limiter, LimiterFactory } from '../store/store.js';
 
 const WINDOW_SECONDS = 60;
-
-/** What the write budget and the sign-in limits use of a limiter: charge points, give them back. */
-export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward'>;
-
-/**
- * Makes the limiter that counts one budget size; stores other than memory plug in here. `keyPrefix` keeps the
- * counters of different limits apart in a shared store (the write budget uses the default, `workspace`).
- * The limiters keep their own time (the window starts at a key's first charge), so they take no clock.
- */
-export type LimiterFactory = (points: number, durationSeconds: number, keyPrefix?: string) => Limiter;
 
 export const memoryLimiters: LimiterFactory = (points, duration, keyPrefix = 'workspace') =>
   new RateLimiterMemory({ points, duration, keyPrefix });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Role } from '../domain/roles.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { issueToken } from '../auth/issue-token.js';
+import { issueToken } from '../services/issue-token.js';
 import { hashPassword } from '../auth/passwords.js';
 import { readNewPassword } from './password-input.js';
 import { databaseUrl, parseEmail, parseRole, parseSlug } from './options.js';

@@ -99,7 +99,7 @@ async function openCsv(stream: Readable, base: Omit<InputSource, 'header' | 'hea
       try {
         next = await iterator.next();
       } catch (error) {
-        throw new Error(`CSV: ${(error as Error).message}`);
+        throw new Error(`CSV: ${(error as Error).message}`, { cause: error });
       }
       if (next.done) return;
       yield toRow(next.value);

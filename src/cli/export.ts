@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { dataToCsvRow, exportColumns } from '../client/cells.js';
-import { isPlainObject } from '../client/diff.js';
+import { isPlainObject } from '../shared/json.js';
 import { ContentServiceError } from '../client/errors.js';
 import type { RecordSort } from '../client/types.js';
 import { connectionOptions, makeClient, ProgressReporter, runCommand, UsageError, type ConnectionOptions } from './client-options.js';

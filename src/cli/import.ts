@@ -50,7 +50,7 @@ class ErrorsFile {
       const header = this.source.format === 'csv' ? (this.source.header ?? []).map((cell) => cell ?? '') : ['_row'];
       this.out.write(stringify([['_line', '_error', ...header]]));
     }
-    let cells: (string | undefined)[] = [];
+    let cells: (string | undefined)[];
     if ('line' in item) {
       cells = this.source.format === 'csv' ? (item.cells ?? []).map((cell) => cell ?? undefined) : [item.value === undefined ? undefined : JSON.stringify(item.value)];
     } else {
@@ -148,7 +148,7 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   const onRowError = (error: RowError<InputRow>) => {
     errorsFile?.write(error);
     if (firstErrors.length < 10) {
-      const where = 'line' in (error.item as object) ? `line ${(error.item as InputRow).line}` : 'record';
+      const where = 'line' in (error.item as object) ? `line ${error.item.line}` : 'record';
       firstErrors.push(/^line \d+/.test(error.message) ? error.message : `${where}: ${error.message}`);
     }
   };

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { hashToken } from '../auth/tokens.js';
+import { hashToken } from '../services/tokens.js';
 import type { Role } from '../domain/roles.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
-import { issueToken } from '../auth/issue-token.js';
+import { issueToken } from '../services/issue-token.js';
 import { databaseUrl, parseEmail, parsePositiveInt, parseRole } from './options.js';
 
 async function withStore<T>(database: string | undefined, run: (store: Store) => Promise<T>): Promise<T> {

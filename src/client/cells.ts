@@ -3,7 +3,8 @@
 // with its `_line` and `_error` columns, can be fixed and imported as it is).
 // The conversion of one cell (`cellValue`) is also the admin web application's (src/admin-ui/cells.ts), so that a
 // file imports the same way in both: this module is compiled for the browser too and imports nothing Node-only.
-import { isPlainObject } from './diff.js';
+import { isIsoDate, LOCALE_PATTERN } from '../shared/field-types.js';
+import { isPlainObject } from '../shared/json.js';
 import type { FieldDefinition, JsonObject } from './types.js';
 
 export interface CsvColumn {
@@ -34,9 +35,7 @@ export class CellError extends Error {
   }
 }
 
-export const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 const NUMBER_PATTERN = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
 
@@ -198,13 +197,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function isIsoDate(text: string): boolean {
-  if (!DATE_PATTERN.test(text) || Number.isNaN(Date.parse(text))) return false;
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
 /** Export columns: model fields in order, a translatable field as one column per locale found. */

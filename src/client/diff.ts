@@ -1,28 +1,7 @@
-// Comparing record data without caring about key order: PostgreSQL jsonb returns object keys in its own order,
-// so JSON.stringify of two equal values may differ.
-// Also compiled into the admin web application (via cells.ts): nothing Node-only.
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Structural equality of JSON values; object key order does not matter, array order does. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') {
-    return typeof a === 'number' && typeof b === 'number' && Number.isNaN(a) && Number.isNaN(b);
-  }
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, index) => deepEqual(item, b[index]));
-  }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const leftKeys = Object.keys(left).filter((key) => left[key] !== undefined);
-  const rightKeys = Object.keys(right).filter((key) => right[key] !== undefined);
-  if (leftKeys.length !== rightKeys.length) return false;
-  return leftKeys.every((key) => Object.prototype.hasOwnProperty.call(right, key) && deepEqual(left[key], right[key]));
-}
+// What a sync sends for a record: the merge patch from the stored data to the wanted one, compared without
+// caring about key order (PostgreSQL jsonb returns object keys in its own order).
+// Also compiled into the admin web application (tsconfig.admin-ui.json): nothing Node-only.
+import { deepEqual, isPlainObject } from '../shared/json.js';
 
 /**
  * A copy of a data object without its `null` and `undefined` members (top level only: what a create stores;

@@ -2,7 +2,8 @@
 export { ContentClient, type ContentClientOptions } from './client.js';
 export type { ImportOptions, LoadProgress, LoadSummary, SyncOptions } from './load-types.js';
 export { ContentServiceError } from './errors.js';
-export { deepEqual, mergeDiff, stripNulls } from './diff.js';
+export { mergeDiff, stripNulls } from './diff.js';
+export { deepEqual } from '../shared/json.js';
 export { MAX_IMPORT_ROWS } from './import.js';
 export { graphqlUrl, type TransportOptions } from './http.js';
 export { csvColumns, csvRowToData, CellError, type CsvColumn } from './cells.js';

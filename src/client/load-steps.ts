@@ -1,6 +1,6 @@
 // The steps an import and a sync share: finding the model, turning an item into data, and the import batcher
 // wired to the run's summary.
-import { isPlainObject } from './diff.js';
+import { isPlainObject } from '../shared/json.js';
 import { ContentServiceError } from './errors.js';
 import { ImportBatcher, MAX_IMPORT_ROWS, type PendingRow } from './import.js';
 import type { RunningSummary } from './load-summary.js';

@@ -1,10 +1,11 @@
 // Types of the admin API as CONTRACT.md describes it (the public schema of the hosted service).
 // Also compiled into the admin web application (tsconfig.admin-ui.json): types only, nothing Node-only.
+import type { FieldType as KnownFieldType } from '../shared/field-types.js';
 
 export type JsonObject = Record<string, unknown>;
 
 /** The field types this version knows. */
-export type KnownFieldType = 'text' | 'number' | 'boolean' | 'date' | 'relation' | 'translatable' | 'object';
+export type { KnownFieldType };
 
 /** A newer server may have more: the SDK passes an unknown type through. */
 export type FieldType = KnownFieldType | (string & {});

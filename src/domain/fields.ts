@@ -1,8 +1,4 @@
-export const FIELD_TYPES = ['text', 'number', 'boolean', 'date', 'relation', 'translatable', 'object'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-
-export const RELATION_TYPES = ['hasOne', 'hasMany'] as const;
-export type RelationType = (typeof RELATION_TYPES)[number];
+import type { FieldType, RelationType } from '../shared/field-types.js';
 
 export interface FieldDefinition {
   key: string;
@@ -60,7 +56,3 @@ export function relationTargetSlug(field: FieldDefinition): string | null {
 }
 
 export const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

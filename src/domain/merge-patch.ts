@@ -1,4 +1,4 @@
-import { isPlainObject } from './fields.js';
+import { isPlainObject } from '../shared/json.js';
 
 /**
  * JSON Merge Patch (RFC 7386): objects merge key by key, recursively; `null` removes a key;

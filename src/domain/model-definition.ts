@@ -1,17 +1,8 @@
 import { fieldError, type FieldIssue } from './errors.js';
 import { textProblem } from './text.js';
-import {
-  FIELD_TYPES,
-  FORBIDDEN_KEYS,
-  RELATION_TYPES,
-  isPlainObject,
-  type DeliveryAccess,
-  type FieldDefinition,
-  type FieldType,
-  type ModelShape,
-  type ProductSettings,
-  type RelationType,
-} from './fields.js';
+import { FIELD_TYPES, RELATION_TYPES, type FieldType, type RelationType } from '../shared/field-types.js';
+import { isPlainObject } from '../shared/json.js';
+import { FORBIDDEN_KEYS, type DeliveryAccess, type FieldDefinition, type ModelShape, type ProductSettings } from './fields.js';
 
 export interface ModelDefinitionInput {
   name?: unknown;

@@ -1,5 +1,7 @@
 import type { FieldIssue } from './errors.js';
-import { FORBIDDEN_KEYS, isPlainObject, relationTargetSlug, type FieldDefinition, type RecordData } from './fields.js';
+import { isIsoDate, LOCALE_PATTERN } from '../shared/field-types.js';
+import { isPlainObject } from '../shared/json.js';
+import { FORBIDDEN_KEYS, relationTargetSlug, type FieldDefinition, type RecordData } from './fields.js';
 import { suggest } from './model-definition.js';
 import { textProblem } from './text.js';
 
@@ -17,9 +19,6 @@ export interface DataCheck {
   data: RecordData;
   references: RelationReference[];
 }
-
-const LOCALE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
-const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Validates a whole `data` object against the model's fields, as every record write must. */
 export function checkRecordData(fields: readonly FieldDefinition[], data: unknown): DataCheck {
@@ -173,12 +172,4 @@ function fieldsByKey(fields: readonly FieldDefinition[]): Map<string, FieldDefin
 function checkText(text: string, fail: (reason: string) => undefined): string | undefined {
   const problem = textProblem(text);
   return problem ? fail(problem) : text;
-}
-
-/** ISO 8601 and a real calendar day: Date.parse would roll 2026-02-30 over to March. */
-function isIsoDate(text: string): boolean {
-  if (!DATE_PATTERN.test(text) || Number.isNaN(Date.parse(text))) return false;
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }

@@ -1,4 +1,4 @@
-import type { FieldDefinition, RecordData } from './fields.js';
+import type { FieldDefinition, ModelDefinition, RecordData } from './fields.js';
 
 /** The record data without any reference to `targetId` in the relation field `fieldKey`. */
 export function withoutReference(
@@ -16,4 +16,12 @@ export function withoutReference(
     delete result[fieldKey];
   }
   return result;
+}
+
+/** Slugs of the models (other than the one with `slug` itself) with a relation field that targets `slug`. */
+export function modelsReferencing(models: readonly ModelDefinition[], slug: string): string[] {
+  const target = `model:${slug}`;
+  return models
+    .filter((model) => model.slug !== slug && model.fields.some((field) => field.relationTo === target))
+    .map((model) => model.slug);
 }

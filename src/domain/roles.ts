@@ -18,3 +18,11 @@ export function isRole(value: unknown): value is Role {
 export function mayDo(role: Role, permission: Permission): boolean {
   return GRANTS[role].includes(permission);
 }
+
+/**
+ * The role a user ends up with when added to a workspace (again): the role asked for; without one, the role the
+ * user already has there; for a new member, `defaultRole`.
+ */
+export function membershipRole(requested: Role | null, current: Role | undefined, defaultRole: Role): Role {
+  return requested ?? current ?? defaultRole;
+}

@@ -4,7 +4,8 @@ import { ServiceError } from './errors.js';
 // and a lone UTF-16 surrogate is not Unicode at all (PostgreSQL refuses it; SQLite would silently store U+FFFD).
 // Refusing both everywhere a string enters makes SQLite and PostgreSQL behave alike.
 
-const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u;
+/** NUL, or a lone surrogate (with the u flag a surrogate pair is one code point, not Cs). */
+const UNSTORABLE = /[\0\p{Cs}]/u;
 
 /** Why a string cannot be stored, or null when it can. */
 export function textProblem(text: string): string | null {

@@ -1,18 +1,39 @@
-import { buildSchema, GraphQLObjectType, GraphQLScalarType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import { unparsedData } from '../store/json-text.js';
+import {
+  buildSchema,
+  GraphQLObjectType,
+  GraphQLScalarType,
+  type GraphQLFieldResolver,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+} from 'graphql';
+import { unparsedData } from '../domain/json-text.js';
+import type { StoredRecord } from '../domain/stored-record.js';
 import { sourceOnlyResolver } from './compiled-execute.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
 import { refusingUnstorableText } from './text-arguments.js';
 
 /** `ModelRecord.data`: the JSON text as stored when the record's data has not been parsed (the answer copies it). */
-const recordData = sourceOnlyResolver(
-  (record: unknown): unknown => unparsedData(record as object) ?? (record as { data: unknown }).data,
-);
+const recordData = sourceOnlyResolver((record: unknown): unknown => {
+  const stored = record as StoredRecord;
+  return unparsedData(stored) ?? stored.data;
+});
 
-export type ResolverMap = Record<string, Record<string, GraphQLFieldResolver<unknown, never, never>>>;
+/**
+ * The resolver of one field, on the schema's context. graphql-js calls it with what the parent field resolved to
+ * and with the arguments the SDL declares, coerced and checked: each resolver names their types in its own
+ * parameters (`(token: ApiTokenInfo) => …`, `(_, { id }: { id: string }, context) => …`), which `never` here lets
+ * it do. The context is the schema's own, checked against what the resolver reads of it.
+ */
+export type FieldResolver<TContext> = (source: never, args: never, context: TContext, info: GraphQLResolveInfo) => unknown;
+
+/** The resolvers of one object type's fields, by field name. */
+export type TypeResolvers<TContext> = Record<string, FieldResolver<TContext>>;
+
+/** The resolvers of a schema, by object type name and field name. */
+export type ResolverMap<TContext> = Record<string, TypeResolvers<TContext>>;
 
 /** Builds a schema from SDL and attaches resolvers and the shared scalars by type and field name. */
-export function buildExecutableSchema(sdl: string, resolvers: ResolverMap): GraphQLSchema {
+export function buildExecutableSchema<TContext>(sdl: string, resolvers: ResolverMap<TContext>): GraphQLSchema {
   const schema = buildSchema(sdl);
   for (const [typeName, fields] of Object.entries(resolvers)) {
     const type = schema.getType(typeName);
@@ -21,7 +42,8 @@ export function buildExecutableSchema(sdl: string, resolvers: ResolverMap): Grap
     for (const [fieldName, resolve] of Object.entries(fields)) {
       const field = typeFields[fieldName];
       if (!field) throw new Error(`No field ${typeName}.${fieldName} in the schema`);
-      field.resolve = refusingUnstorableText(field.args, resolve as GraphQLFieldResolver<unknown, unknown>);
+      // The one place the resolvers meet graphql-js, which passes the source and arguments FieldResolver describes.
+      field.resolve = refusingUnstorableText(field.args, resolve as GraphQLFieldResolver<unknown, TContext>);
     }
   }
   // A record's data as the JSON text the database returned, when it has not been parsed: the answer copies it.

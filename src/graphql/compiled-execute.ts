@@ -29,6 +29,7 @@ import {
   isLeafType,
   Kind,
   locatedError,
+  OperationTypeNode,
   responsePathAsArray,
   SchemaMetaFieldDef,
   typeFromAST,
@@ -49,7 +50,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { inspect } from 'graphql/jsutils/inspect.js';
-import { JsonText } from '../store/json-text.js';
+import { JsonText } from '../domain/json-text.js';
 
 interface Path {
   readonly prev: Path | undefined;
@@ -92,8 +93,7 @@ interface Run {
  * A completed value as JSON text; a list whose items were promises stays an array of its items' texts until its
  * object is written (joining it on the spot would cost a promise reaction graphql-js does not have).
  */
-type Json = string | JsonList;
-interface JsonList extends Array<Json> {}
+type Json = string | Json[];
 
 /** Completes a resolved value of the field's type (or of a list item of it); throws on an error. */
 type Complete = (run: Run, field: FieldPlan, path: Path, value: unknown) => Json | Promise<Json>;
@@ -115,14 +115,19 @@ interface FieldPlan {
    * `sourceOnlyResolver`): run without a path or info object unless something goes wrong.
    */
   readonly leafFromSource: boolean;
+  /** The resolver of a leaf from its source, called with the source alone; undefined for the default resolver. */
+  readonly readSource: SourceResolver | undefined;
   readonly complete: Complete;
 }
 
-const sourceOnlyResolvers = new WeakSet<GraphQLFieldResolver<unknown, unknown>>();
+/** A resolver that reads only its source: no arguments, context or info. */
+type SourceResolver = (source: unknown) => unknown;
+
+const sourceOnlyResolvers = new WeakMap<object, SourceResolver>();
 
 /** Marks a resolver that reads only its source (no arguments, context or info), so the plan may call it so. */
-export function sourceOnlyResolver<T extends GraphQLFieldResolver<unknown, unknown>>(resolve: T): T {
-  sourceOnlyResolvers.add(resolve);
+export function sourceOnlyResolver<T extends SourceResolver>(resolve: T): T {
+  sourceOnlyResolvers.set(resolve, resolve);
   return resolve;
 }
 
@@ -168,7 +173,7 @@ const MAX_PLANS_PER_OPERATION = 16;
 function compile(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): CompiledOperation {
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) throw new NotCompilable();
-  const fragments: Record<string, FragmentDefinitionNode> = Object.create(null);
+  const fragments = Object.create(null) as Record<string, FragmentDefinitionNode>;
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
@@ -200,7 +205,7 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operation: Opera
       return plan;
     };
   }
-  const serial = operation.operation === 'mutation';
+  const serial = operation.operation === OperationTypeNode.MUTATION;
   return {
     async run(contextValue, variableValues, rootValue) {
       const errors = new CollectedErrors();
@@ -338,11 +343,13 @@ class Compiler {
         resolve: undefined,
         hasArguments: false,
         leafFromSource: false,
+        readSource: undefined,
         complete: () => name,
       };
     }
     const definition = this.fieldDefinition(parentType, fieldName);
     if (!definition) throw new NotCompilable();
+    const readSource = definition.resolve === undefined ? undefined : sourceOnlyResolvers.get(definition.resolve);
     return {
       prefix,
       responseKey,
@@ -356,7 +363,8 @@ class Compiler {
       leafFromSource:
         definition.args.length === 0 &&
         isLeafType(getNullableType(definition.type)) &&
-        (definition.resolve === undefined || sourceOnlyResolvers.has(definition.resolve)),
+        (definition.resolve === undefined || readSource !== undefined),
+      readSource,
       complete: this.completer(definition.type, nodes),
     };
   }
@@ -393,7 +401,7 @@ class Compiler {
   /** Completes a value that is neither null nor an Error. */
   private nullableCompleter(type: GraphQLOutputType, nodes: readonly FieldNode[]): Complete {
     if (type instanceof GraphQLList) {
-      const itemType = type.ofType as GraphQLOutputType;
+      const itemType = type.ofType;
       const item = this.completer(itemType, nodes);
       return (run, field, path, value) => completeList(run, field, path, value, item, itemType);
     }
@@ -443,8 +451,8 @@ function flatOneByte(text: string): string {
   return Buffer.from(text, 'utf8').toString('utf8');
 }
 
-/** Characters JSON.stringify might escape (and, to be safe, everything outside printable ASCII). */
-const NEEDS_ESCAPING = /["\\\u0000-\u001f\u007f-\uffff]/;
+/** Characters JSON.stringify might escape (and, to be safe, everything outside printable ASCII, ` ` to `~`). */
+const NEEDS_ESCAPING = /[^\u0020\u0021\u0023-\u005b\u005d-\u007e]/;
 
 /** JSON.stringify of a string; ids and times (most strings of an answer) need no escaping and skip its setup. */
 function quote(text: string): string {
@@ -466,15 +474,15 @@ function executeField(run: Run, field: FieldPlan, source: unknown, parentPath: P
   if (!field.leafFromSource) return executeResolvedField(run, field, source, pathTo(parentPath, field));
   let value: unknown;
   try {
-    if (field.resolve) {
-      value = field.resolve(source, {}, run.contextValue, undefined as never);
+    if (field.readSource) {
+      value = field.readSource(source);
     } else if ((typeof source === 'object' && source !== null) || typeof source === 'function') {
       value = (source as Record<string, unknown>)[field.fieldName];
       // graphql-js's default resolver calls a method with (args, context, info).
       if (typeof value === 'function') return executeResolvedField(run, field, source, pathTo(parentPath, field));
     }
     // Leaf completers do not use the path.
-    if (!isPromise(value)) return field.complete(run, field, parentPath as Path, value) as string;
+    if (!isPromise(value)) return field.complete(run, field, parentPath as Path, value);
   } catch (error) {
     return fieldError(run, field.nodes, field.returnType, pathTo(parentPath, field), error);
   }
@@ -585,7 +593,7 @@ function objectJson(fields: readonly FieldPlan[], texts: readonly Json[]): strin
   return `${json}}`;
 }
 
-function listJson(items: JsonList): string {
+function listJson(items: readonly Json[]): string {
   let json = '[';
   for (let index = 0; index < items.length; index++) {
     if (index > 0) json += ',';

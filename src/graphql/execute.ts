@@ -1,4 +1,4 @@
-import { execute, GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, type GraphQLSchema } from 'graphql';
 import { ServiceError, type ErrorCode } from '../domain/errors.js';
 import { compiledOperation } from './compiled-execute.js';
 import type { PreparedOperation } from './request.js';
@@ -41,14 +41,14 @@ export interface RawAnswer {
 export async function runOperation(schema: GraphQLSchema, prepared: PreparedOperation, contextValue: unknown): Promise<RawAnswer> {
   const compiled = compiledOperation(schema, prepared.document, prepared.operation);
   if (compiled) return compiled.run(contextValue, prepared.coercedVariables, {});
-  const result = (await execute({
+  const result = await execute({
     schema,
     document: prepared.document,
     operationName: prepared.request.operationName,
     variableValues: prepared.request.variables,
     contextValue,
     rootValue: {},
-  })) as ExecutionResult;
+  });
   return { data: JSON.stringify(result.data ?? null), errors: result.errors ?? [] };
 }
 

@@ -11,7 +11,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { ServiceError } from '../domain/errors.js';
-import { isPlainObject } from '../domain/fields.js';
+import { isPlainObject } from '../shared/json.js';
 import { DEFAULT_LIMITS, limitRules, type GraphQLLimits } from './limits.js';
 import { coerceVariablesQuickly } from './variables.js';
 

@@ -22,7 +22,7 @@ export function refusingUnstorableText<TSource, TContext>(
 ): GraphQLFieldResolver<TSource, TContext> {
   const checked = args.filter((arg) => holdsText(arg.type, new Set()));
   if (checked.length === 0) return resolve;
-  return (source, values, context, info) => {
+  return (source, values: Record<string, unknown>, context, info) => {
     for (const arg of checked) checkValue(arg.type, values[arg.name], arg.name === 'input' ? '' : arg.name);
     return resolve(source, values, context, info);
   };

@@ -68,7 +68,7 @@ function planFor(schema: GraphQLSchema, operation: OperationDefinitionNode): Pla
 /** graphql-js's coerceInputValue for one type, for values it accepts; GIVE_UP otherwise. Null when not covered. */
 function coercer(type: GraphQLInputType): Coerce | null {
   if (type instanceof GraphQLNonNull) {
-    const inner = nullableCoercer(type.ofType as GraphQLInputType);
+    const inner = nullableCoercer(type.ofType);
     return inner && ((value) => (value === null || value === undefined ? GIVE_UP : inner(value)));
   }
   const inner = nullableCoercer(type);
@@ -77,7 +77,7 @@ function coercer(type: GraphQLInputType): Coerce | null {
 
 function nullableCoercer(type: GraphQLInputType): Coerce | null {
   if (type instanceof GraphQLList) {
-    const item = coercer(type.ofType as GraphQLInputType);
+    const item = coercer(type.ofType);
     if (!item) return null;
     return (value) => {
       // graphql-js takes a single value for a list of one.
@@ -117,7 +117,7 @@ function nullableCoercer(type: GraphQLInputType): Coerce | null {
       const input = value as Record<string, unknown>;
       for (const key of Object.keys(input)) if (!names!.has(key)) return GIVE_UP;
       const coerced: Record<string, unknown> = {};
-      for (const field of fields!) {
+      for (const field of fields) {
         const fieldValue = input[field.name];
         if (fieldValue === undefined) {
           if (field.defaultValue !== undefined) coerced[field.name] = field.defaultValue;

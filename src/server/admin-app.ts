@@ -1,8 +1,9 @@
 // The admin web application at `/admin`: its page and its built assets (`npm run build` compiles
-// src/admin-ui, with the pure modules of src/client it shares, into dist/admin-ui: admin-ui/*.js and client/*.js
-// beside the page and the stylesheet, served as /admin/assets/admin-ui/main.js, /admin/assets/client/cells.js,
-// /admin/assets/admin.css; vendor/csv-parse.js is csv-parse's browser build). Static files only: the application talks to the server through `/admin/session` and
-// the GraphQL API, like any other client.
+// src/admin-ui, with the pure modules of src/client and src/shared it imports, into dist/admin-ui: admin-ui/*.js,
+// client/*.js and shared/*.js beside the page and the stylesheet, served as /admin/assets/admin-ui/main.js,
+// /admin/assets/client/cells.js, /admin/assets/shared/json.js, /admin/assets/admin.css; vendor/csv-parse.js is
+// csv-parse's browser build). Static files only: the application talks to the server through `/admin/session`
+// and the GraphQL API, like any other client.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OperationTypeNode } from 'graphql';
 import { authenticate, type Authenticated } from '../auth/authenticate.js';
 import { authenticateSession, headerValue, readCookie, SESSION_COOKIE } from '../auth/sessions.js';
 import type { WriteBudget } from '../budget/write-budget.js';
@@ -60,7 +61,7 @@ export function registerAdminRoute(
   const answer = (request: FastifyRequest, reply: FastifyReply, read: () => GraphQLRequest) =>
     answerGraphQL(request, reply, async (onUnexpected) => {
       const graphqlRequest = read();
-      if (request.method === 'GET' && operationKindOf(graphqlRequest) === 'mutation') throw mutationByGetError();
+      if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION) throw mutationByGetError();
       const { actor, writeBudget, viaSession } = authenticated.get(request)!;
       const prepared = prepareOperation(schema, documents, graphqlRequest);
       const plan = planAdminOperation(schema, prepared);

@@ -77,8 +77,9 @@ export async function buildApp({ store, config, logger, budget, signIn, clock = 
   // While shutting down, answers to requests still in flight close their connection, so that the server
   // is not left waiting on keep-alive connections once the last answer is out.
   let draining = false;
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (done) => {
     draining = true;
+    done();
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');

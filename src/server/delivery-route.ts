@@ -1,5 +1,6 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OperationTypeNode } from 'graphql';
 import { ServiceError } from '../domain/errors.js';
 import { requireStorableText } from '../domain/text.js';
 import type { Services } from '../graphql/context.js';
@@ -39,7 +40,7 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
   const answer = (request: FastifyRequest<Route>, reply: FastifyReply, read: () => GraphQLRequest) =>
     answerGraphQL(request, reply, async (onUnexpected) => {
       const graphqlRequest = read();
-      if (request.method === 'GET' && operationKindOf(graphqlRequest) === 'mutation') throw mutationByGetError();
+      if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION) throw mutationByGetError();
       const prepared = prepareOperation(schema, documents, graphqlRequest);
       requireStorableText('org', request.params.org);
       requireStorableText('workspace', request.params.workspace);

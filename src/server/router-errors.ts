@@ -9,13 +9,14 @@ import { MethodNotAllowedError, sendRefusal } from './reply.js';
 // malformed or too slow HTTP request) in the contract's errors shape, never Fastify's `{"error","code":"FST_…"}`.
 
 /** Fastify's `frameworkErrors`: a URL that does not decode, a parameter over the length limit. */
-export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);
   if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return sendRefusal(request, reply, new ServiceError('BAD_USER_INPUT', 'The URL is not valid: it does not decode'));
+    sendRefusal(request, reply, new ServiceError('BAD_USER_INPUT', 'The URL is not valid: it does not decode'));
+    return;
   }
   request.log.error({ err: error }, 'unexpected router error');
-  return sendRefusal(request, reply, new ServiceError('INTERNAL', UNEXPECTED_MESSAGE));
+  sendRefusal(request, reply, new ServiceError('INTERNAL', UNEXPECTED_MESSAGE));
 }
 
 const GRAPHQL_PATHS = [/^\/graphql$/, /^\/public\/[^/]+\/[^/]+\/graphql$/];

@@ -21,12 +21,12 @@ import {
   slidingExpiry,
 } from '../auth/sessions.js';
 import { SignInThrottle } from '../auth/sign-in-throttle.js';
-import { memoryLimiters, type LimiterFactory } from '../budget/write-budget.js';
+import { memoryLimiters } from '../budget/write-budget.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { requireStorableText } from '../domain/text.js';
-import { isPlainObject } from '../domain/fields.js';
-import type { SessionRecord, Store } from '../store/store.js';
+import { isPlainObject } from '../shared/json.js';
+import type { LimiterFactory, SessionRecord, Store } from '../store/store.js';
 import { DEFAULTS, type SignInConfig } from './config.js';
 import { sendRefusal } from './reply.js';
 

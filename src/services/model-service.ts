@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ServiceError } from '../domain/errors.js';
 import { skuFieldOf, type FieldDefinition, type ModelDefinition } from '../domain/fields.js';
 import { normaliseModelShape, type ModelDefinitionInput, type ModelShape } from '../domain/model-definition.js';
+import { modelsReferencing } from '../domain/relations.js';
 import { newId } from '../ids.js';
 import type { ModelChange, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
@@ -51,7 +52,7 @@ export class ModelService {
         { field: 'id' },
       );
     }
-    const referencing = await this.store.models.modelsReferencing(actor.workspaceId, model.slug);
+    const referencing = modelsReferencing(await this.store.models.list(actor.workspaceId), model.slug);
     if (referencing.length > 0) {
       throw new ServiceError(
         'CONFLICT',

@@ -1,6 +1,7 @@
 import type { ModelDefinition } from '../domain/fields.js';
 import type { ListWindow } from '../domain/listing.js';
-import type { PageCursor, StoredRecord } from '../store/store.js';
+import type { StoredRecord } from '../domain/stored-record.js';
+import type { PageCursor } from '../store/store.js';
 
 interface Entry {
   writeVersion: number;

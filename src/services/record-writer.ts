@@ -15,7 +15,7 @@ export interface PreparedData {
 export function prepareData(model: ModelDefinition, data: unknown, limits: RecordSizeLimits): PreparedData {
   const check: DataCheck = checkRecordData(model.fields, data);
   const skuField = skuFieldOf(model);
-  const sku = skuField !== null && typeof check.data[skuField] === 'string' ? (check.data[skuField] as string) : null;
+  const sku = skuField !== null && typeof check.data[skuField] === 'string' ? check.data[skuField] : null;
   // Data refused already is not stored, so not measured (it may nest too deeply to serialise).
   const dataText = check.issues.length === 0 ? JSON.stringify(check.data) : '';
   return {

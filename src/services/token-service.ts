@@ -1,8 +1,9 @@
-import { issueToken } from '../auth/issue-token.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
-import type { ApiTokenInfo, Store } from '../store/store.js';
+import type { ApiTokenInfo } from '../domain/workspace.js';
+import type { Store } from '../store/store.js';
 import type { Actor } from './actor.js';
+import { issueToken } from './issue-token.js';
 
 export interface CreateApiTokenInput {
   name: string;

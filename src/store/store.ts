@@ -1,8 +1,10 @@
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ModelShape } from '../domain/model-definition.js';
 import type { ModelDefinition, RecordData } from '../domain/fields.js';
 import type { ListWindow } from '../domain/listing.js';
 import type { Role } from '../domain/roles.js';
-import type { LimiterFactory } from '../budget/write-budget.js';
+import type { StoredRecord } from '../domain/stored-record.js';
+import type { ApiTokenInfo, Workspace } from '../domain/workspace.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
@@ -19,13 +21,17 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export interface Workspace {
-  id: string;
-  slug: string;
-  orgId: string;
-  orgSlug: string;
-  writeBudget: number | null;
-}
+/** What the write budget and the sign-in limits use of a limiter: charge points, give them back. */
+export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward'>;
+
+/**
+ * Makes the limiter that counts one budget size (src/budget: the write budget; src/auth: the sign-in limits): in
+ * memory, or in a database or Redis every server process shares. `keyPrefix` keeps the counters of different limits
+ * apart in a shared store (the write budget uses the default, `workspace`). Declared here, below the budget, because
+ * a store is one of the places that makes them (`Store.sharedLimiters`). The limiters keep their own time (the
+ * window starts at a key's first charge), so they take no clock.
+ */
+export type LimiterFactory = (points: number, durationSeconds: number, keyPrefix?: string) => Limiter;
 
 export interface Membership {
   userId: string;
@@ -98,19 +104,6 @@ export interface SessionRecord extends NewSession {
   lastSeen: number;
 }
 
-/** An API token as listed to the workspace's owners and admins: never the token or its hash. */
-export interface ApiTokenInfo {
-  id: string;
-  name: string | null;
-  userId: string;
-  userEmail: string;
-  /** The user's current role in the token's workspace (null when no longer a member). */
-  role: Role | null;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
-
 export interface TenancyStore {
   hasAnyOrganisation(): Promise<boolean>;
   /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
@@ -170,8 +163,6 @@ export interface ModelStore {
   delete(workspaceId: string, id: string): Promise<boolean>;
   /** How many records of the model have a non-null value under `key`. */
   countRecordsWithValue(modelId: string, key: string): Promise<number>;
-  /** Slugs of other models whose relation fields target `slug`. */
-  modelsReferencing(workspaceId: string, slug: string): Promise<string[]>;
 }
 
 /** Where a page ended: the sort key (epoch milliseconds) and id of its last record. */
@@ -187,17 +178,6 @@ export interface RecordLink {
 
 export interface NewRecord extends ReplacementData {
   id: string;
-}
-
-export interface StoredRecord {
-  id: string;
-  modelId: string;
-  workspaceId: string;
-  data: RecordData;
-  createdAt: string;
-  updatedAt: string;
-  createdBy: string | null;
-  updatedBy: string | null;
 }
 
 export interface WriteContext {

@@ -5,7 +5,8 @@
 // test/http/write-budget.test.ts and test/client/budget.test.ts check the same rules over HTTP, in real time.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { memoryLimiters, retryAfterSeconds, WriteBudget, type LimiterFactory } from '../../src/budget/write-budget.js';
+import { memoryLimiters, retryAfterSeconds, WriteBudget } from '../../src/budget/write-budget.js';
+import type { LimiterFactory } from '../../src/store/store.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { clockedLimiters, ManualClock } from '../support/manual-clock.js';
 

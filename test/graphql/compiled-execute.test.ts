@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildSchema, execute, getOperationAST, getVariableValues, GraphQLError, parse, validate, type GraphQLSchema } from 'graphql';
 import { compiledOperation } from '../../src/graphql/compiled-execute.js';
-import { JsonText } from '../../src/store/json-text.js';
+import { JsonText } from '../../src/domain/json-text.js';
 
 const SDL = /* GraphQL */ `
   scalar JSON

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { isPlainObject } from '../../src/domain/fields.js';
+import { isPlainObject } from '../../src/shared/json.js';
 import { mergePatch } from '../../src/domain/merge-patch.js';
 
 // Keys include the ones that pollute prototypes when a merge assigns with `result[key] = …`.

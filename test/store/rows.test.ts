@@ -1,7 +1,7 @@
 // Row mapping shortcuts (src/store/rows/, json-text.ts): the same results as the plain ways, only cheaper.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JsonText, unparsedData } from '../../src/store/json-text.js';
+import { JsonText, unparsedData } from '../../src/domain/json-text.js';
 import { recordWithText } from '../../src/store/rows/record-rows.js';
 import { isoTime } from '../../src/store/rows/time.js';
 

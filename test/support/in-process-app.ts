@@ -3,7 +3,7 @@
 // is the same code the server runs; the black-box tests (test/http) run the real server process.
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { issueToken } from '../../src/auth/issue-token.js';
+import { issueToken } from '../../src/services/issue-token.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import type { Clock } from '../../src/clock.js';
 import { buildApp } from '../../src/server/app.js';

@@ -1,6 +1,6 @@
 // Time a test sets: a Clock (src/clock.ts) that stands still until the test moves it.
 import { RateLimiterRes } from 'rate-limiter-flexible';
-import type { Limiter, LimiterFactory } from '../../src/budget/write-budget.js';
+import type { Limiter, LimiterFactory } from '../../src/store/store.js';
 import type { Clock } from '../../src/clock.js';
 
 export class ManualClock {

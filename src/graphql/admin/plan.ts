@@ -1,7 +1,9 @@
 import {
   getArgumentValues,
   Kind,
+  OperationTypeNode,
   type FragmentDefinitionNode,
+  type GraphQLObjectType,
   type GraphQLSchema,
   type SelectionSetNode,
   type FieldNode,
@@ -29,8 +31,8 @@ export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOper
   const namespaces = fieldsOf(prepared.operation.selectionSet, fragments);
   // Tokens, read or written, are for owners and admins only; token mutations cost nothing (cost = record writes).
   if (namespaces.some((namespace) => namespace.name.value === 'token')) plan.permissions.add('manage tokens');
-  if (prepared.operation.operation !== 'mutation') return plan;
-  const recordMutations = schema.getType('RecordMutations') as import('graphql').GraphQLObjectType;
+  if (prepared.operation.operation !== OperationTypeNode.MUTATION) return plan;
+  const recordMutations = schema.getType('RecordMutations') as GraphQLObjectType;
   for (const namespace of namespaces) {
     if (namespace.name.value === 'model') plan.permissions.add('change models');
     if (namespace.name.value !== 'record' || !namespace.selectionSet) continue;
@@ -43,7 +45,7 @@ export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOper
   return plan;
 }
 
-function writeCost(type: import('graphql').GraphQLObjectType, field: FieldNode, variables: Record<string, unknown>): number {
+function writeCost(type: GraphQLObjectType, field: FieldNode, variables: Record<string, unknown>): number {
   if (field.name.value !== 'import') return 1;
   const definition = type.getFields().import!;
   const args = getArgumentValues(definition, field, variables) as { input: { rows: unknown[] } };

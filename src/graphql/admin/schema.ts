@@ -1,35 +1,35 @@
-import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { ListArguments } from '../../domain/listing.js';
 import type { ModelDefinitionInput } from '../../domain/model-definition.js';
 import type { UpdateModelInput } from '../../services/model-service.js';
 import type { CreateApiTokenInput } from '../../services/token-service.js';
-import type { ApiTokenInfo } from '../../store/store.js';
-import { buildExecutableSchema, namespace } from '../build-schema.js';
+import type { ApiTokenInfo } from '../../domain/workspace.js';
+import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
 import { selectsItemData } from '../selection.js';
 import { ADMIN_SDL } from './schema.graphql.js';
 
 type Input<T> = { input: T };
-type Resolver = (source: unknown, args: never, context: AdminContext, info: GraphQLResolveInfo) => unknown;
+type Resolvers = TypeResolvers<AdminContext>;
 
-const modelQueries: Record<string, Resolver> = {
+const modelQueries: Resolvers = {
   list: (_, __, { actor, services }) => services.models.list(actor.workspaceId),
   get: (_, { id }: { id: string }, { actor, services }) => services.models.get(actor.workspaceId, id),
 };
 
-const modelMutations: Record<string, Resolver> = {
+const modelMutations: Resolvers = {
   create: (_, { input }: Input<ModelDefinitionInput>, { actor, services }) => services.models.create(actor, input),
   update: (_, { input }: Input<UpdateModelInput>, { actor, services }) => services.models.update(actor, input),
   delete: (_, { id }: { id: string }, { actor, services }) => services.models.delete(actor, id),
 };
 
-const recordQueries: Record<string, Resolver> = {
-  list: (_, args: ListArguments & { modelId: string }, { actor, services }, info: GraphQLResolveInfo) =>
+const recordQueries: Resolvers = {
+  list: (_, args: ListArguments & { modelId: string }, { actor, services }, info) =>
     services.records.list(actor.workspaceId, args.modelId, args, { withData: selectsItemData(info) }),
   get: (_, { id }: { id: string }, { actor, services }) => services.records.get(actor.workspaceId, id),
 };
 
-const recordMutations: Record<string, Resolver> = {
+const recordMutations: Resolvers = {
   create: (_, { input }: Input<{ modelId: string; data: unknown }>, { actor, services }) =>
     services.records.create(actor, input.modelId, input.data),
   import: (_, { input }: Input<{ modelId: string; rows: unknown[] }>, { actor, services }) =>
@@ -42,26 +42,26 @@ const recordMutations: Record<string, Resolver> = {
     services.records.delete(actor, id, force === true),
 };
 
-const workspaceQueries: Record<string, Resolver> = {
+const workspaceQueries: Resolvers = {
   current: (_, __, { actor, services }) => services.workspaces.current(actor),
 };
 
-const tokenQueries: Record<string, Resolver> = {
+const tokenQueries: Resolvers = {
   list: (_, __, { actor, services }) => services.tokens.list(actor.workspaceId),
 };
 
-const tokenMutations: Record<string, Resolver> = {
+const tokenMutations: Resolvers = {
   create: (_, { input }: Input<CreateApiTokenInput>, { actor, services }) => services.tokens.create(actor, input),
   revoke: (_, { id }: { id: string }, { actor, services }) => services.tokens.revoke(actor, id),
 };
 
-const apiToken: Record<string, Resolver> = {
+const apiToken: Resolvers = {
   // A user who is no longer a member: the token is refused whatever its role was.
-  role: (token) => (token as ApiTokenInfo).role ?? 'none',
+  role: (token: ApiTokenInfo) => token.role ?? 'none',
 };
 
 export function buildAdminSchema(): GraphQLSchema {
-  return buildExecutableSchema(ADMIN_SDL, {
+  return buildExecutableSchema<AdminContext>(ADMIN_SDL, {
     Query: { model: namespace, record: namespace, workspace: namespace, token: namespace },
     Mutation: { model: namespace, record: namespace, token: namespace },
     WorkspaceQueries: workspaceQueries,
@@ -72,5 +72,5 @@ export function buildAdminSchema(): GraphQLSchema {
     ModelMutations: modelMutations,
     RecordQueries: recordQueries,
     RecordMutations: recordMutations,
-  } as never);
+  });
 }

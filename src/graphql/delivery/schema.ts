@@ -1,9 +1,9 @@
-import type { GraphQLResolveInfo, GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { ServiceError } from '../../domain/errors.js';
 import type { ListArguments } from '../../domain/listing.js';
-import type { Workspace } from '../../store/store.js';
+import type { Workspace } from '../../domain/workspace.js';
 import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
-import { buildExecutableSchema, namespace } from '../build-schema.js';
+import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import { sourceOnlyResolver } from '../compiled-execute.js';
 import type { Services } from '../context.js';
 import { selectsItemData } from '../selection.js';
@@ -38,15 +38,13 @@ const DELIVERY_SDL = /* GraphQL */ `
   }
 `;
 
-type Resolver = (source: unknown, args: never, context: DeliveryContext, info: GraphQLResolveInfo) => unknown;
-
 async function publicModel(context: DeliveryContext, slug: string) {
   const model = await context.services.models.getBySlug(context.workspace.id, slug);
   if (model?.deliveryAccess !== 'public') throw new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
   return model;
 }
 
-const publicModelQueries: Record<string, Resolver> = {
+const publicModelQueries: TypeResolvers<DeliveryContext> = {
   definitions: async (_, __, { workspace, services }) =>
     (await services.models.list(workspace.id)).filter((model) => model.deliveryAccess === 'public'),
   records: async (_, args: ListArguments & { modelSlug: string }, context, info) => {
@@ -59,10 +57,10 @@ const publicModelQueries: Record<string, Resolver> = {
 const unpublished = sourceOnlyResolver(() => null);
 
 export function buildDeliverySchema(): GraphQLSchema {
-  return buildExecutableSchema(DELIVERY_SDL, {
+  return buildExecutableSchema<DeliveryContext>(DELIVERY_SDL, {
     Query: { public: namespace },
     PublicQueries: { model: namespace },
     PublicModelQueries: publicModelQueries,
     ModelRecord: { createdBy: unpublished, updatedBy: unpublished },
-  } as never);
+  });
 }

@@ -1,6 +1,6 @@
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type pg from 'pg';
-import type { LimiterFactory } from '../../budget/write-budget.js';
+import type { LimiterFactory } from '../store.js';
 
 /**
  * The write budget (and the sign-in limits) counted in the `write_budget` table (made by the migrations), shared

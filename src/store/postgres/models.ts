@@ -1,10 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
-import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../../domain/errors.js';
 import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
 import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
-import { toModel, type ModelRow } from '../rows/model-rows.js';
+import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
+import { skuFieldConflict, slugConflict } from '../conflicts.js';
 
 export class PostgresModelStore implements ModelStore {
   constructor(private readonly pool: Pool) {}
@@ -39,9 +39,7 @@ export class PostgresModelStore implements ModelStore {
       );
       return toModel(rows[0]!);
     } catch (error) {
-      if (isUniqueViolation(error, 'models_workspace_slug')) {
-        throw new ServiceError('CONFLICT', `slug: ${SLUG_EXISTS}`, { field: 'slug' });
-      }
+      if (isUniqueViolation(error, 'models_workspace_slug')) throw slugConflict();
       throw error;
     }
   }
@@ -77,14 +75,6 @@ export class PostgresModelStore implements ModelStore {
     );
     return rows[0]!.n;
   }
-
-  async modelsReferencing(workspaceId: string, slug: string): Promise<string[]> {
-    const models = await this.list(workspaceId);
-    const target = `model:${slug}`;
-    return models
-      .filter((model) => model.slug !== slug && model.fields.some((field) => field.relationTo === target))
-      .map((model) => model.slug);
-  }
 }
 
 async function selectModel(db: Queryable, workspaceId: string, id: string): Promise<ModelDefinition | null> {
@@ -103,22 +93,7 @@ async function recomputeSkus(client: PoolClient, modelId: string, skuField: stri
       [modelId, skuField],
     );
   } catch (error) {
-    if (isUniqueViolation(error, 'records_model_sku')) {
-      throw new ServiceError('CONFLICT', `product.skuField: stored records repeat values of "${skuField}"; ${SKU_EXISTS}`, {
-        field: 'product',
-      });
-    }
+    if (isUniqueViolation(error, 'records_model_sku')) throw skuFieldConflict(skuField);
     throw error;
   }
-}
-
-function shapeColumns(shape: ModelShape): [string, string | null, string, string, string | null, string] {
-  return [
-    shape.name,
-    shape.description,
-    shape.displayField,
-    JSON.stringify(shape.fields),
-    shape.product === null ? null : JSON.stringify(shape.product),
-    shape.deliveryAccess,
-  ];
 }

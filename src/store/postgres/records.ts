@@ -3,6 +3,7 @@ import { type FieldDefinition, type ProductSettings, type RecordData } from '../
 import type { ListWindow } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
   NewRecord,
   PageCursor,
@@ -11,14 +12,13 @@ import type {
   Reference,
   PageReading,
   ReplacementData,
-  StoredRecord,
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
 import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { skuConflict } from '../sku-conflict.js';
+import { skuConflict } from '../conflicts.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');

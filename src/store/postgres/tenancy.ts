@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import { newId } from '../../ids.js';
-import type { Role } from '../../domain/roles.js';
+import { membershipRole, type Role } from '../../domain/roles.js';
+import type { ApiTokenInfo, Workspace } from '../../domain/workspace.js';
 import type {
-  ApiTokenInfo,
   BootstrapInput,
   MemberAccess,
   Membership,
@@ -13,7 +13,6 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
-  Workspace,
 } from '../store.js';
 import { inTransaction } from './sql.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
@@ -200,7 +199,11 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 }
 
-/** The user (created when missing) with a role in the workspace: `role` when given, else the current one, else `defaultRole`. */
+/**
+ * The user (created when missing) with a role in the workspace, by membershipRole: a new member gets it here, and an
+ * existing one keeps the current role unless one is asked for (`COALESCE($4, memberships.role)`, the same rule in the
+ * upsert, so that two concurrent additions cannot both read "no member yet").
+ */
 async function upsertMembership(
   client: PoolClient,
   workspaceId: string,
@@ -219,7 +222,7 @@ async function upsertMembership(
     `INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
      ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = COALESCE($4, memberships.role)
      RETURNING role`,
-    [workspaceId, userId, role ?? defaultRole, role],
+    [workspaceId, userId, membershipRole(role, undefined, defaultRole), role],
   );
   return { userId, email, role: rows[0]!.role };
 }

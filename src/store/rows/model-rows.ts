@@ -1,5 +1,6 @@
-// Model rows and the model definitions made from them.
+// Model rows and the model definitions made from them, and the columns a model's shape is stored in.
 import type { DeliveryAccess, FieldDefinition, ModelDefinition, ProductSettings } from '../../domain/fields.js';
+import type { ModelShape } from '../../domain/model-definition.js';
 import { sharedJson, type Json } from './json.js';
 import { isoTime, type Millis } from './time.js';
 
@@ -37,4 +38,16 @@ export function toModel(row: ModelRow): ModelDefinition {
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
   };
+}
+
+/** The `models` columns a shape is stored in: name, description, display_field, fields, product, delivery_access. */
+export function shapeColumns(shape: ModelShape): [string, string | null, string, string, string | null, string] {
+  return [
+    shape.name,
+    shape.description,
+    shape.displayField,
+    JSON.stringify(shape.fields),
+    shape.product === null ? null : JSON.stringify(shape.product),
+    shape.deliveryAccess,
+  ];
 }

@@ -1,7 +1,7 @@
 // Record rows and the stored records made from them.
 import type { RecordData } from '../../domain/fields.js';
-import { defineLazyData } from '../json-text.js';
-import type { StoredRecord } from '../store.js';
+import { defineLazyData } from '../../domain/json-text.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
 import type { Json } from './json.js';
 import { isoTime, type Millis } from './time.js';
 

@@ -1,6 +1,7 @@
 // API token rows: the token a request authenticates with, and the token list of a workspace.
 import type { Role } from '../../domain/roles.js';
-import type { ApiTokenInfo, TokenRecord } from '../store.js';
+import type { ApiTokenInfo } from '../../domain/workspace.js';
+import type { TokenRecord } from '../store.js';
 import { isoTime, isoTimeOrNull, type Millis } from './time.js';
 
 export interface TokenRow {

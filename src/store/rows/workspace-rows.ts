@@ -1,6 +1,7 @@
 // Workspace rows: a workspace with its organisation, and the workspaces a user is a member of.
 import type { Role } from '../../domain/roles.js';
-import type { UserWorkspace, Workspace } from '../store.js';
+import type { Workspace } from '../../domain/workspace.js';
+import type { UserWorkspace } from '../store.js';
 
 export const USER_WORKSPACES_SELECT = `SELECT w.id, o.slug AS org_slug, w.slug, m.role
   FROM memberships m

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
-import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../../domain/errors.js';
 import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
 import { isUniqueViolation, jsonPath } from './sql.js';
-import { toModel, type ModelRow } from '../rows/model-rows.js';
+import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
+import { skuFieldConflict, slugConflict } from '../conflicts.js';
 
 export class SqliteModelStore implements ModelStore {
   constructor(private readonly db: Database.Database) {}
@@ -35,7 +35,7 @@ export class SqliteModelStore implements ModelStore {
         )
         .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new ServiceError('CONFLICT', `slug: ${SLUG_EXISTS}`, { field: 'slug' });
+      if (isUniqueViolation(error)) throw slugConflict();
       throw error;
     }
     return (await this.get(workspaceId, id)) as ModelDefinition;
@@ -76,11 +76,7 @@ export class SqliteModelStore implements ModelStore {
         )
         .run(jsonPath(skuField), jsonPath(skuField), modelId);
     } catch (error) {
-      if (isUniqueViolation(error)) {
-        throw new ServiceError('CONFLICT', `product.skuField: stored records repeat values of "${skuField}"; ${SKU_EXISTS}`, {
-          field: 'product',
-        });
-      }
+      if (isUniqueViolation(error)) throw skuFieldConflict(skuField);
       throw error;
     }
   }
@@ -95,23 +91,4 @@ export class SqliteModelStore implements ModelStore {
       .get(modelId, jsonPath(key)) as { n: number };
     return row.n;
   }
-
-  async modelsReferencing(workspaceId: string, slug: string): Promise<string[]> {
-    const models = await this.list(workspaceId);
-    const target = `model:${slug}`;
-    return models
-      .filter((model) => model.slug !== slug && model.fields.some((field) => field.relationTo === target))
-      .map((model) => model.slug);
-  }
-}
-
-function shapeColumns(shape: ModelShape): [string, string | null, string, string, string | null, string] {
-  return [
-    shape.name,
-    shape.description,
-    shape.displayField,
-    JSON.stringify(shape.fields),
-    shape.product === null ? null : JSON.stringify(shape.product),
-    shape.deliveryAccess,
-  ];
 }

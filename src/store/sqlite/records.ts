@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { FieldDefinition, ProductSettings } from '../../domain/fields.js';
+import type { FieldDefinition, ProductSettings, RecordData } from '../../domain/fields.js';
 import type { ListWindow, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
   NewRecord,
   PageCursor,
@@ -10,7 +11,6 @@ import type {
   Reference,
   PageReading,
   ReplacementData,
-  StoredRecord,
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
@@ -21,7 +21,7 @@ import { fromJson } from '../rows/json.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js';
 import { isoTime } from '../rows/time.js';
-import { skuConflict } from '../sku-conflict.js';
+import { skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
 
 /**
@@ -204,7 +204,7 @@ export class SqliteRecordStore implements RecordStore {
       .prepare('SELECT r.data, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?')
       .get(reference.sourceId) as { data: string; fields: string };
     const fields = JSON.parse(source.fields) as FieldDefinition[];
-    const data = withoutReference(fields, JSON.parse(source.data), reference.fieldKey, targetId);
+    const data = withoutReference(fields, JSON.parse(source.data) as RecordData, reference.fieldKey, targetId);
     this.db
       .prepare('UPDATE records SET data = ?, updated_at = ? WHERE id = ?')
       .run(JSON.stringify(data), Date.now(), reference.sourceId);

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import { newId } from '../../ids.js';
-import type { Role } from '../../domain/roles.js';
+import { membershipRole, type Role } from '../../domain/roles.js';
+import type { ApiTokenInfo, Workspace } from '../../domain/workspace.js';
 import type {
-  ApiTokenInfo,
   BootstrapInput,
   MemberAccess,
   Membership,
@@ -13,7 +13,6 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
-  Workspace,
 } from '../store.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
 import { TOKEN_INFO_SELECT, TOKEN_SELECT, toApiTokenInfo, toTokenRecord, type TokenInfoRow, type TokenRow } from '../rows/token-rows.js';
@@ -69,7 +68,7 @@ export class SqliteTenancyStore implements TenancyStore {
     const current = this.db
       .prepare('SELECT role FROM memberships WHERE workspace_id = ? AND user_id = ?')
       .get(workspaceId, user.id) as { role: Role } | undefined;
-    const finalRole = role ?? current?.role ?? defaultRole;
+    const finalRole = membershipRole(role, current?.role, defaultRole);
     if (!current) {
       this.db
         .prepare('INSERT INTO memberships (workspace_id, user_id, role) VALUES (?, ?, ?)')

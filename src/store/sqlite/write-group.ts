@@ -73,7 +73,7 @@ export class WriteGroup {
     const alone = group.length === 1;
     const values: unknown[] = new Array(group.length);
     const errors: unknown[] = new Array(group.length);
-    const failed: boolean[] = new Array(group.length).fill(false);
+    const failed = new Array<boolean>(group.length).fill(false);
     try {
       this.begin.run();
       for (let index = 0; index < group.length; index++) {

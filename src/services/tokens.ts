@@ -1,3 +1,4 @@
+// The API token's form: what the token service issues and what auth checks a request's token against.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_PREFIX = 'cs_';

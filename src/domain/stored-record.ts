@@ -1,0 +1,13 @@
+import type { RecordData } from './fields.js';
+
+/** A record as stored, and as the admin and delivery APIs answer with it. */
+export interface StoredRecord {
+  id: string;
+  modelId: string;
+  workspaceId: string;
+  data: RecordData;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: string | null;
+  updatedBy: string | null;
+}

@@ -1,0 +1,21 @@
+// The refusals the stores raise when a unique index says no, the same from both stores.
+import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../domain/errors.js';
+import { skuFieldOf, type ProductSettings } from '../domain/fields.js';
+
+/** The refusal of a SKU that another record of the model holds, naming the model's SKU field. */
+export function skuConflict(model: { product: ProductSettings | null }): ServiceError {
+  const field = skuFieldOf(model) ?? 'sku';
+  return new ServiceError('CONFLICT', `${field}: ${SKU_EXISTS}`, { field });
+}
+
+/** The refusal of a model slug another model of the workspace has. */
+export function slugConflict(): ServiceError {
+  return new ServiceError('CONFLICT', `slug: ${SLUG_EXISTS}`, { field: 'slug' });
+}
+
+/** The refusal of a new SKU field under which stored records of the model repeat a value. */
+export function skuFieldConflict(skuField: string): ServiceError {
+  return new ServiceError('CONFLICT', `product.skuField: stored records repeat values of "${skuField}"; ${SKU_EXISTS}`, {
+    field: 'product',
+  });
+}
