@@ -53,7 +53,7 @@ module.exports = {
       comment:
         'Services are called by the API (graphql) and the CLI, and call the store; auth makes their Actor. They never ' +
         'reach up into auth, the budget, GraphQL or HTTP: what they need from there is passed in (an Actor, say). ' +
-        'The API token\'s form (services/tokens.ts) is here because the token service issues tokens and auth checks them.',
+        "The API token's form (services/tokens.ts) is here because the token service issues tokens and auth checks them.",
       severity: 'error',
       from: { path: '^src/services/' },
       to: { path: '^src/(auth|budget|graphql|server|cli|client|admin-ui)/' },
@@ -71,7 +71,7 @@ module.exports = {
       name: 'budget-not-to-upper-layers',
       comment:
         'The write budget counts; the server charges it and the sign-in limits count in its limiters. It may read ' +
-        'the store\'s shared limiters, nothing above.',
+        "the store's shared limiters, nothing above.",
       severity: 'error',
       from: { path: '^src/budget/' },
       to: { path: '^src/(auth|services|graphql|server|cli|client|admin-ui)/' },
@@ -93,7 +93,7 @@ module.exports = {
     {
       name: 'client-talks-http',
       comment:
-        'The SDK is a separate program that talks to the service over HTTP (the CLI\'s import and export use it): ' +
+        "The SDK is a separate program that talks to the service over HTTP (the CLI's import and export use it): " +
         'it imports only itself and src/shared.',
       severity: 'error',
       from: { path: '^src/client/' },
@@ -102,7 +102,7 @@ module.exports = {
     {
       name: 'admin-ui-talks-http',
       comment:
-        'The admin web application runs in the browser and talks HTTP. Besides src/shared it uses the SDK\'s ' +
+        "The admin web application runs in the browser and talks HTTP. Besides src/shared it uses the SDK's " +
         'browser-safe modules (CSV cells and parsing, merge diff, API types), compiled with it by ' +
         'scripts/build-admin-ui.mjs; nothing else of the server or the SDK.',
       severity: 'error',
@@ -112,7 +112,7 @@ module.exports = {
     {
       name: 'browser-modules-without-node',
       comment:
-        'Modules compiled for the browser (tsconfig.admin-ui.json) cannot use Node modules. The SDK\'s modules the ' +
+        "Modules compiled for the browser (tsconfig.admin-ui.json) cannot use Node modules. The SDK's modules the " +
         'admin application imports say so in their header.',
       severity: 'error',
       from: { path: '^src/(admin-ui|shared)/|^src/client/(cells|csv|diff|types)\\.ts$' },

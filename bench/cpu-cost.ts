@@ -22,8 +22,10 @@ import { startService } from './lib/run.js';
 
 const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
 const PATCH = 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }';
-const LIST = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
-const LIST_IDS = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
+const LIST =
+  'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
+const LIST_IDS =
+  'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
 const IMPORT_ROWS = 1000;
 
 /** CPU time of a process so far, in microseconds (clock ticks of 10 ms). */
@@ -45,7 +47,10 @@ try {
   const { modelId } = await seedCatalog(setup, size);
   const ids: string[] = [];
   for (let offset = 0; ; offset += 100) {
-    const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, { model: modelId, offset });
+    const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {
+      model: modelId,
+      offset,
+    });
     ids.push(...page.data.record.list.items.map((item) => item.id));
     if (!page.data.record.list.hasMore) break;
   }
@@ -72,7 +77,22 @@ try {
     await closedLoop(concurrency, op === 'import' ? Math.min(warmupMs, 1000) : warmupMs, 0, send);
 
     const perf = process.env.PERF_OUT
-      ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '4000', '-g', '-p', String(service.server.pid), '-o', `${process.env.PERF_OUT}.${op}`], { stdio: 'ignore' })
+      ? spawn(
+          'perf',
+          [
+            'record',
+            '-e',
+            'cpu-clock',
+            '-F',
+            '4000',
+            '-g',
+            '-p',
+            String(service.server.pid),
+            '-o',
+            `${process.env.PERF_OUT}.${op}`,
+          ],
+          { stdio: 'ignore' },
+        )
       : null;
     if (perf) await new Promise((resolve) => setTimeout(resolve, 300));
     const serverBefore = cpuMicros(service.server.pid);

@@ -15,7 +15,13 @@ import { CLI, REPO_ROOT, startServer } from '../test/support/server.js';
 const args = process.argv.slice(2);
 const writeAt = args.indexOf('--write');
 const dryRows = (writeAt === -1 ? args : args.slice(0, writeAt)).map(Number).filter((n) => n > 0);
-const writeRows = writeAt === -1 ? [] : args.slice(writeAt + 1).map(Number).filter((n) => n > 0);
+const writeRows =
+  writeAt === -1
+    ? []
+    : args
+        .slice(writeAt + 1)
+        .map(Number)
+        .filter((n) => n > 0);
 const DRY = dryRows.length > 0 ? dryRows : [100_000, 400_000, 1_600_000];
 const WRITE = writeAt !== -1 ? writeRows : [20_000, 80_000];
 
@@ -24,16 +30,25 @@ async function generate(path: string, rows: number): Promise<void> {
   const write = (text: string) => (out.write(text) ? undefined : new Promise<void>((resolve) => out.once('drain', resolve)));
   await write('sku,title,price,name.en,name.pl,active,released\n');
   for (let i = 0; i < rows; i++) {
-    await write(`SKU-${i},"Product ${i}, with a comma",${(i % 1000) + 0.99},Product ${i},Produkt ${i},${i % 2 === 0},2024-05-01\n`);
+    await write(
+      `SKU-${i},"Product ${i}, with a comma",${(i % 1000) + 0.99},Product ${i},Produkt ${i},${i % 2 === 0},2024-05-01\n`,
+    );
   }
   await new Promise<void>((resolve) => out.end(resolve));
 }
 
 /** Runs the CLI, sampling its peak RSS (VmHWM) from /proc until it exits. */
-function measure(cliArgs: string[], env: Record<string, string>): Promise<{ code: number | null; peakMb: number; seconds: number; stdout: string }> {
+function measure(
+  cliArgs: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; peakMb: number; seconds: number; stdout: string }> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI, ...cliArgs], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [CLI, ...cliArgs], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     let peakKb = 0;
@@ -57,7 +72,11 @@ const dir = mkdtempSync(join(tmpdir(), 'content-service-bench-'));
 const server = await startServer();
 try {
   const admin = await bootstrapAdmin(server);
-  const env = { CONTENT_SERVICE_URL: server.url, CONTENT_SERVICE_TOKEN: admin.token, CONTENT_SERVICE_WORKSPACE_ID: admin.workspaceId };
+  const env = {
+    CONTENT_SERVICE_URL: server.url,
+    CONTENT_SERVICE_TOKEN: admin.token,
+    CONTENT_SERVICE_WORKSPACE_ID: admin.workspaceId,
+  };
   const fields = [
     { key: 'sku', type: 'text', required: true },
     { key: 'title', type: 'text', required: true },

@@ -50,7 +50,13 @@ await runBenchmark('import', async ({ args, kind, reps }) => {
         const client = service.client(clients);
         // Warm-up (JIT, statement caches) on another model, as the raw run warms up.
         const warmModel = await createProductModel(client, 'warmup');
-        await importRows(client, { modelId: warmModel, prefix: `${prefix}-warm`, rows: WARMUP_BATCHES * batchSize, batchSize, concurrency: clients });
+        await importRows(client, {
+          modelId: warmModel,
+          prefix: `${prefix}-warm`,
+          rows: WARMUP_BATCHES * batchSize,
+          batchSize,
+          concurrency: clients,
+        });
         const modelId = await createProductModel(client);
         const bodies = importBodies(modelId, prefix, rows, batchSize);
         const { ms } = await importRows(client, { modelId, prefix, rows, batchSize, concurrency: clients, bodies });

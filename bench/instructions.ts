@@ -26,8 +26,10 @@ import { bootstrap, REPO_ROOT } from './lib/server.js';
 
 const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
 const PATCH = 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }';
-const LIST = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
-const LIST_IDS = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
+const LIST =
+  'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
+const LIST_IDS =
+  'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
 const IMPORT_ROWS = 1000;
 
 const args = new Args();
@@ -43,9 +45,25 @@ const workspace = await bootstrap(database.url);
 const port = 20_000 + Math.floor(Math.random() * 20_000);
 const child = spawn(
   'valgrind',
-  ['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${outDir}/cg.out.%p`,
-    process.execPath, 'bin/content-service.js', 'serve', '--host', '127.0.0.1', '--port', String(port), '--database', database.url,
-    '--write-budget', '1000000000', '--no-init'],
+  [
+    '--tool=callgrind',
+    '--smc-check=all-non-file',
+    '--instr-atstart=no',
+    '--separate-threads=yes',
+    `--callgrind-out-file=${outDir}/cg.out.%p`,
+    process.execPath,
+    'bin/content-service.js',
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--database',
+    database.url,
+    '--write-budget',
+    '1000000000',
+    '--no-init',
+  ],
   { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
 );
 await new Promise<void>((resolve, reject) => {
@@ -65,7 +83,10 @@ try {
   const { modelId } = await seedCatalog(setup, size);
   const ids: string[] = [];
   for (let offset = 0; ; offset += 100) {
-    const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, { model: modelId, offset });
+    const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {
+      model: modelId,
+      offset,
+    });
     ids.push(...page.data.record.list.items.map((item) => item.id));
     if (!page.data.record.list.hasMore) break;
   }
@@ -77,18 +98,22 @@ try {
     const warmCalls = Math.round(warmup / perCall);
     const countedCalls = Math.max(1, Math.round(requests / perCall));
     const client = new GqlClient(baseUrl, workspace, concurrency);
-    const bodies = op === 'import' ? importBodies(modelId, skuPrefix(), (warmCalls + countedCalls) * IMPORT_ROWS, IMPORT_ROWS) : [];
+    const bodies =
+      op === 'import' ? importBodies(modelId, skuPrefix(), (warmCalls + countedCalls) * IMPORT_ROWS, IMPORT_ROWS) : [];
     let next = 0;
     const one = (n: number) => {
       if (op === 'create') return client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } });
-      if (op === 'patch') return client.request(PATCH, { input: { id: ids[n % ids.length]!, data: { price: (n % 1000) + 0.5, stock: n % 500 } } });
+      if (op === 'patch')
+        return client.request(PATCH, { input: { id: ids[n % ids.length]!, data: { price: (n % 1000) + 0.5, stock: n % 500 } } });
       if (op === 'import') return client.send(bodies[n]!);
       return client.request(LIST, { model: modelId, offset: 0 });
     };
     const runUntil = async (total: number) => {
-      await Promise.all(Array.from({ length: concurrency }, async () => {
-        while (next < total) await one(next++);
-      }));
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < total) await one(next++);
+        }),
+      );
     };
     await runUntil(warmCalls);
     control('--instr=on');

@@ -22,7 +22,8 @@ function cliHasImport(): boolean {
 await runBenchmark('memory', async ({ args, kind, reps }) => {
   const rows = args.int('rows', args.flag('large') ? 1_000_000 : 200_000);
   const clients = args.int('clients', 2);
-  const runs: { rep: number; startMiB: number; peakSampledMiB: number; hwmMiB: number; endMiB: number; rowsPerSecond: number }[] = [];
+  const runs: { rep: number; startMiB: number; peakSampledMiB: number; hwmMiB: number; endMiB: number; rowsPerSecond: number }[] =
+    [];
 
   for (let rep = 1; rep <= reps; rep++) {
     const service = await startService(kind);
@@ -34,7 +35,14 @@ await runBenchmark('memory', async ({ args, kind, reps }) => {
       const { ms } = await importRows(client, { modelId, prefix: skuPrefix(), rows, concurrency: clients });
       const peak = sampler.stop();
       const endMiB = memoryStatus(service.server.pid).rssMiB;
-      runs.push({ rep, startMiB, peakSampledMiB: peak.peakSampledMiB, hwmMiB: peak.hwmMiB, endMiB, rowsPerSecond: (rows / ms) * 1000 });
+      runs.push({
+        rep,
+        startMiB,
+        peakSampledMiB: peak.peakSampledMiB,
+        hwmMiB: peak.hwmMiB,
+        endMiB,
+        rowsPerSecond: (rows / ms) * 1000,
+      });
       console.log(
         `rep ${rep}: RSS ${startMiB.toFixed(0)} MiB before, peak ${Math.max(peak.hwmMiB, peak.peakSampledMiB).toFixed(0)} MiB (VmHWM ${peak.hwmMiB.toFixed(0)}), ` +
           `${endMiB.toFixed(0)} MiB after; ${fmtInt((rows / ms) * 1000)} rows/s`,

@@ -32,7 +32,10 @@ await runBenchmark('paging', async ({ args, kind, reps }) => {
         let lastPageMs = 0;
         const started = performance.now();
         for (let offset = 0; ; offset += 100) {
-          const page = await client.request<{ record: { list: { hasMore: boolean; items: unknown[] } } }>(PAGE, { model: modelId, offset });
+          const page = await client.request<{ record: { list: { hasMore: boolean; items: unknown[] } } }>(PAGE, {
+            model: modelId,
+            offset,
+          });
           pages++;
           seen += page.data.record.list.items.length;
           lastPageMs = page.ms;
@@ -41,7 +44,9 @@ await runBenchmark('paging', async ({ args, kind, reps }) => {
         const seconds = (performance.now() - started) / 1000;
         if (seen !== size) throw new Error(`walked ${seen} records of ${size}`);
         runs.push({ size, rep, seconds, pages, msPerPage: (seconds * 1000) / pages, lastPageMs });
-        console.log(`rep ${rep} ${fmtInt(size)} records: ${seconds.toFixed(2)} s, ${pages} pages, ${fmtMs((seconds * 1000) / pages)} ms a page, last page ${fmtMs(lastPageMs)} ms`);
+        console.log(
+          `rep ${rep} ${fmtInt(size)} records: ${seconds.toFixed(2)} s, ${pages} pages, ${fmtMs((seconds * 1000) / pages)} ms a page, last page ${fmtMs(lastPageMs)} ms`,
+        );
       }
     } finally {
       await service.dispose();

@@ -21,7 +21,11 @@ function load(name: string, db: string): Results | null {
 }
 
 function table(headers: string[], rows: (string | number)[][]): string {
-  return [`| ${headers.join(' | ')} |`, `|${headers.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
+  return [
+    `| ${headers.join(' | ')} |`,
+    `|${headers.map((_, index) => (index === 0 ? '---' : '---:')).join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
 }
 
 function conditions(results: Results): string {
@@ -37,7 +41,11 @@ const spreadText = (value: Spread, format: (value: number) => string) => fmtSpre
 for (const db of DBS) {
   const result = load('import', db);
   if (!result) continue;
-  out.push(`### Import, ${db}: ${fmtInt(result.rows)} rows of ~${result.rowBytes} bytes, ${result.batchSize}-row calls\n`, conditions(result), '');
+  out.push(
+    `### Import, ${db}: ${fmtInt(result.rows)} rows of ~${result.rowBytes} bytes, ${result.batchSize}-row calls\n`,
+    conditions(result),
+    '',
+  );
   out.push(
     table(
       ['path', 'rows/s median (min–max)', 'service / raw (ratio of medians)', 'service / raw per repetition'],
@@ -64,7 +72,11 @@ for (const db of DBS) {
 for (const db of DBS) {
   const result = load('single-writes', db);
   if (!result) continue;
-  out.push(`### Single writes, ${db}: ${result.durationSeconds} s per cell after ${result.warmupSeconds} s warm-up\n`, conditions(result), '');
+  out.push(
+    `### Single writes, ${db}: ${result.durationSeconds} s per cell after ${result.warmupSeconds} s warm-up\n`,
+    conditions(result),
+    '',
+  );
   out.push(
     table(
       ['operation', 'connections', 'requests/s', 'p50 ms', 'p99 ms'],
@@ -90,7 +102,11 @@ for (const variant of ['reads', 'reads-large']) {
   for (const db of DBS) {
     const result = load(variant, db);
     if (!result) continue;
-    out.push(`### Reads, ${db}: record.list limit 100, one request at a time (${result.sizes.map(fmtInt).join(' and ')} records)\n`, conditions(result), '');
+    out.push(
+      `### Reads, ${db}: record.list limit 100, one request at a time (${result.sizes.map(fmtInt).join(' and ')} records)\n`,
+      conditions(result),
+      '',
+    );
     out.push(
       table(
         ['records', 'selection', 'offset', 'client p50 ms', 'client p99 ms', 'server p50 ms', 'server p99 ms'],
@@ -146,7 +162,11 @@ for (const variant of ['memory', 'memory-large']) {
   for (const db of DBS) {
     const result = load(variant, db);
     if (!result) continue;
-    out.push(`### Memory, ${db}: server RSS importing ${fmtInt(result.rows)} rows (${result.clients} clients, 1000-row calls)\n`, conditions(result), '');
+    out.push(
+      `### Memory, ${db}: server RSS importing ${fmtInt(result.rows)} rows (${result.clients} clients, 1000-row calls)\n`,
+      conditions(result),
+      '',
+    );
     const mib = (value: number) => value.toFixed(0);
     const spreadOf = (key: string) => {
       const values = result.runs.map((run: Results) => run[key] as number);

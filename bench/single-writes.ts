@@ -13,7 +13,8 @@ import { fmtInt, fmtMs, fmtSpread, printTable } from './lib/table.js';
 
 const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
 const PATCH = 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }';
-const LIST_IDS = 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
+const LIST_IDS =
+  'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
 
 type Operation = 'create' | 'patch';
 
@@ -29,7 +30,10 @@ await runBenchmark('single-writes', async ({ args, kind, reps }) => {
     const { modelId } = await seedCatalog(setup, seedRows);
     const ids: string[] = [];
     for (let offset = 0; ; offset += 100) {
-      const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, { model: modelId, offset });
+      const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {
+        model: modelId,
+        offset,
+      });
       ids.push(...page.data.record.list.items.map((item) => item.id));
       if (!page.data.record.list.hasMore) break;
     }
@@ -62,7 +66,9 @@ await runBenchmark('single-writes', async ({ args, kind, reps }) => {
 
     const summary = (['create', 'patch'] as const).flatMap((operation) =>
       connectionCounts.map((connections) => {
-        const mine = runs.filter((run) => run.operation === operation && run.connections === connections).map((run) => run.result);
+        const mine = runs
+          .filter((run) => run.operation === operation && run.connections === connections)
+          .map((run) => run.result);
         return {
           operation,
           connections,

@@ -24,7 +24,9 @@ const tsc = require.resolve('typescript/bin/tsc');
 const VENDORED = { 'csv-parse/browser/esm/sync': 'csv-parse.js' };
 
 rmSync(staging, { recursive: true, force: true });
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.admin-ui.json'), '--outDir', staging], { stdio: 'inherit' });
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.admin-ui.json'), '--outDir', staging], {
+  stdio: 'inherit',
+});
 if (result.status !== 0) {
   rmSync(staging, { recursive: true, force: true });
   process.exit(result.status ?? 1);
@@ -58,13 +60,21 @@ function vendor(dir) {
   for (const path of modules) {
     const file = join(dir, path);
     const source = readFileSync(file, 'utf8');
-    const rewritten = source.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"./][^'"]*)\2/g, (_, before, quote, name) => {
-      const copy = VENDORED[name];
-      if (!copy) throw new Error(`${path} imports the package ${name}: the browser cannot load it (add it to VENDORED with its browser build)`);
-      let target = relative(dirname(file), join(dir, 'vendor', copy)).split('\\').join('/');
-      if (!target.startsWith('.')) target = `./${target}`;
-      return `${before}${quote}${target}${quote}`;
-    });
+    const rewritten = source.replace(
+      /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"./][^'"]*)\2/g,
+      (_, before, quote, name) => {
+        const copy = VENDORED[name];
+        if (!copy)
+          throw new Error(
+            `${path} imports the package ${name}: the browser cannot load it (add it to VENDORED with its browser build)`,
+          );
+        let target = relative(dirname(file), join(dir, 'vendor', copy))
+          .split('\\')
+          .join('/');
+        if (!target.startsWith('.')) target = `./${target}`;
+        return `${before}${quote}${target}${quote}`;
+      },
+    );
     if (rewritten !== source) writeFileSync(file, rewritten);
   }
 }

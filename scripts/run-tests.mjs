@@ -28,7 +28,12 @@ const LOAD_SUITES = join('test', 'soak');
 const all = findTests('test').sort();
 let status = run(all.filter((file) => !file.startsWith(LOAD_SUITES)));
 console.log('\n# The load suites, one at a time\n');
-status = run(all.filter((file) => file.startsWith(LOAD_SUITES)), {}, 1) || status;
+status =
+  run(
+    all.filter((file) => file.startsWith(LOAD_SUITES)),
+    {},
+    1,
+  ) || status;
 if (process.env.DATABASE_URL) {
   console.log('\n# The HTTP suite again, every server on PostgreSQL (DATABASE_URL)\n');
   status = run(findTests('test/http').sort(), { TEST_SERVER_DATABASE: 'postgres' }) || status;

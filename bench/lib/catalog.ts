@@ -107,12 +107,17 @@ export async function importRows(client: GqlClient, plan: ImportPlan): Promise<{
       const start = batch * batchSize;
       const count = Math.min(batchSize, plan.rows - start);
       const body = plan.bodies?.[batch] ?? importBody(plan.modelId, productRows(plan.prefix, start, count));
-      const result = await client.send<{ record: { import: { importedCount: number; errors: { row: number; message: string }[] } } }>(
-        body,
-      );
+      const result = await client.send<{
+        record: { import: { importedCount: number; errors: { row: number; message: string }[] } };
+      }>(body);
       const { importedCount, errors } = result.data.record.import;
       if (errors.length > 0 || importedCount !== count) {
-        throw new Error(`import batch ${batch}: ${importedCount}/${count} imported; ${errors.slice(0, 3).map((e) => `row ${e.row}: ${e.message}`).join('; ')}`);
+        throw new Error(
+          `import batch ${batch}: ${importedCount}/${count} imported; ${errors
+            .slice(0, 3)
+            .map((e) => `row ${e.row}: ${e.message}`)
+            .join('; ')}`,
+        );
       }
       imported += importedCount;
     }

@@ -41,7 +41,9 @@ export class GqlClient {
       throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
     }
     if (response.statusCode !== 200 || parsed.errors?.length) {
-      throw new Error(`HTTP ${response.statusCode}: ${parsed.errors?.map((error) => error.message).join('; ') ?? text.slice(0, 300)}`);
+      throw new Error(
+        `HTTP ${response.statusCode}: ${parsed.errors?.map((error) => error.message).join('; ') ?? text.slice(0, 300)}`,
+      );
     }
     return { data: parsed.data as T, ms, requestId };
   }

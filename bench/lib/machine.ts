@@ -75,7 +75,8 @@ export function writeResults(name: string, kind: DbKind, payload: Record<string,
 export async function waitForQuiet(maxLoad: number, maxWaitSeconds: number): Promise<number> {
   const deadline = Date.now() + maxWaitSeconds * 1000;
   let load = loadavg()[0]!;
-  if (load > maxLoad && maxWaitSeconds > 0) console.log(`load average ${load.toFixed(2)} > ${maxLoad}: waiting up to ${maxWaitSeconds} s`);
+  if (load > maxLoad && maxWaitSeconds > 0)
+    console.log(`load average ${load.toFixed(2)} > ${maxLoad}: waiting up to ${maxWaitSeconds} s`);
   while (load > maxLoad && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     load = loadavg()[0]!;

@@ -20,7 +20,10 @@ export class RssSampler {
   private peakSampled = 0;
   private samples = 0;
 
-  constructor(private readonly pid: number, intervalMs = 50) {
+  constructor(
+    private readonly pid: number,
+    intervalMs = 50,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
   }

@@ -26,7 +26,10 @@ export async function runBenchmark(
   const args = new Args();
   try {
     for (const kind of databaseKinds(args.string('db', 'all'))) {
-      const load = await waitForQuiet(Number(args.string('max-load', String(availableParallelism() / 2))), args.int('wait-load', 0));
+      const load = await waitForQuiet(
+        Number(args.string('max-load', String(availableParallelism() / 2))),
+        args.int('wait-load', 0),
+      );
       const machine = await machineInfo(kind);
       const reps = args.int('reps', 3);
       console.log(`\n=== ${name} on ${kind} (${reps} repetitions; load average ${load.toFixed(2)}) ===`);

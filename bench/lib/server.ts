@@ -67,8 +67,20 @@ export async function startServer(databaseUrl: string, options: ServerOptions = 
   const nodeArgs = [...(cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : []), ...extraNodeArgs];
   const child = spawn(
     process.execPath,
-    [...nodeArgs, CLI, 'serve', '--host', '127.0.0.1', '--port', String(port), '--database', databaseUrl,
-      '--write-budget', '1000000000', '--no-init'],
+    [
+      ...nodeArgs,
+      CLI,
+      'serve',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--database',
+      databaseUrl,
+      '--write-budget',
+      '1000000000',
+      '--no-init',
+    ],
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } },
   );
   const durations = new Map<string, number>();
@@ -147,4 +159,3 @@ export async function startServer(databaseUrl: string, options: ServerOptions = 
     },
   };
 }
-

@@ -58,14 +58,22 @@ class SoakClient {
   constructor(private readonly options: SoakOptions) {}
 
   async admin(query: string, variables: Record<string, unknown>): Promise<Answer> {
-    return this.post(`${this.options.baseUrl}/graphql`, { query, variables }, {
-      authorization: `Bearer ${this.options.token}`,
-      'x-workspace-id': this.options.workspaceId,
-    });
+    return this.post(
+      `${this.options.baseUrl}/graphql`,
+      { query, variables },
+      {
+        authorization: `Bearer ${this.options.token}`,
+        'x-workspace-id': this.options.workspaceId,
+      },
+    );
   }
 
   async delivery(query: string, variables: Record<string, unknown>): Promise<Answer> {
-    return this.post(`${this.options.baseUrl}/public/${this.options.org}/${this.options.workspace}/graphql`, { query, variables }, {});
+    return this.post(
+      `${this.options.baseUrl}/public/${this.options.org}/${this.options.workspace}/graphql`,
+      { query, variables },
+      {},
+    );
   }
 
   private async post(url: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
@@ -88,11 +96,14 @@ class SoakClient {
 const CREATE_MODEL = 'mutation($input: CreateModelDefinitionInput!) { model { create(input: $input) { id slug } } }';
 const CREATE = 'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
 const PATCH = 'mutation($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }';
-const IMPORT = 'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }';
+const IMPORT =
+  'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }';
 const DELETE = 'mutation($id: ID!) { record { delete(id: $id) { deleted } } }';
 const GET = 'query($id: ID!) { record { get(id: $id) { id data } } }';
-const LIST = 'query($modelId: ID!, $offset: Int, $sort: String) { record { list(modelId: $modelId, limit: 50, offset: $offset, sort: $sort) { total hasMore items { id data } } } }';
-const DELIVERY = 'query($slug: String!, $offset: Int) { public { model { records(modelSlug: $slug, limit: 20, offset: $offset) { total items { id data } } } } }';
+const LIST =
+  'query($modelId: ID!, $offset: Int, $sort: String) { record { list(modelId: $modelId, limit: 50, offset: $offset, sort: $sort) { total hasMore items { id data } } } }';
+const DELIVERY =
+  'query($slug: String!, $offset: Int) { public { model { records(modelSlug: $slug, limit: 20, offset: $offset) { total items { id data } } } } }';
 
 /** A product model with delivery access, made for the soak. */
 export async function createSoakModel(options: SoakOptions): Promise<{ id: string; slug: string }> {
@@ -153,7 +164,7 @@ export async function soak(options: SoakOptions, model: { id: string; slug: stri
 
   const connection = async (index: number) => {
     let seed = index + 1;
-    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
     const owned: string[] = [];
     let sku = 0;
     const nextSku = () => `soak-${index}-${sku++}`;
@@ -167,7 +178,11 @@ export async function soak(options: SoakOptions, model: { id: string; slug: stri
       switch (operation) {
         case 'list':
           sent = `list`;
-          answer = await client.admin(LIST, { modelId: model.id, offset: Math.floor(random() * 200), sort: random() < 0.5 ? 'createdAt_asc' : 'updatedAt_desc' });
+          answer = await client.admin(LIST, {
+            modelId: model.id,
+            offset: Math.floor(random() * 200),
+            sort: random() < 0.5 ? 'createdAt_asc' : 'updatedAt_desc',
+          });
           break;
         case 'get':
           sent = `get`;
@@ -181,7 +196,12 @@ export async function soak(options: SoakOptions, model: { id: string; slug: stri
           answer = await client.delivery(DELIVERY, { slug: model.slug, offset: Math.floor(random() * 200) });
           break;
         case 'create': {
-          const data = { sku: nextSku(), title: `Soak ${index}/${sku}`, price: Math.round(random() * 10_000) / 100, name: { en: 'Ball', pl: 'Piłka' } };
+          const data = {
+            sku: nextSku(),
+            title: `Soak ${index}/${sku}`,
+            price: Math.round(random() * 10_000) / 100,
+            name: { en: 'Ball', pl: 'Piłka' },
+          };
           sent = `create ${JSON.stringify(data)}`;
           answer = await client.admin(CREATE, { input: { modelId: model.id, data } });
           if (answer.status === 200 && !answer.body?.errors) {
@@ -192,7 +212,9 @@ export async function soak(options: SoakOptions, model: { id: string; slug: stri
         }
         case 'patch':
           sent = 'patch';
-          answer = await client.admin(PATCH, { input: { id: someOwned(), data: { stock: Math.floor(random() * 100), name: { de: 'Ball' } } } });
+          answer = await client.admin(PATCH, {
+            input: { id: someOwned(), data: { stock: Math.floor(random() * 100), name: { de: 'Ball' } } },
+          });
           break;
         case 'import': {
           const rows = Array.from({ length: 50 }, (_, row) => ({ sku: nextSku(), title: `Imported ${row}`, price: row }));
@@ -200,7 +222,8 @@ export async function soak(options: SoakOptions, model: { id: string; slug: stri
           answer = await client.admin(IMPORT, { input: { modelId: model.id, rows } });
           if (answer.status === 200 && !answer.body?.errors) {
             const result = answer.body.data.record.import;
-            if (result.importedCount !== rows.length) errors.push(`import stored ${result.importedCount} of ${rows.length}: ${JSON.stringify(result.errors)}`);
+            if (result.importedCount !== rows.length)
+              errors.push(`import stored ${result.importedCount} of ${rows.length}: ${JSON.stringify(result.errors)}`);
             expectedRecords += result.importedCount;
           }
           break;
@@ -232,7 +255,9 @@ export async function soak(options: SoakOptions, model: { id: string; slug: stri
   const stored = list.status === 200 && !list.body?.errors ? (list.body.data.record.list.total as number) : NaN;
 
   const quarter = (from: number, to: number) => {
-    const values = rss.filter((sample) => sample.at >= from * seconds * 1000 && sample.at < to * seconds * 1000).map((sample) => sample.mib);
+    const values = rss
+      .filter((sample) => sample.at >= from * seconds * 1000 && sample.at < to * seconds * 1000)
+      .map((sample) => sample.mib);
     return percentile(values, 50);
   };
   return {
@@ -241,7 +266,10 @@ export async function soak(options: SoakOptions, model: { id: string; slug: stri
     requestsPerSecond: requests / seconds,
     rateLimited,
     errors,
-    latency: Object.fromEntries(OPERATIONS.map((operation) => [operation, latencySummary(latencies[operation])])) as Record<Operation, LatencySummary>,
+    latency: Object.fromEntries(OPERATIONS.map((operation) => [operation, latencySummary(latencies[operation])])) as Record<
+      Operation,
+      LatencySummary
+    >,
     all: latencySummary(OPERATIONS.flatMap((operation) => latencies[operation])),
     records: { expected: expectedRecords, stored },
     rss: {

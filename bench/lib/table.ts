@@ -6,14 +6,7 @@ export function printTable(title: string, headers: string[], rows: (string | num
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: string[]) =>
     row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  const text = [
-    '',
-    title,
-    line(headers),
-    widths.map((width) => '-'.repeat(width)).join('  '),
-    ...cells.map(line),
-    '',
-  ].join('\n');
+  const text = ['', title, line(headers), widths.map((width) => '-'.repeat(width)).join('  '), ...cells.map(line), ''].join('\n');
   console.log(text);
   return text;
 }

@@ -19,7 +19,10 @@ export interface ColumnTarget {
 export type ColumnMapping = ColumnTarget | null;
 
 function normalise(name: string): string {
-  return name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '');
 }
 
 /**
@@ -40,7 +43,9 @@ export function autoMap(header: readonly Cell[], fields: readonly FieldDefinitio
     if (perLocale) {
       const [, base, locale] = perLocale as unknown as [string, string, string];
       const field = fields.find(
-        (candidate) => candidate.type === 'translatable' && (normalise(candidate.key) === normalise(base) || normalise(candidate.label) === normalise(base)),
+        (candidate) =>
+          candidate.type === 'translatable' &&
+          (normalise(candidate.key) === normalise(base) || normalise(candidate.label) === normalise(base)),
       );
       const target = field ? `${field.key}.${locale}` : '';
       if (field && !taken.has(field.key) && !taken.has(target)) {

@@ -19,7 +19,11 @@ export function uid(prefix = 'id'): string {
   return `${prefix}-${idCounter}`;
 }
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   const late: [string, AttrValue][] = [];
   for (const [name, value] of Object.entries(attrs ?? {})) {

@@ -40,7 +40,13 @@ function route(path: string, page: Page): { pattern: RegExp; names: string[]; pa
   return { pattern: new RegExp(`^${source}$`), names, page };
 }
 
-const state: { session: Session | null; workspace: SessionWorkspace | null; flash: string | null; renderCount: number; afterSignIn: string | null } = {
+const state: {
+  session: Session | null;
+  workspace: SessionWorkspace | null;
+  flash: string | null;
+  renderCount: number;
+  afterSignIn: string | null;
+} = {
   session: null,
   workspace: null,
   flash: null,
@@ -95,7 +101,18 @@ function header(session: Session, path: string): HTMLElement {
     session.workspaces.map((workspace) => h('option', { value: workspace.id }, workspaceLabel(workspace))),
   );
   switcher.value = state.workspace?.id ?? '';
-  const skip = h('a', { class: 'skip-link', href: '#main', onclick: (event: Event) => { event.preventDefault(); main.focus(); } }, 'Skip to content');
+  const skip = h(
+    'a',
+    {
+      class: 'skip-link',
+      href: '#main',
+      onclick: (event: Event) => {
+        event.preventDefault();
+        main.focus();
+      },
+    },
+    'Skip to content',
+  );
   return h(
     'header',
     { class: 'topbar' },
@@ -172,7 +189,10 @@ async function render(): Promise<void> {
   replaceChildren(root, header(session, path), main, announcer);
   if (!state.workspace) {
     replaceChildren(main, content);
-    content.append(h('h1', null, 'No workspace'), alertBox('Your user is not a member of any workspace. Ask an owner to add you (content-service bootstrap --role).'));
+    content.append(
+      h('h1', null, 'No workspace'),
+      alertBox('Your user is not a member of any workspace. Ask an owner to add you (content-service bootstrap --role).'),
+    );
     return;
   }
   const workspace = state.workspace;

@@ -59,7 +59,12 @@ export function draftOf(model: ModelDefinition | null): Draft {
 }
 
 function fieldInput(field: DraftField): Record<string, unknown> {
-  const out: Record<string, unknown> = { key: field.key.trim(), label: field.label.trim() || field.key.trim(), type: field.type, required: field.required };
+  const out: Record<string, unknown> = {
+    key: field.key.trim(),
+    label: field.label.trim() || field.key.trim(),
+    type: field.type,
+    required: field.required,
+  };
   if (field.type === 'relation') {
     out.relationTo = field.relationTo;
     out.relationType = field.relationType;

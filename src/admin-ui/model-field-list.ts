@@ -65,7 +65,9 @@ export function renderFieldList(
   replaceChildren(container, listElement, addButton);
   if (focusUid) {
     const fieldset = container.querySelector<HTMLElement>(`[data-field-uid="${focusUid}"]`);
-    const target = fieldset?.querySelector<HTMLElement>(`[data-part="${focusWhat}"]:not([disabled])`) ?? fieldset?.querySelector<HTMLElement>('[data-part="label"]');
+    const target =
+      fieldset?.querySelector<HTMLElement>(`[data-part="${focusWhat}"]:not([disabled])`) ??
+      fieldset?.querySelector<HTMLElement>('[data-part="label"]');
     target?.focus();
   }
 }
@@ -102,7 +104,11 @@ function fieldEditor(context: FieldListContext, place: FieldPlace): HTMLFieldSet
     legendText.textContent = fieldTitle(index, field);
     context.onFieldsChanged();
   });
-  const type = select(FIELD_TYPES.map((value) => ({ value, label: TYPE_LABELS[value] })), field.type, { 'data-part': 'type' });
+  const type = select(
+    FIELD_TYPES.map((value) => ({ value, label: TYPE_LABELS[value] })),
+    field.type,
+    { 'data-part': 'type' },
+  );
   type.addEventListener('change', () => {
     field.type = type.value as FieldType;
     rerender(field.uid, 'type');
@@ -147,8 +153,18 @@ function fieldEditor(context: FieldListContext, place: FieldPlace): HTMLFieldSet
       h(
         'div',
         { class: 'field-tools' },
-        button('↑', () => move(-1), { disabled: index === 0, 'data-part': 'up', 'aria-label': `Move field ${index + 1} up`, title: 'Move up' }),
-        button('↓', () => move(1), { disabled: index === list.length - 1, 'data-part': 'down', 'aria-label': `Move field ${index + 1} down`, title: 'Move down' }),
+        button('↑', () => move(-1), {
+          disabled: index === 0,
+          'data-part': 'up',
+          'aria-label': `Move field ${index + 1} up`,
+          title: 'Move up',
+        }),
+        button('↓', () => move(1), {
+          disabled: index === list.length - 1,
+          'data-part': 'down',
+          'aria-label': `Move field ${index + 1} down`,
+          title: 'Move down',
+        }),
         button(
           'Remove',
           () => {
@@ -174,7 +190,12 @@ function relationControls(context: FieldListContext, field: DraftField, path: st
   const targets = context.relationTargets();
   if (!field.relationTo && targets[0]) field.relationTo = `model:${targets[0]}`;
   const target = select(
-    [...targets.map((slugValue) => ({ value: `model:${slugValue}`, label: slugValue })), ...(field.relationTo && !targets.includes(field.relationTo.replace(/^model:/, '')) ? [{ value: field.relationTo, label: field.relationTo }] : [])],
+    [
+      ...targets.map((slugValue) => ({ value: `model:${slugValue}`, label: slugValue })),
+      ...(field.relationTo && !targets.includes(field.relationTo.replace(/^model:/, ''))
+        ? [{ value: field.relationTo, label: field.relationTo }]
+        : []),
+    ],
     field.relationTo,
     { 'data-part': 'relationTo' },
   );
@@ -195,7 +216,10 @@ function relationControls(context: FieldListContext, field: DraftField, path: st
   return h(
     'div',
     { class: 'field-extra' },
-    context.register(`${path}.relationTo`, labelled('Target model', target, targets.length === 0 ? { hint: 'Create the target model first.' } : {})).element,
+    context.register(
+      `${path}.relationTo`,
+      labelled('Target model', target, targets.length === 0 ? { hint: 'Create the target model first.' } : {}),
+    ).element,
     context.register(`${path}.relationType`, labelled('Links', kind)).element,
   );
 }

@@ -41,9 +41,34 @@ export function fieldSelects(draft: Draft): FieldSelects {
   };
   const refresh = () => {
     const keyed = draft.fields.filter((field) => field.key.trim() !== '');
-    fill(display, [{ value: '', label: '(the first field)' }, ...keyed.map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` }))], draft.displayField);
-    fill(sku, [{ value: '', label: '(choose a text field)' }, ...keyed.filter((field) => field.type === 'text').map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` }))], draft.product.skuField);
-    fill(price, [{ value: '', label: '(no price field)' }, ...keyed.filter((field) => field.type === 'number').map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` }))], draft.product.priceField);
+    fill(
+      display,
+      [
+        { value: '', label: '(the first field)' },
+        ...keyed.map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` })),
+      ],
+      draft.displayField,
+    );
+    fill(
+      sku,
+      [
+        { value: '', label: '(choose a text field)' },
+        ...keyed
+          .filter((field) => field.type === 'text')
+          .map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` })),
+      ],
+      draft.product.skuField,
+    );
+    fill(
+      price,
+      [
+        { value: '', label: '(no price field)' },
+        ...keyed
+          .filter((field) => field.type === 'number')
+          .map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` })),
+      ],
+      draft.product.priceField,
+    );
   };
   display.addEventListener('change', () => {
     draft.displayField = display.value;
@@ -62,8 +87,14 @@ export function productGroup(draft: Draft, selects: FieldSelects, register: Regi
   const productDetails = h(
     'div',
     { class: 'product-details', hidden: !draft.product.enabled },
-    register('product.skuField', labelled('SKU field', selects.sku, { hint: 'A text field whose values must be unique among the records.' })).element,
-    register('product.priceField', labelled('Price field', selects.price, { hint: 'A number field; the price is in major units (149.99).' })).element,
+    register(
+      'product.skuField',
+      labelled('SKU field', selects.sku, { hint: 'A text field whose values must be unique among the records.' }),
+    ).element,
+    register(
+      'product.priceField',
+      labelled('Price field', selects.price, { hint: 'A number field; the price is in major units (149.99).' }),
+    ).element,
   );
   productEnabled.addEventListener('change', () => {
     draft.product.enabled = productEnabled.checked;

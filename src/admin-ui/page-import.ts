@@ -18,13 +18,26 @@ const PREVIEW_ROWS = 5;
 const SHOWN_ERRORS = 200;
 
 /** Options of a column's select: ignore, each field, and each translatable field per locale. */
-function targetOptions(fields: readonly FieldDefinition[], locales: readonly string[]): { value: string; label: string; mapping: ColumnMapping }[] {
-  const options: { value: string; label: string; mapping: ColumnMapping }[] = [{ value: '', label: '(ignore this column)', mapping: null }];
+function targetOptions(
+  fields: readonly FieldDefinition[],
+  locales: readonly string[],
+): { value: string; label: string; mapping: ColumnMapping }[] {
+  const options: { value: string; label: string; mapping: ColumnMapping }[] = [
+    { value: '', label: '(ignore this column)', mapping: null },
+  ];
   for (const field of fields) {
-    options.push({ value: field.key, label: `${field.label} (${field.key}, ${field.type === 'translatable' ? 'JSON of all locales' : field.type})`, mapping: { field } });
+    options.push({
+      value: field.key,
+      label: `${field.label} (${field.key}, ${field.type === 'translatable' ? 'JSON of all locales' : field.type})`,
+      mapping: { field },
+    });
     if (field.type === 'translatable') {
       for (const locale of locales) {
-        options.push({ value: `${field.key}.${locale}`, label: `${field.label} in ${locale} (${field.key}.${locale})`, mapping: { field, locale } });
+        options.push({
+          value: `${field.key}.${locale}`,
+          label: `${field.label} in ${locale} (${field.key}.${locale})`,
+          mapping: { field, locale },
+        });
       }
     }
   }
@@ -46,7 +59,10 @@ function tooBigMessage(file: File, model: ModelDefinition): HTMLElement {
 
 export async function renderImport(ctx: PageContext): Promise<void> {
   const modelId = ctx.params.modelId!;
-  const data = await gql<{ model: { get: ModelDefinition | null } }>(`query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`, { id: modelId });
+  const data = await gql<{ model: { get: ModelDefinition | null } }>(
+    `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`,
+    { id: modelId },
+  );
   if (!ctx.isCurrent()) return;
   const model = data.model.get;
   if (!model) {
@@ -76,7 +92,10 @@ export async function renderImport(ctx: PageContext): Promise<void> {
     try {
       parsed = await parseCsv(await file.text());
     } catch (error) {
-      errors.show(error instanceof CsvSyntaxError ? `${file.name}, ${error.message}` : error, 'The file could not be read as CSV.');
+      errors.show(
+        error instanceof CsvSyntaxError ? `${file.name}, ${error.message}` : error,
+        'The file could not be read as CSV.',
+      );
       return;
     }
     if (parsed.rows.length < 2) {
@@ -101,15 +120,38 @@ export async function renderImport(ctx: PageContext): Promise<void> {
 
     const problemsArea = h('div');
     const previewArea = h('div');
-    const startButton = h('button', { type: 'button', class: 'button button-primary' }, `Import ${rows.length.toLocaleString()} rows`);
+    const startButton = h(
+      'button',
+      { type: 'button', class: 'button button-primary' },
+      `Import ${rows.length.toLocaleString()} rows`,
+    );
 
     const refresh = () => {
       const problems = mappingProblems(mappings, header);
-      const unmappedRequired = model.fields.filter((field) => field.required && !mappings.some((mapping) => mapping?.field.key === field.key));
+      const unmappedRequired = model.fields.filter(
+        (field) => field.required && !mappings.some((mapping) => mapping?.field.key === field.key),
+      );
       problemsArea.replaceChildren(
-        ...(problems.length > 0 ? [alertBox(h('ul', null, problems.map((problem) => h('li', null, problem))), { title: 'Fix the mapping:' })] : []),
+        ...(problems.length > 0
+          ? [
+              alertBox(
+                h(
+                  'ul',
+                  null,
+                  problems.map((problem) => h('li', null, problem)),
+                ),
+                { title: 'Fix the mapping:' },
+              ),
+            ]
+          : []),
         ...(unmappedRequired.length > 0
-          ? [h('p', { class: 'warning' }, `Required fields without a column: ${unmappedRequired.map((field) => field.key).join(', ')}. Rows will fail unless the field is filled.`)]
+          ? [
+              h(
+                'p',
+                { class: 'warning' },
+                `Required fields without a column: ${unmappedRequired.map((field) => field.key).join(', ')}. Rows will fail unless the field is filled.`,
+              ),
+            ]
           : []),
       );
       startButton.disabled = problems.length > 0 || mappings.every((mapping) => mapping === null);
@@ -123,7 +165,16 @@ export async function renderImport(ctx: PageContext): Promise<void> {
           h(
             'table',
             { class: 'table preview' },
-            h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Row'), mapped.map(({ mapping }) => h('th', { scope: 'col' }, mappingValue(mapping))))),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                h('th', { scope: 'col' }, 'Row'),
+                mapped.map(({ mapping }) => h('th', { scope: 'col' }, mappingValue(mapping))),
+              ),
+            ),
             h(
               'tbody',
               null,
@@ -135,8 +186,15 @@ export async function renderImport(ctx: PageContext): Promise<void> {
                   mapped.map(({ mapping, column }) => {
                     const problem = converted.problems.find((candidate) => candidate.column === column);
                     if (problem) return h('td', { class: 'cell-error' }, problem.message);
-                    const value = mapping!.locale === undefined ? converted.data[mapping!.field.key] : (converted.data[mapping!.field.key] as JsonObject | undefined)?.[mapping!.locale];
-                    return h('td', null, value === undefined ? h('span', { class: 'muted' }, '(empty)') : h('code', null, JSON.stringify(value)));
+                    const value =
+                      mapping!.locale === undefined
+                        ? converted.data[mapping!.field.key]
+                        : (converted.data[mapping!.field.key] as JsonObject | undefined)?.[mapping!.locale];
+                    return h(
+                      'td',
+                      null,
+                      value === undefined ? h('span', { class: 'muted' }, '(empty)') : h('code', null, JSON.stringify(value)),
+                    );
                   }),
                 ),
               ),
@@ -150,7 +208,17 @@ export async function renderImport(ctx: PageContext): Promise<void> {
       'table',
       { class: 'table mapping' },
       h('caption', null, 'Columns of the file and the fields they fill'),
-      h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Column'), h('th', { scope: 'col' }, 'First values'), h('th', { scope: 'col' }, 'Field'))),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', { scope: 'col' }, 'Column'),
+          h('th', { scope: 'col' }, 'First values'),
+          h('th', { scope: 'col' }, 'Field'),
+        ),
+      ),
       h(
         'tbody',
         null,
@@ -177,7 +245,11 @@ export async function renderImport(ctx: PageContext): Promise<void> {
             'tr',
             null,
             h('th', { scope: 'row' }, h('label', { for: selectId }, name ?? `(column ${column + 1})`)),
-            h('td', { class: 'muted' }, samples.map((sample) => (sample.length > 30 ? `${sample.slice(0, 29)}…` : sample)).join(' · ')),
+            h(
+              'td',
+              { class: 'muted' },
+              samples.map((sample) => (sample.length > 30 ? `${sample.slice(0, 29)}…` : sample)).join(' · '),
+            ),
             h('td', null, control),
           );
         }),
@@ -187,12 +259,26 @@ export async function renderImport(ctx: PageContext): Promise<void> {
     startButton.addEventListener('click', () => void start(file, header, rows, lines, mappings));
     refresh();
     stage.replaceChildren(
-      h('section', { 'aria-labelledby': 'mapping-title' }, h('h2', { id: 'mapping-title' }, `Map the columns of ${file.name}`), h('p', { class: 'muted' }, `${formatBytes(file.size)}, ${rows.length.toLocaleString()} rows, ${header.length} columns.`), mappingTable, problemsArea, previewArea),
+      h(
+        'section',
+        { 'aria-labelledby': 'mapping-title' },
+        h('h2', { id: 'mapping-title' }, `Map the columns of ${file.name}`),
+        h('p', { class: 'muted' }, `${formatBytes(file.size)}, ${rows.length.toLocaleString()} rows, ${header.length} columns.`),
+        mappingTable,
+        problemsArea,
+        previewArea,
+      ),
       h('div', { class: 'form-actions' }, startButton),
     );
   };
 
-  const start = async (file: File, header: readonly Cell[], rows: readonly Cell[][], lines: readonly number[], mappings: readonly ColumnMapping[]) => {
+  const start = async (
+    file: File,
+    header: readonly Cell[],
+    rows: readonly Cell[][],
+    lines: readonly number[],
+    mappings: readonly ColumnMapping[],
+  ) => {
     fileInput.disabled = true;
     let cancelled = false;
     const progress = h('progress', { id: 'import-progress', max: String(rows.length), value: '0' });
@@ -203,7 +289,15 @@ export async function renderImport(ctx: PageContext): Promise<void> {
       cancel.textContent = 'Cancelling after this batch…';
     });
     stage.replaceChildren(
-      h('section', { 'aria-labelledby': 'progress-title', class: 'import-progress' }, h('h2', { id: 'progress-title' }, `Importing ${file.name}`), h('label', { for: 'import-progress' }, 'Progress'), progress, progressText, cancel),
+      h(
+        'section',
+        { 'aria-labelledby': 'progress-title', class: 'import-progress' },
+        h('h2', { id: 'progress-title' }, `Importing ${file.name}`),
+        h('label', { for: 'import-progress' }, 'Progress'),
+        progress,
+        progressText,
+        cancel,
+      ),
     );
     progress.focus();
     const send = async (batch: JsonObject[]): Promise<ImportBatchResult> => {
@@ -226,7 +320,9 @@ export async function renderImport(ctx: PageContext): Promise<void> {
     });
     if (!ctx.isCurrent()) {
       // Left during the import, which went on: say how it ended on the page shown next.
-      ctx.flash(`Import of ${file.name} into ${model.name}: ${outcome.imported.toLocaleString()} of ${outcome.total.toLocaleString()} rows imported, ${outcome.failed.toLocaleString()} failed${outcome.stopped ? ` (${outcome.stopped})` : ''}.`);
+      ctx.flash(
+        `Import of ${file.name} into ${model.name}: ${outcome.imported.toLocaleString()} of ${outcome.total.toLocaleString()} rows imported, ${outcome.failed.toLocaleString()} failed${outcome.stopped ? ` (${outcome.stopped})` : ''}.`,
+      );
       return;
     }
     fileInput.disabled = false;
@@ -239,7 +335,11 @@ export async function renderImport(ctx: PageContext): Promise<void> {
     const section = h(
       'section',
       { 'aria-labelledby': 'outcome-title', class: 'import-outcome' },
-      h('h2', { id: 'outcome-title', tabindex: '-1' }, outcome.stopped ? 'Import stopped' : outcome.failed > 0 ? 'Import finished with errors' : 'Import finished'),
+      h(
+        'h2',
+        { id: 'outcome-title', tabindex: '-1' },
+        outcome.stopped ? 'Import stopped' : outcome.failed > 0 ? 'Import finished with errors' : 'Import finished',
+      ),
       outcome.stopped ? alertBox(outcome.stopped) : null,
       outcome.failed > 0 ? alertBox(summary) : noticeBox(summary),
       outcome.errors.length > 0
@@ -247,24 +347,62 @@ export async function renderImport(ctx: PageContext): Promise<void> {
             h(
               'p',
               null,
-              button('Download failed rows (CSV)', () => download(errorsName, errorsCsv(header, outcome.errors)), { class: 'button' }),
+              button('Download failed rows (CSV)', () => download(errorsName, errorsCsv(header, outcome.errors)), {
+                class: 'button',
+              }),
               ' ',
-              h('span', { class: 'muted' }, 'The file has the failed rows with _line and _error columns; fix them and import it again.'),
+              h(
+                'span',
+                { class: 'muted' },
+                'The file has the failed rows with _line and _error columns; fix them and import it again.',
+              ),
             ),
             h(
               'table',
               { class: 'table import-errors' },
-              h('caption', null, outcome.errors.length > SHOWN_ERRORS ? `The first ${SHOWN_ERRORS} of ${outcome.errors.length} failed rows` : 'Failed rows'),
-              h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Row'), h('th', { scope: 'col' }, 'Line'), h('th', { scope: 'col' }, 'Error'))),
+              h(
+                'caption',
+                null,
+                outcome.errors.length > SHOWN_ERRORS
+                  ? `The first ${SHOWN_ERRORS} of ${outcome.errors.length} failed rows`
+                  : 'Failed rows',
+              ),
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  h('th', { scope: 'col' }, 'Row'),
+                  h('th', { scope: 'col' }, 'Line'),
+                  h('th', { scope: 'col' }, 'Error'),
+                ),
+              ),
               h(
                 'tbody',
                 null,
-                outcome.errors.slice(0, SHOWN_ERRORS).map((error) => h('tr', null, h('td', { class: 'num' }, String(error.row)), h('td', { class: 'num' }, String(error.line)), h('td', null, error.message))),
+                outcome.errors
+                  .slice(0, SHOWN_ERRORS)
+                  .map((error) =>
+                    h(
+                      'tr',
+                      null,
+                      h('td', { class: 'num' }, String(error.row)),
+                      h('td', { class: 'num' }, String(error.line)),
+                      h('td', null, error.message),
+                    ),
+                  ),
               ),
             ),
           ]
         : null,
-      h('p', null, linkButton(`See the records of ${model.name}`, `#/models/${model.id}/records`), ' ', h('span', { class: 'muted' }, 'or choose another file above.')),
+      h(
+        'p',
+        null,
+        linkButton(`See the records of ${model.name}`, `#/models/${model.id}/records`),
+        ' ',
+        h('span', { class: 'muted' }, 'or choose another file above.'),
+      ),
     );
     stage.replaceChildren(section);
     section.querySelector<HTMLElement>('h2')?.focus();
@@ -273,13 +411,24 @@ export async function renderImport(ctx: PageContext): Promise<void> {
 
   replaceChildren(
     ctx.main,
-    h('p', { class: 'breadcrumbs' }, h('a', { href: '#/models' }, 'Models'), ' / ', h('a', { href: `#/models/${model.id}/records` }, model.name), ' / Import'),
+    h(
+      'p',
+      { class: 'breadcrumbs' },
+      h('a', { href: '#/models' }, 'Models'),
+      ' / ',
+      h('a', { href: `#/models/${model.id}/records` }, model.name),
+      ' / Import',
+    ),
     pageHeader(`Import CSV into ${model.name}`),
     h(
       'p',
       { class: 'muted' },
       'Rows are added as new records (an import never updates). Fields: ',
-      model.fields.map((field, index) => [index > 0 ? ', ' : '', h('code', null, field.key), ` ${field.type}${field.required ? ' (required)' : ''}`]),
+      model.fields.map((field, index) => [
+        index > 0 ? ', ' : '',
+        h('code', null, field.key),
+        ` ${field.type}${field.required ? ' (required)' : ''}`,
+      ]),
       '.',
     ),
     errors.element,

@@ -17,21 +17,31 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
   const modelId = ctx.params.modelId;
   const [model, models] = await Promise.all([
     modelId
-      ? gql<{ model: { get: ModelDefinition | null } }>(`query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`, { id: modelId }).then(
-          (data) => data.model.get,
-        )
+      ? gql<{ model: { get: ModelDefinition | null } }>(
+          `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`,
+          { id: modelId },
+        ).then((data) => data.model.get)
       : Promise.resolve(null),
     listModels(),
   ]);
   if (!ctx.isCurrent()) return;
   if (modelId && !model) {
-    replaceChildren(ctx.main, pageHeader('Model not found'), alertBox('This model does not exist in this workspace (any more).'), h('p', null, h('a', { href: '#/models' }, 'Back to the models')));
+    replaceChildren(
+      ctx.main,
+      pageHeader('Model not found'),
+      alertBox('This model does not exist in this workspace (any more).'),
+      h('p', null, h('a', { href: '#/models' }, 'Back to the models')),
+    );
     return;
   }
   const title = model ? `Edit model ${model.name}` : 'New model';
   ctx.setTitle(title);
   if (model && hasUnreadLevels(model.fields)) {
-    replaceChildren(ctx.main, pageHeader(title), alertBox('This model nests object fields deeper than the admin application reads; change it through the GraphQL API.'));
+    replaceChildren(
+      ctx.main,
+      pageHeader(title),
+      alertBox('This model nests object fields deeper than the admin application reads; change it through the GraphQL API.'),
+    );
     return;
   }
   const draft = draftOf(model);
@@ -100,11 +110,20 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
       'div',
       { class: 'form-columns' },
       register('name', labelled('Name', name, { required: true, hint: 'Shown to people, such as “Product”.' })).element,
-      register('slug', labelled('Slug', slug, { required: true, hint: model ? 'The slug cannot be changed.' : 'Used in the delivery API: a-z, 0-9, "-" and "_".' })).element,
+      register(
+        'slug',
+        labelled('Slug', slug, {
+          required: true,
+          hint: model ? 'The slug cannot be changed.' : 'Used in the delivery API: a-z, 0-9, "-" and "_".',
+        }),
+      ).element,
     ),
     register('description', labelled('Description', description)).element,
     fieldsGroup.element,
-    register('displayField', labelled('Display field', selects.display, { hint: 'The field that names a record in tables and relation pickers.' })).element,
+    register(
+      'displayField',
+      labelled('Display field', selects.display, { hint: 'The field that names a record in tables and relation pickers.' }),
+    ).element,
     product.element,
     delivery.element,
     h('div', { class: 'form-actions' }, submit, linkButton('Cancel', model ? `#/models/${model.id}/records` : '#/models')),
@@ -113,7 +132,9 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
   replaceChildren(
     ctx.main,
     pageHeader(title),
-    mayChangeModels(ctx.workspace.role) ? null : alertBox(`Your role (${ctx.workspace.role}) may not change models; the server will refuse.`),
+    mayChangeModels(ctx.workspace.role)
+      ? null
+      : alertBox(`Your role (${ctx.workspace.role}) may not change models; the server will refuse.`),
     form,
   );
 }

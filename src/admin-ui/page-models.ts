@@ -18,7 +18,11 @@ export async function renderModels(ctx: PageContext): Promise<void> {
     errors.clear();
     const confirmed = await confirmDialog({
       title: `Delete model ${model.name}?`,
-      message: h('p', null, `The model "${model.slug}" and its definition are deleted. A model that still has records, or that another model's relation points at, cannot be deleted.`),
+      message: h(
+        'p',
+        null,
+        `The model "${model.slug}" and its definition are deleted. A model that still has records, or that another model's relation points at, cannot be deleted.`,
+      ),
       confirmLabel: 'Delete model',
       danger: true,
     });
@@ -35,7 +39,12 @@ export async function renderModels(ctx: PageContext): Promise<void> {
 
   const body =
     models.length === 0
-      ? h('p', { class: 'empty' }, 'No models yet. ', canChange ? [h('a', { href: '#/models/new' }, 'Create the first model'), '.'] : 'An admin or owner can create one.')
+      ? h(
+          'p',
+          { class: 'empty' },
+          'No models yet. ',
+          canChange ? [h('a', { href: '#/models/new' }, 'Create the first model'), '.'] : 'An admin or owner can create one.',
+        )
       : h(
           'table',
           { class: 'table' },
@@ -43,7 +52,12 @@ export async function renderModels(ctx: PageContext): Promise<void> {
           h(
             'thead',
             null,
-            h('tr', null, ['Name', 'Slug', 'Records', 'Fields', 'Delivery', 'Product'].map((title) => h('th', { scope: 'col' }, title)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions'))),
+            h(
+              'tr',
+              null,
+              ['Name', 'Slug', 'Records', 'Fields', 'Delivery', 'Product'].map((title) => h('th', { scope: 'col' }, title)),
+              h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+            ),
           ),
           h(
             'tbody',
@@ -52,19 +66,39 @@ export async function renderModels(ctx: PageContext): Promise<void> {
               h(
                 'tr',
                 null,
-                h('th', { scope: 'row' }, h('a', { href: `#/models/${model.id}/records` }, model.name), model.description ? h('div', { class: 'muted small' }, model.description) : null),
+                h(
+                  'th',
+                  { scope: 'row' },
+                  h('a', { href: `#/models/${model.id}/records` }, model.name),
+                  model.description ? h('div', { class: 'muted small' }, model.description) : null,
+                ),
                 h('td', null, h('code', null, model.slug)),
                 h('td', { class: 'num' }, model.recordCount.toLocaleString()),
                 h('td', null, model.fields.map((field) => field.key).join(', ')),
                 h('td', null, model.deliveryAccess === 'public' ? 'Public' : 'Not delivered'),
-                h('td', null, model.product?.enabled ? `SKU ${model.product.skuField ?? ''}${model.product.priceField ? `, price ${model.product.priceField}` : ''}` : ''),
+                h(
+                  'td',
+                  null,
+                  model.product?.enabled
+                    ? `SKU ${model.product.skuField ?? ''}${model.product.priceField ? `, price ${model.product.priceField}` : ''}`
+                    : '',
+                ),
                 h(
                   'td',
                   { class: 'actions' },
                   linkButton('Records', `#/models/${model.id}/records`, { 'aria-label': `Records of ${model.name}` }),
-                  canWrite ? linkButton('Import CSV', `#/models/${model.id}/import`, { 'aria-label': `Import CSV into ${model.name}` }) : null,
-                  canChange ? linkButton('Edit', `#/models/${model.id}/edit`, { 'aria-label': `Edit model ${model.name}` }) : null,
-                  canChange ? button('Delete', () => void remove(model), { class: 'button button-danger', 'aria-label': `Delete model ${model.name}` }) : null,
+                  canWrite
+                    ? linkButton('Import CSV', `#/models/${model.id}/import`, { 'aria-label': `Import CSV into ${model.name}` })
+                    : null,
+                  canChange
+                    ? linkButton('Edit', `#/models/${model.id}/edit`, { 'aria-label': `Edit model ${model.name}` })
+                    : null,
+                  canChange
+                    ? button('Delete', () => void remove(model), {
+                        class: 'button button-danger',
+                        'aria-label': `Delete model ${model.name}`,
+                      })
+                    : null,
                 ),
               ),
             ),

@@ -16,9 +16,15 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
   const modelId = ctx.params.modelId!;
   const recordId = ctx.params.recordId;
   const [modelData, recordData, models] = await Promise.all([
-    gql<{ model: { get: ModelDefinition | null } }>(`query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`, { id: modelId }),
+    gql<{ model: { get: ModelDefinition | null } }>(
+      `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`,
+      { id: modelId },
+    ),
     recordId
-      ? gql<{ record: { get: ModelRecord | null } }>('query AdminRecord($id: ID!) { record { get(id: $id) { id data createdAt updatedAt } } }', { id: recordId })
+      ? gql<{ record: { get: ModelRecord | null } }>(
+          'query AdminRecord($id: ID!) { record { get(id: $id) { id data createdAt updatedAt } } }',
+          { id: recordId },
+        )
       : Promise.resolve(null),
     listModels(),
   ]);
@@ -113,7 +119,9 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
               notices.replaceChildren(noticeBox('Nothing changed.'));
               return;
             }
-            await gql('mutation PatchRecord($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }', { input: { id: record.id, data: patch } });
+            await gql('mutation PatchRecord($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }', {
+              input: { id: record.id, data: patch },
+            });
             ctx.flash(`${recordName(model, { ...record, data: { ...record.data, ...data } })} saved.`);
           } else {
             const created = await gql<{ record: { create: ModelRecord } }>(
@@ -124,7 +132,10 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
           }
           ctx.navigate(`#/models/${model.id}/records`);
         } catch (error) {
-          const placed = error instanceof ApiError && (error.code === 'BAD_USER_INPUT' || error.code === 'CONFLICT') && showAtField(error.message);
+          const placed =
+            error instanceof ApiError &&
+            (error.code === 'BAD_USER_INPUT' || error.code === 'CONFLICT') &&
+            showAtField(error.message);
           errors.show(error, record ? 'The record was not saved.' : 'The record was not created.');
           if (placed) focusFirstError();
         } finally {
@@ -134,7 +145,11 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     },
     errors.element,
     notices,
-    h('fieldset', { class: 'plain', disabled: !canWrite }, widgets.map(({ widget }) => widget.row.element)),
+    h(
+      'fieldset',
+      { class: 'plain', disabled: !canWrite },
+      widgets.map(({ widget }) => widget.row.element),
+    ),
     canWrite
       ? h(
           'div',
@@ -160,7 +175,15 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
 
   replaceChildren(
     ctx.main,
-    h('p', { class: 'breadcrumbs' }, h('a', { href: '#/models' }, 'Models'), ' / ', h('a', { href: `#/models/${model.id}/records` }, model.name), ' / ', record ? recordName(model, record) : 'New record'),
+    h(
+      'p',
+      { class: 'breadcrumbs' },
+      h('a', { href: '#/models' }, 'Models'),
+      ' / ',
+      h('a', { href: `#/models/${model.id}/records` }, model.name),
+      ' / ',
+      record ? recordName(model, record) : 'New record',
+    ),
     pageHeader(title),
     record
       ? h(

@@ -15,7 +15,11 @@ export const LIMITS = [20, 50, 100] as const;
 const DEFAULT_LIMIT = 50;
 
 /** Deletes a record after confirmation; offers force when other records still point at it. True when deleted. */
-export async function deleteRecord(model: ModelDefinition, record: ModelRecord, onError: (error: unknown) => void): Promise<boolean> {
+export async function deleteRecord(
+  model: ModelDefinition,
+  record: ModelRecord,
+  onError: (error: unknown) => void,
+): Promise<boolean> {
   const name = recordName(model, record);
   const confirmed = await confirmDialog({
     title: `Delete ${name}?`,
@@ -24,7 +28,8 @@ export async function deleteRecord(model: ModelDefinition, record: ModelRecord, 
     danger: true,
   });
   if (!confirmed) return false;
-  const mutation = 'mutation DeleteRecord($id: ID!, $force: Boolean) { record { delete(id: $id, force: $force) { id deleted } } }';
+  const mutation =
+    'mutation DeleteRecord($id: ID!, $force: Boolean) { record { delete(id: $id, force: $force) { id deleted } } }';
   try {
     await gql(mutation, { id: record.id, force: false });
     return true;
@@ -76,7 +81,12 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   const model = data?.model.get;
   if (!data || !model) {
     ctx.setTitle('Model not found');
-    replaceChildren(ctx.main, pageHeader('Model not found'), alertBox('This model does not exist in this workspace (any more).'), h('p', null, h('a', { href: '#/models' }, 'Back to the models')));
+    replaceChildren(
+      ctx.main,
+      pageHeader('Model not found'),
+      alertBox('This model does not exist in this workspace (any more).'),
+      h('p', null, h('a', { href: '#/models' }, 'Back to the models')),
+    );
     return;
   }
   const page = data.record.list;
@@ -110,7 +120,11 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
       { scope: 'col', 'aria-sort': active ? (descending ? 'descending' : 'ascending') : 'none' },
       h(
         'a',
-        { href: href({ sort: next, offset: 0 }), class: 'sort-link', 'aria-label': `${label}: sort ${next.endsWith('_desc') ? 'newest first' : 'oldest first'}` },
+        {
+          href: href({ sort: next, offset: 0 }),
+          class: 'sort-link',
+          'aria-label': `${label}: sort ${next.endsWith('_desc') ? 'newest first' : 'oldest first'}`,
+        },
         label,
         h('span', { 'aria-hidden': 'true', class: 'sort-mark' }, active ? (descending ? ' ▼' : ' ▲') : ' ↕'),
       ),
@@ -122,13 +136,17 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
       'tr',
       null,
       h('th', { scope: 'row' }, h('a', { href: `#/models/${model.id}/records/${record.id}` }, recordName(model, record))),
-      others.map((field) => h('td', { class: field.type === 'number' ? 'num' : null }, cellText(record.data[field.key], field, locales))),
+      others.map((field) =>
+        h('td', { class: field.type === 'number' ? 'num' : null }, cellText(record.data[field.key], field, locales)),
+      ),
       h('td', null, h('time', { datetime: record.createdAt }, formatDateTime(record.createdAt))),
       h('td', null, h('time', { datetime: record.updatedAt }, formatDateTime(record.updatedAt))),
       h(
         'td',
         { class: 'actions' },
-        linkButton(canWrite ? 'Edit' : 'View', `#/models/${model.id}/records/${record.id}`, { 'aria-label': `${canWrite ? 'Edit' : 'View'} ${recordName(model, record)}` }),
+        linkButton(canWrite ? 'Edit' : 'View', `#/models/${model.id}/records/${record.id}`, {
+          'aria-label': `${canWrite ? 'Edit' : 'View'} ${recordName(model, record)}`,
+        }),
         canWrite
           ? button(
               'Delete',
@@ -160,15 +178,30 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
     LIMITS.map((value) => h('option', { value: String(value) }, String(value))),
   );
   limitSelect.value = String(limit);
-  const pageInput = h('input', { id: 'records-page', type: 'number', min: '1', max: String(pageCount), value: String(pageNumber), class: 'page-input' });
+  const pageInput = h('input', {
+    id: 'records-page',
+    type: 'number',
+    min: '1',
+    max: String(pageCount),
+    value: String(pageNumber),
+    class: 'page-input',
+  });
   const pager = h(
     'nav',
     { class: 'pager', 'aria-label': 'Pages' },
-    h('p', { class: 'pager-status', 'aria-live': 'polite' }, page.total === 0 ? 'No records' : `Records ${first.toLocaleString()}–${last.toLocaleString()} of ${page.total.toLocaleString()}`),
+    h(
+      'p',
+      { class: 'pager-status', 'aria-live': 'polite' },
+      page.total === 0
+        ? 'No records'
+        : `Records ${first.toLocaleString()}–${last.toLocaleString()} of ${page.total.toLocaleString()}`,
+    ),
     h(
       'div',
       { class: 'pager-controls' },
-      offset > 0 ? linkButton('Previous page', href({ offset: offset - limit }), { rel: 'prev' }) : h('span', { class: 'button', 'aria-disabled': 'true' }, 'Previous page'),
+      offset > 0
+        ? linkButton('Previous page', href({ offset: offset - limit }), { rel: 'prev' })
+        : h('span', { class: 'button', 'aria-disabled': 'true' }, 'Previous page'),
       h(
         'form',
         {
@@ -184,7 +217,9 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
         h('span', null, ` of ${pageCount.toLocaleString()}`),
         h('button', { type: 'submit', class: 'button' }, 'Go'),
       ),
-      page.hasMore ? linkButton('Next page', href({ offset: offset + limit }), { rel: 'next' }) : h('span', { class: 'button', 'aria-disabled': 'true' }, 'Next page'),
+      page.hasMore
+        ? linkButton('Next page', href({ offset: offset + limit }), { rel: 'next' })
+        : h('span', { class: 'button', 'aria-disabled': 'true' }, 'Next page'),
       h('label', { for: 'records-limit' }, 'Per page'),
       limitSelect,
     ),
@@ -192,14 +227,30 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
 
   const table =
     page.total === 0
-      ? h('p', { class: 'empty' }, 'No records yet. ', canWrite ? [h('a', { href: `#/models/${model.id}/records/new` }, 'Add one'), ' or ', h('a', { href: `#/models/${model.id}/import` }, 'import a CSV'), '.'] : null)
+      ? h(
+          'p',
+          { class: 'empty' },
+          'No records yet. ',
+          canWrite
+            ? [
+                h('a', { href: `#/models/${model.id}/records/new` }, 'Add one'),
+                ' or ',
+                h('a', { href: `#/models/${model.id}/import` }, 'import a CSV'),
+                '.',
+              ]
+            : null,
+        )
       : h(
           'div',
           { class: 'table-scroll' },
           h(
             'table',
             { class: 'table records' },
-            h('caption', { class: 'visually-hidden' }, `Records of ${model.name}, ${sort.startsWith('created') ? 'by creation time' : 'by update time'}, ${sort.endsWith('desc') ? 'newest first' : 'oldest first'}`),
+            h(
+              'caption',
+              { class: 'visually-hidden' },
+              `Records of ${model.name}, ${sort.startsWith('created') ? 'by creation time' : 'by update time'}, ${sort.endsWith('desc') ? 'newest first' : 'oldest first'}`,
+            ),
             h(
               'thead',
               null,

@@ -41,7 +41,16 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
             'table',
             { class: 'table tokens' },
             h('caption', { tabindex: '-1' }, 'API tokens of this workspace'),
-            h('thead', null, h('tr', null, ['Name', 'User', 'Role', 'Created', 'Expires', 'Status'].map((title) => h('th', { scope: 'col' }, title)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ['Name', 'User', 'Role', 'Created', 'Expires', 'Status'].map((title) => h('th', { scope: 'col' }, title)),
+                h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+              ),
+            ),
             h(
               'tbody',
               null,
@@ -58,7 +67,12 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
                   h(
                     'td',
                     { class: 'actions' },
-                    token.revokedAt ? null : button('Revoke', () => void revoke(token), { class: 'button button-danger', 'aria-label': `Revoke token ${token.name ?? token.id}` }),
+                    token.revokedAt
+                      ? null
+                      : button('Revoke', () => void revoke(token), {
+                          class: 'button button-danger',
+                          'aria-label': `Revoke token ${token.name ?? token.id}`,
+                        }),
                   ),
                 ),
               ),
@@ -89,7 +103,9 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
   const name = input({ name: 'tokenName', autocomplete: 'off', required: true });
   const expires = input({ type: 'datetime-local', name: 'expiresAt' });
   const nameRow = labelled('Name', name, { required: true, hint: 'What the token is for, such as “nightly import”.' });
-  const expiresRow = labelled('Expires (optional)', expires, { hint: 'Your local time. Leave empty for a token that does not expire.' });
+  const expiresRow = labelled('Expires (optional)', expires, {
+    hint: 'Your local time. Leave empty for a token that does not expire.',
+  });
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create token');
   const form = h(
     'form',
@@ -154,8 +170,18 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
       { class: 'secret-panel', 'aria-labelledby': titleId, tabindex: '-1' },
       h('h2', { id: titleId }, `Token ${token.name ?? ''} created`),
       h('p', null, h('strong', null, 'Copy it now: it is shown only this once.'), ' Only a hash is stored.'),
-      h('div', { class: 'copyable' }, h('label', { for: fieldId, class: 'visually-hidden' }, 'The new token'), field, copyButton(() => secret, 'Copy token', field)),
-      h('p', { class: 'hint' }, 'Use it as Authorization: Bearer <token>, with the workspace id from Settings → Workspace as x-workspace-id.'),
+      h(
+        'div',
+        { class: 'copyable' },
+        h('label', { for: fieldId, class: 'visually-hidden' }, 'The new token'),
+        field,
+        copyButton(() => secret, 'Copy token', field),
+      ),
+      h(
+        'p',
+        { class: 'hint' },
+        'Use it as Authorization: Bearer <token>, with the workspace id from Settings → Workspace as x-workspace-id.',
+      ),
       button('Done, hide the token', () => {
         secretArea.replaceChildren();
         name.focus();

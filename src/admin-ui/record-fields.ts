@@ -6,7 +6,14 @@ import { readNumberInput } from './number-input.js';
 import { displayFieldOf, recordName } from './record-names.js';
 import { LOCALE_PATTERN } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
-import { relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition, type RecordPage } from './types.js';
+import {
+  relationSlug,
+  type FieldDefinition,
+  type JsonObject,
+  type JsonValue,
+  type ModelDefinition,
+  type RecordPage,
+} from './types.js';
 import { button, group, input, labelled, select, type FieldRow } from './ui.js';
 
 export interface ReadResult {
@@ -57,11 +64,20 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
     case 'number': {
       // A text input read by readNumberInput: <input type=number> reads 9,99 as 999 in an English browser.
       const shown = typeof initial === 'number' ? String(initial) : '';
-      const control = input({ type: 'text', inputmode: 'decimal', autocomplete: 'off', spellcheck: 'false', name: path, value: shown, disabled });
+      const control = input({
+        type: 'text',
+        inputmode: 'decimal',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        name: path,
+        value: shown,
+        disabled,
+      });
       return {
         row: labelled(field.label, control, options),
         // A stored value left as shown is kept as it is, even when its text alone would be ambiguous (1.234).
-        read: () => (typeof initial === 'number' && control.value === shown ? { value: initial } : readNumberInput(control.value)),
+        read: () =>
+          typeof initial === 'number' && control.value === shown ? { value: initial } : readNumberInput(control.value),
       };
     }
     case 'boolean': {
@@ -90,9 +106,12 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
       return jsonWidget(field, initial, path, options, disabled);
     case 'text':
     default: {
-      const text = typeof initial === 'string' ? initial : initial === undefined || initial === null ? '' : JSON.stringify(initial);
+      const text =
+        typeof initial === 'string' ? initial : initial === undefined || initial === null ? '' : JSON.stringify(initial);
       const long = text.length > 80 || text.includes('\n');
-      const control = long ? h('textarea', { name: path, rows: 4, value: text, disabled }) : input({ name: path, value: text, disabled });
+      const control = long
+        ? h('textarea', { name: path, rows: 4, value: text, disabled })
+        : input({ name: path, value: text, disabled });
       return {
         row: labelled(field.label, control, options),
         read: () => ({ value: control.value === '' ? undefined : control.value }),
@@ -101,7 +120,13 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
   }
 }
 
-function dateWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, options: { required: boolean; hint?: string }, disabled: boolean): Widget {
+function dateWidget(
+  field: FieldDefinition,
+  initial: JsonValue | undefined,
+  path: string,
+  options: { required: boolean; hint?: string },
+  disabled: boolean,
+): Widget {
   const original = typeof initial === 'string' ? initial : undefined;
   let datePart = '';
   let timePart = '';
@@ -114,13 +139,24 @@ function dateWidget(field: FieldDefinition, initial: JsonValue | undefined, path
   }
   let touched = false;
   const date = input({ type: 'date', name: path, value: datePart, disabled, 'aria-label': `${field.label}: date` });
-  const time = input({ type: 'time', step: '1', name: `${path}.time`, value: timePart, disabled, 'aria-label': `${field.label}: time (UTC, optional)` });
+  const time = input({
+    type: 'time',
+    step: '1',
+    name: `${path}.time`,
+    value: timePart,
+    disabled,
+    'aria-label': `${field.label}: time (UTC, optional)`,
+  });
   const touch = () => {
     touched = true;
   };
   date.addEventListener('input', touch);
   time.addEventListener('input', touch);
-  const row = group(field.label, [h('div', { class: 'inline-inputs' }, date, h('span', { class: 'muted' }, 'time (UTC)'), time)], options);
+  const row = group(
+    field.label,
+    [h('div', { class: 'inline-inputs' }, date, h('span', { class: 'muted' }, 'time (UTC)'), time)],
+    options,
+  );
   return {
     row,
     read: () => {
@@ -134,8 +170,21 @@ function dateWidget(field: FieldDefinition, initial: JsonValue | undefined, path
   };
 }
 
-function jsonWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, options: { required: boolean; hint?: string }, disabled: boolean): Widget {
-  const control = h('textarea', { name: path, rows: 4, class: 'code', spellcheck: 'false', value: initial === undefined || initial === null ? '' : JSON.stringify(initial, null, 2), disabled });
+function jsonWidget(
+  field: FieldDefinition,
+  initial: JsonValue | undefined,
+  path: string,
+  options: { required: boolean; hint?: string },
+  disabled: boolean,
+): Widget {
+  const control = h('textarea', {
+    name: path,
+    rows: 4,
+    class: 'code',
+    spellcheck: 'false',
+    value: initial === undefined || initial === null ? '' : JSON.stringify(initial, null, 2),
+    disabled,
+  });
   return {
     row: labelled(field.label, control, options),
     read: () => {
@@ -150,10 +199,23 @@ function jsonWidget(field: FieldDefinition, initial: JsonValue | undefined, path
   };
 }
 
-function objectWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext, options: { required: boolean; hint?: string }): Widget {
+function objectWidget(
+  field: FieldDefinition,
+  initial: JsonValue | undefined,
+  path: string,
+  ctx: WidgetContext,
+  options: { required: boolean; hint?: string },
+): Widget {
   const values = isPlainObject(initial) ? initial : {};
-  const subs = (field.fields ?? []).map((sub) => ({ key: sub.key, widget: widgetFor(sub, values[sub.key], `${path}.${sub.key}`, ctx) }));
-  const row = group(field.label, subs.map((sub) => sub.widget.row.element), { ...options, className: 'nested' });
+  const subs = (field.fields ?? []).map((sub) => ({
+    key: sub.key,
+    widget: widgetFor(sub, values[sub.key], `${path}.${sub.key}`, ctx),
+  }));
+  const row = group(
+    field.label,
+    subs.map((sub) => sub.widget.row.element),
+    { ...options, className: 'nested' },
+  );
   return {
     row,
     read: () => {
@@ -173,11 +235,24 @@ function objectWidget(field: FieldDefinition, initial: JsonValue | undefined, pa
   };
 }
 
-function translatableWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, options: { required: boolean; hint?: string }, disabled: boolean): Widget {
+function translatableWidget(
+  field: FieldDefinition,
+  initial: JsonValue | undefined,
+  path: string,
+  options: { required: boolean; hint?: string },
+  disabled: boolean,
+): Widget {
   const list = h('div', { class: 'locale-list' });
   const entries: { locale: HTMLInputElement; text: HTMLInputElement; element: HTMLElement }[] = [];
   const addEntry = (locale: string, text: string, focus: boolean) => {
-    const localeInput = input({ value: locale, size: 6, class: 'locale-input', autocomplete: 'off', spellcheck: 'false', disabled });
+    const localeInput = input({
+      value: locale,
+      size: 6,
+      class: 'locale-input',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      disabled,
+    });
     const textInput = input({ value: text, disabled });
     const localeId = uid('locale');
     localeInput.id = localeId;
@@ -223,7 +298,8 @@ function translatableWidget(field: FieldDefinition, initial: JsonValue | undefin
         const locale = entry.locale.value.trim();
         const text = entry.text.value;
         if (locale === '' && text === '') continue;
-        if (!LOCALE_PATTERN.test(locale)) return { value: undefined, problem: `"${locale}" is not a locale code (such as en, pl or pt-BR)` };
+        if (!LOCALE_PATTERN.test(locale))
+          return { value: undefined, problem: `"${locale}" is not a locale code (such as en, pl or pt-BR)` };
         if (locale in value) return { value: undefined, problem: `locale ${locale} is given twice` };
         if (text !== '') value[locale] = text;
       }
@@ -240,9 +316,21 @@ function defaultLocale(): string {
 const PICKER_PAGE = 100;
 
 /** A picker listing the target model's records by their display field, 100 at a time ("Load more"). */
-function relationWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext, options: { required: boolean; hint?: string }): Widget {
+function relationWidget(
+  field: FieldDefinition,
+  initial: JsonValue | undefined,
+  path: string,
+  ctx: WidgetContext,
+  options: { required: boolean; hint?: string },
+): Widget {
   const many = field.relationType === 'hasMany';
-  const current = many ? (Array.isArray(initial) ? initial.filter((id): id is string => typeof id === 'string') : []) : typeof initial === 'string' ? [initial] : [];
+  const current = many
+    ? Array.isArray(initial)
+      ? initial.filter((id): id is string => typeof id === 'string')
+      : []
+    : typeof initial === 'string'
+      ? [initial]
+      : [];
   const target = ctx.models.find((model) => model.slug === relationSlug(field));
   const control = h('select', { name: path, multiple: many, size: many ? 6 : null, disabled: ctx.disabled });
   if (!many) control.append(h('option', { value: '' }, '(none)'));

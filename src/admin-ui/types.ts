@@ -80,7 +80,7 @@ export const FIELD_LEVELS = 8;
 
 /** True when an object field sits at the deepest level read, so its sub-fields (if any) were not read. */
 export function hasUnreadLevels(fields: readonly FieldDefinition[], level = 1): boolean {
-  return fields.some((field) =>
-    field.type === 'object' && (level >= FIELD_LEVELS ? true : hasUnreadLevels(field.fields ?? [], level + 1)),
+  return fields.some(
+    (field) => field.type === 'object' && (level >= FIELD_LEVELS ? true : hasUnreadLevels(field.fields ?? [], level + 1)),
   );
 }

@@ -19,7 +19,10 @@ function describe(target: HTMLElement, ids: string[]): void {
 }
 
 /** An error paragraph for `target`, linked by aria-describedby (with the hint, if any) and aria-invalid. */
-export function errorSlot(target: HTMLElement, hintId: string): { slot: HTMLElement; setError: (message: string | null) => void } {
+export function errorSlot(
+  target: HTMLElement,
+  hintId: string,
+): { slot: HTMLElement; setError: (message: string | null) => void } {
   const errorId = uid('error');
   const slot = h('p', { class: 'field-error', id: errorId, hidden: true });
   const setError = (message: string | null) => {
@@ -38,14 +41,23 @@ export function errorSlot(target: HTMLElement, hintId: string): { slot: HTMLElem
   return { slot, setError };
 }
 
-export function labelled(label: string, control: Control, options: { hint?: string; required?: boolean; className?: string } = {}): FieldRow {
+export function labelled(
+  label: string,
+  control: Control,
+  options: { hint?: string; required?: boolean; className?: string } = {},
+): FieldRow {
   if (!control.id) control.id = uid('control');
   const hintId = options.hint ? uid('hint') : '';
   if (options.required) control.setAttribute('aria-required', 'true');
   const { slot, setError } = errorSlot(control, hintId);
   describe(control, [hintId]);
   const isCheckbox = control instanceof HTMLInputElement && control.type === 'checkbox';
-  const labelElement = h('label', { for: control.id }, label, options.required ? h('span', { class: 'required' }, ' (required)') : null);
+  const labelElement = h(
+    'label',
+    { for: control.id },
+    label,
+    options.required ? h('span', { class: 'required' }, ' (required)') : null,
+  );
   const element = h(
     'div',
     { class: `form-row${isCheckbox ? ' form-row-check' : ''}${options.className ? ` ${options.className}` : ''}` },
@@ -57,7 +69,11 @@ export function labelled(label: string, control: Control, options: { hint?: stri
 }
 
 /** A fieldset (for a control made of several inputs), with a legend, hint and error slot. */
-export function group(legend: string, content: Child, options: { hint?: string; required?: boolean; className?: string } = {}): FieldRow {
+export function group(
+  legend: string,
+  content: Child,
+  options: { hint?: string; required?: boolean; className?: string } = {},
+): FieldRow {
   const hintId = options.hint ? uid('hint') : '';
   const fieldset = h('fieldset', { class: `group${options.className ? ` ${options.className}` : ''}` });
   const { slot, setError } = errorSlot(fieldset, hintId);
@@ -68,7 +84,11 @@ export function group(legend: string, content: Child, options: { hint?: string; 
   );
   const body = h('div', { class: 'group-body' });
   if (content !== null && content !== undefined && content !== false) {
-    body.append(...(Array.isArray(content) ? content : [content]).filter((c): c is Node | string => c instanceof Node || typeof c === 'string'));
+    body.append(
+      ...(Array.isArray(content) ? content : [content]).filter(
+        (c): c is Node | string => c instanceof Node || typeof c === 'string',
+      ),
+    );
   }
   fieldset.append(body, slot);
   return {
@@ -84,8 +104,16 @@ export function input(attrs: Attrs = {}): HTMLInputElement {
   return h('input', { type: 'text', ...attrs });
 }
 
-export function select(options: readonly { value: string; label: string }[], value: string, attrs: Attrs = {}): HTMLSelectElement {
-  const element = h('select', attrs, options.map((option) => h('option', { value: option.value }, option.label)));
+export function select(
+  options: readonly { value: string; label: string }[],
+  value: string,
+  attrs: Attrs = {},
+): HTMLSelectElement {
+  const element = h(
+    'select',
+    attrs,
+    options.map((option) => h('option', { value: option.value }, option.label)),
+  );
   element.value = value;
   return element;
 }
@@ -105,7 +133,12 @@ export function errorText(error: unknown): string {
 }
 
 export function alertBox(message: Child, options: { title?: string } = {}): HTMLElement {
-  return h('div', { class: 'alert alert-error', role: 'alert' }, options.title ? h('strong', null, options.title, ' ') : null, message);
+  return h(
+    'div',
+    { class: 'alert alert-error', role: 'alert' },
+    options.title ? h('strong', null, options.title, ' ') : null,
+    message,
+  );
 }
 
 export function noticeBox(message: Child): HTMLElement {
@@ -154,7 +187,11 @@ export function confirmDialog(options: ConfirmOptions): Promise<boolean> {
   const titleId = uid('dialog-title');
   return new Promise((resolve) => {
     const cancel = h('button', { type: 'button', class: 'button', value: 'cancel' }, 'Cancel');
-    const confirm = h('button', { type: 'button', class: `button ${options.danger ? 'button-danger' : 'button-primary'}`, value: 'confirm' }, options.confirmLabel);
+    const confirm = h(
+      'button',
+      { type: 'button', class: `button ${options.danger ? 'button-danger' : 'button-primary'}`, value: 'confirm' },
+      options.confirmLabel,
+    );
     const dialog = h(
       'dialog',
       { 'aria-labelledby': titleId, class: 'dialog' },

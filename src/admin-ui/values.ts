@@ -77,7 +77,11 @@ export function pickLocale(value: Record<string, unknown>, preferred: readonly s
 }
 
 /** Short text for a table cell. */
-export function cellText(value: JsonValue | undefined, field: FieldDefinition | undefined, preferred: readonly string[] = []): string {
+export function cellText(
+  value: JsonValue | undefined,
+  field: FieldDefinition | undefined,
+  preferred: readonly string[] = [],
+): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (typeof value === 'number' || typeof value === 'string') return truncate(String(value));
@@ -125,6 +129,12 @@ export function formatDateTime(iso: string | null | undefined): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   // One formatter for all cells: making one per call costs more than the rest of a table row.
-  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
   return dateTimeFormat.format(date);
 }

@@ -17,7 +17,9 @@ export class PasswordHashGate {
   ) {}
 
   /** Runs `work` (one sign-in) if there is room; `hash` runs a password hash when a hashing slot is free. */
-  async admit<T>(work: (hash: <H>(derive: () => Promise<H>) => Promise<H>) => Promise<T>): Promise<{ busy: true } | { busy: false; value: T }> {
+  async admit<T>(
+    work: (hash: <H>(derive: () => Promise<H>) => Promise<H>) => Promise<T>,
+  ): Promise<{ busy: true } | { busy: false; value: T }> {
     if (this.admitted >= this.concurrency + this.queue) return { busy: true };
     this.admitted++;
     try {

@@ -46,7 +46,8 @@ function parseHash(stored: string): ParsedHash | null {
   if (!match) return null;
   const parameters = { ln: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
   // Bounds, so that a damaged row cannot make one sign-in take gigabytes or minutes.
-  if (parameters.ln < 10 || parameters.ln > 20 || parameters.r < 1 || parameters.r > 32 || parameters.p < 1 || parameters.p > 16) return null;
+  if (parameters.ln < 10 || parameters.ln > 20 || parameters.r < 1 || parameters.r > 32 || parameters.p < 1 || parameters.p > 16)
+    return null;
   const hash = Buffer.from(match[5]!, 'base64');
   if (hash.length < 16) return null;
   return { parameters, salt: Buffer.from(match[4]!, 'base64'), hash };

@@ -75,5 +75,8 @@ export function clientAddressKey(ip: string): string {
   const tailLength = tailGroups.length + (tailGroups.at(-1)?.includes('.') ? 1 : 0);
   const zeros = tail === undefined ? [] : Array<string>(8 - headGroups.length - tailLength).fill('0');
   const groups = [...headGroups, ...zeros, ...tailGroups];
-  return `${groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

@@ -40,7 +40,9 @@ export class WriteBudget {
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       await limiter.reward(workspaceId, cost);
-      throw new ServiceError('RATE_LIMITED', 'Record write budget exceeded', { retryAfter: retryAfterSeconds(error.msBeforeNext) });
+      throw new ServiceError('RATE_LIMITED', 'Record write budget exceeded', {
+        retryAfter: retryAfterSeconds(error.msBeforeNext),
+      });
     }
   }
 

@@ -53,7 +53,10 @@ export function registerBootstrap(program: Command): void {
     .option('--role <role>', 'role of the user in the workspace: owner, admin, editor, viewer (default owner)', parseRole)
     .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
     .option('--json', 'print one JSON line: {"org","workspace","workspaceId","userId","token"}')
-    .option('--password-stdin', "also set the user's admin application password, read from standard input (at least 8 characters)")
+    .option(
+      '--password-stdin',
+      "also set the user's admin application password, read from standard input (at least 8 characters)",
+    )
     .action(async (options: BootstrapOptions) => {
       const password = options.passwordStdin ? await readNewPassword({ passwordStdin: true, allowEnv: false }) : null;
       const store = await openStore(databaseUrl(options.database));

@@ -41,7 +41,10 @@ export function resolveConnection(options: ConnectionOptions): { baseUrl: string
   return { baseUrl: baseUrl!, token: token!, workspaceId: workspaceId! };
 }
 
-export function makeClient(options: ConnectionOptions, extra: { signal?: AbortSignal; onWait?: (info: WaitInfo) => void } = {}): ContentClient {
+export function makeClient(
+  options: ConnectionOptions,
+  extra: { signal?: AbortSignal; onWait?: (info: WaitInfo) => void } = {},
+): ContentClient {
   return new ContentClient({
     ...resolveConnection(options),
     ...(options.maxWait !== undefined ? { maxRateLimitWaitMs: options.maxWait * 1000 } : {}),
@@ -81,7 +84,16 @@ export function formatDuration(ms: number): string {
  */
 export class ProgressReporter {
   private readonly started = Date.now();
-  private state: LoadProgress = { phase: 'reading', existing: 0, read: 0, created: 0, updated: 0, unchanged: 0, deleted: 0, failed: 0 };
+  private state: LoadProgress = {
+    phase: 'reading',
+    existing: 0,
+    read: 0,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    deleted: 0,
+    failed: 0,
+  };
   private waitUntil = 0;
   private waits = 0;
   private waitedMs = 0;

@@ -5,7 +5,14 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Readable, Transform } from 'node:stream';
 import { parse } from 'csv-parse';
-import { csvParseOptions, csvRowReader, delimiterKnown, detectDelimiter, type CsvDelimiter, type CsvParseRecord } from '../client/csv.js';
+import {
+  csvParseOptions,
+  csvRowReader,
+  delimiterKnown,
+  detectDelimiter,
+  type CsvDelimiter,
+  type CsvParseRecord,
+} from '../client/csv.js';
 
 export type InputFormat = 'csv' | 'jsonl' | 'json';
 
@@ -80,7 +87,10 @@ export async function openInput(path: string, format: InputFormat): Promise<Inpu
   return openCsv(stream, base);
 }
 
-async function openCsv(stream: Readable, base: Omit<InputSource, 'header' | 'headerLine' | 'rows' | 'format'>): Promise<InputSource> {
+async function openCsv(
+  stream: Readable,
+  base: Omit<InputSource, 'header' | 'headerLine' | 'rows' | 'format'>,
+): Promise<InputSource> {
   const { delimiter, rest } = await withDelimiter(stream).catch((error: Error) => {
     throw new Error(`CSV: ${error.message}`);
   });

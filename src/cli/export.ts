@@ -7,7 +7,14 @@ import { dataToCsvRow, exportColumns } from '../client/cells.js';
 import { isPlainObject } from '../shared/json.js';
 import { ContentServiceError } from '../client/errors.js';
 import type { RecordSort } from '../client/types.js';
-import { connectionOptions, makeClient, ProgressReporter, runCommand, UsageError, type ConnectionOptions } from './client-options.js';
+import {
+  connectionOptions,
+  makeClient,
+  ProgressReporter,
+  runCommand,
+  UsageError,
+  type ConnectionOptions,
+} from './client-options.js';
 
 interface ExportOptions extends ConnectionOptions {
   model: string;
@@ -86,7 +93,9 @@ async function runExport(options: ExportOptions): Promise<number> {
         for (const field of translatable) {
           const value = record.data[field.key];
           if (isPlainObject(value) && Object.keys(value).some((locale) => !locales.get(field.key)?.has(locale))) {
-            process.stderr.write(`warning: record ${record.id} got a new locale in "${field.key}" during the export; that value is not in the file\n`);
+            process.stderr.write(
+              `warning: record ${record.id} got a new locale in "${field.key}" during the export; that value is not in the file\n`,
+            );
           }
         }
         await write(out, stringify([dataToCsvRow(record.data, columns)], { quoted_match: /^$/ }));
@@ -95,7 +104,8 @@ async function runExport(options: ExportOptions): Promise<number> {
     }
   } finally {
     progress.stop();
-    if (options.out) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    if (options.out)
+      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   }
   if (options.out) process.stderr.write(`Exported ${done} records of model ${model.slug} to ${options.out} (${format})\n`);
   return 0;

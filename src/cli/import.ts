@@ -5,7 +5,16 @@ import { stringify } from 'csv-stringify/sync';
 import { CellError, csvColumns, csvRowToData } from '../client/cells.js';
 import { ContentServiceError } from '../client/errors.js';
 import type { JsonObject, RowError } from '../client/types.js';
-import { connectionOptions, formatDuration, makeClient, parseNonNegativeNumber, ProgressReporter, runCommand, UsageError, type ConnectionOptions } from './client-options.js';
+import {
+  connectionOptions,
+  formatDuration,
+  makeClient,
+  parseNonNegativeNumber,
+  ProgressReporter,
+  runCommand,
+  UsageError,
+  type ConnectionOptions,
+} from './client-options.js';
 import { formatOf, openInput, type InputRow, type InputSource } from './client-sources.js';
 import { parsePositiveInt } from './options.js';
 
@@ -52,7 +61,10 @@ class ErrorsFile {
     }
     let cells: (string | undefined)[];
     if ('line' in item) {
-      cells = this.source.format === 'csv' ? (item.cells ?? []).map((cell) => cell ?? undefined) : [item.value === undefined ? undefined : JSON.stringify(item.value)];
+      cells =
+        this.source.format === 'csv'
+          ? (item.cells ?? []).map((cell) => cell ?? undefined)
+          : [item.value === undefined ? undefined : JSON.stringify(item.value)];
     } else {
       cells = [JSON.stringify(item)];
     }
@@ -82,9 +94,17 @@ export function registerImport(program: Command): void {
       .option('--errors <file>', 'write every failed row with its line and message (CSV, or JSON Lines for .jsonl)')
       .option('--format <format>', 'csv, jsonl or json (default: from the file name)')
       .option('--batch-size <n>', 'rows per import call, at most 1000 (default 1000)', parsePositiveInt)
-      .option('--max-wait <seconds>', 'longest total wait for the write budget of one request (default 600)', parseNonNegativeNumber)
+      .option(
+        '--max-wait <seconds>',
+        'longest total wait for the write budget of one request (default 600)',
+        parseNonNegativeNumber,
+      )
       .option('--quiet', 'no progress output')
-      .option('--progress-interval <seconds>', 'seconds between progress lines when not on a terminal (default 5)', parseNonNegativeNumber),
+      .option(
+        '--progress-interval <seconds>',
+        'seconds between progress lines when not on a terminal (default 5)',
+        parseNonNegativeNumber,
+      ),
   ).action(async (file: string, options: ImportOptions) => runCommand(() => runImport(file, options)));
 }
 
@@ -189,7 +209,9 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
     : `${options.dryRun ? 'valid' : 'created'} ${summary.created}, failed ${summary.failed}`;
   lines.push(`  ${counts}`);
   if (summary.duplicateKeysInStore > 0) {
-    lines.push(`  note: ${summary.duplicateKeysInStore} stored records share a key with an earlier record${options.prune ? '' : ' (left alone; --prune deletes them)'}`);
+    lines.push(
+      `  note: ${summary.duplicateKeysInStore} stored records share a key with an earlier record${options.prune ? '' : ' (left alone; --prune deletes them)'}`,
+    );
   }
   if (waits > 0) lines.push(`  waited ${formatDuration(waitedMs)} for the write budget (${waits} wait${waits === 1 ? '' : 's'})`);
   if (summary.stopped) lines.push(`  stopped: ${summary.stopped.message}`);

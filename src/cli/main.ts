@@ -9,7 +9,9 @@ import { registerUser } from './user.js';
 
 export async function runCli(argv: string[]): Promise<void> {
   const program = new Command('content-service')
-    .description('Headless content service: models and records through an admin GraphQL API, public reads through a delivery route')
+    .description(
+      'Headless content service: models and records through an admin GraphQL API, public reads through a delivery route',
+    )
     .showHelpAfterError();
   registerServe(program);
   registerBootstrap(program);

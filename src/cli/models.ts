@@ -31,7 +31,9 @@ export function registerModels(program: Command): void {
       ];
       const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
       for (const row of rows) {
-        process.stdout.write(row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ') + '\n');
+        process.stdout.write(
+          row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ') + '\n',
+        );
       }
       return 0;
     }),

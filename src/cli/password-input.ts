@@ -5,7 +5,8 @@ export const PASSWORD_ENV = 'CONTENT_SERVICE_PASSWORD';
 /** All of standard input as text. */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin as AsyncIterable<Buffer | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  for await (const chunk of process.stdin as AsyncIterable<Buffer | string>)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -38,7 +38,8 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
     maxConnections: envInt('MAX_CONNECTIONS') ?? DEFAULTS.maxConnections,
     signIn: {
-      attemptsPerMinutePerAddress: envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_ADDRESS') ?? DEFAULTS.signIn.attemptsPerMinutePerAddress,
+      attemptsPerMinutePerAddress:
+        envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_ADDRESS') ?? DEFAULTS.signIn.attemptsPerMinutePerAddress,
       attemptsPerMinutePerEmail: envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_EMAIL') ?? DEFAULTS.signIn.attemptsPerMinutePerEmail,
       passwordHashConcurrency: envInt('PASSWORD_HASH_CONCURRENCY') ?? DEFAULTS.signIn.passwordHashConcurrency,
       passwordHashQueue: envNonNegativeInt('PASSWORD_HASH_QUEUE') ?? DEFAULTS.signIn.passwordHashQueue,
@@ -50,7 +51,8 @@ function envNonNegativeInt(name: string): number | undefined {
   const value = process.env[name];
   if (value === undefined || value === '') return undefined;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError(`${name}: must be a whole number, 0 or more, got "${value}"`);
+  if (!Number.isInteger(number) || number < 0)
+    throw new InvalidArgumentError(`${name}: must be a whole number, 0 or more, got "${value}"`);
   return number;
 }
 
@@ -109,7 +111,11 @@ export function registerServe(program: Command): void {
     .option('--port <port>', `port to listen on (env PORT, default ${DEFAULTS.port}; 0 picks a free one)`, parsePort)
     .option('--host <host>', `address to listen on (env HOST, default ${DEFAULTS.host})`)
     .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL, default sqlite:./data/content.db)')
-    .option('--write-budget <n>', `record writes per minute per workspace from API tokens (env WRITE_BUDGET_PER_MINUTE, default ${DEFAULTS.writeBudget})`, parsePositiveInt)
+    .option(
+      '--write-budget <n>',
+      `record writes per minute per workspace from API tokens (env WRITE_BUDGET_PER_MINUTE, default ${DEFAULTS.writeBudget})`,
+      parsePositiveInt,
+    )
     .option('--redis <url>', 'Redis for the shared write budget (env REDIS_URL)')
     .option('--no-init', 'do not create a first workspace on an empty database')
     .action(async (options: ServeOptions) => {

@@ -46,12 +46,20 @@ export function registerToken(program: Command): void {
         json?: boolean;
       }) =>
         withStore(options.database, async (store) => {
-          const membership = await store.tenancy.ensureMemberOf(options.workspaceId, options.email, options.role ?? null, 'editor');
+          const membership = await store.tenancy.ensureMemberOf(
+            options.workspaceId,
+            options.email,
+            options.role ?? null,
+            'editor',
+          );
           if (!membership) fail(`No workspace with id "${options.workspaceId}"`);
           const expiresAt = options.expiresInDays
             ? new Date(Date.now() + options.expiresInDays * 86_400_000).toISOString()
             : null;
-          const issued = await issueToken(store, options.workspaceId, membership.userId, { name: options.name ?? null, expiresAt });
+          const issued = await issueToken(store, options.workspaceId, membership.userId, {
+            name: options.name ?? null,
+            expiresAt,
+          });
           const result = {
             workspaceId: options.workspaceId,
             userId: membership.userId,
@@ -61,7 +69,10 @@ export function registerToken(program: Command): void {
             token: issued.token,
           };
           if (options.json) console.log(JSON.stringify(result));
-          else console.log(`API token for ${result.email} (${result.role}): ${result.token}\nToken id: ${result.tokenId} (shown once: keep the token)`);
+          else
+            console.log(
+              `API token for ${result.email} (${result.role}): ${result.token}\nToken id: ${result.tokenId} (shown once: keep the token)`,
+            );
         }),
     );
 

@@ -47,7 +47,8 @@ export function csvColumns(header: readonly (string | null)[], fields: readonly 
   const columns: CsvColumn[] = [];
   header.forEach((raw, index) => {
     const name = (raw ?? '').trim();
-    const issue = (message: string) => issues.push({ line: headerLine, column: index + 1, columnName: name || '(empty)', message });
+    const issue = (message: string) =>
+      issues.push({ line: headerLine, column: index + 1, columnName: name || '(empty)', message });
     if (name.startsWith('_')) {
       columns.push({ index, name, field: undefined, locale: undefined });
       return;
@@ -62,7 +63,9 @@ export function csvColumns(header: readonly (string | null)[], fields: readonly 
       field = byKey.get(name.slice(0, dot));
       locale = name.slice(dot + 1);
       if (field && field.type !== 'translatable') {
-        return issue(`"${field.key}" is a ${field.type} field; only translatable fields take one column per locale (give ${field.key} as one column)`);
+        return issue(
+          `"${field.key}" is a ${field.type} field; only translatable fields take one column per locale (give ${field.key} as one column)`,
+        );
       }
       if (field && !LOCALE_PATTERN.test(locale)) return issue(`"${locale}" is not a locale code (such as en, pl or pt-BR)`);
     }
@@ -72,7 +75,12 @@ export function csvColumns(header: readonly (string | null)[], fields: readonly 
   const fieldsWithWhole = new Set(columns.filter((c) => c.field && c.locale === undefined).map((c) => c.field!.key));
   for (const column of columns) {
     if (column.locale !== undefined && fieldsWithWhole.has(column.field!.key)) {
-      issues.push({ line: headerLine, column: column.index + 1, columnName: column.name, message: `"${column.field!.key}" is also given as a whole column` });
+      issues.push({
+        line: headerLine,
+        column: column.index + 1,
+        columnName: column.name,
+        message: `"${column.field!.key}" is also given as a whole column`,
+      });
     }
   }
   if (issues.length > 0) throw new CellError(issues);
@@ -89,7 +97,12 @@ export function csvRowToData(cells: readonly (string | null)[], columns: readonl
   const issues: CellIssue[] = [];
   const { width, perLocale } = shapeOf(columns);
   if (cells.length > width && cells.slice(width).some((cell) => cell !== null && cell !== '')) {
-    issues.push({ line, column: width + 1, columnName: '(none)', message: `the row has ${cells.length} cells, the header ${width}` });
+    issues.push({
+      line,
+      column: width + 1,
+      columnName: '(none)',
+      message: `the row has ${cells.length} cells, the header ${width}`,
+    });
   }
   for (const column of columns) {
     const field = column.field;
@@ -161,7 +174,8 @@ export function cellValue(field: FieldDefinition, locale: string | undefined, ce
       throw new Error(`${show(cell)} is not a boolean (true or false)`);
     }
     case 'date':
-      if (!isIsoDate(trimmed)) throw new Error(`${show(cell)} is not an ISO 8601 date (such as 2024-05-01 or 2024-05-01T12:00:00Z)`);
+      if (!isIsoDate(trimmed))
+        throw new Error(`${show(cell)} is not an ISO 8601 date (such as 2024-05-01 or 2024-05-01T12:00:00Z)`);
       return trimmed;
     case 'relation':
       if (field.relationType === 'hasMany') {
@@ -172,12 +186,16 @@ export function cellValue(field: FieldDefinition, locale: string | undefined, ce
           }
           return parsed;
         }
-        return trimmed.split('|').map((id) => id.trim()).filter((id) => id !== '');
+        return trimmed
+          .split('|')
+          .map((id) => id.trim())
+          .filter((id) => id !== '');
       }
       return trimmed;
     case 'translatable': {
       const parsed = parseJson(cell);
-      if (!isPlainObject(parsed)) throw new Error(`${show(cell)} is not a JSON object of locale to text; or give one column per locale (${field.key}.en)`);
+      if (!isPlainObject(parsed))
+        throw new Error(`${show(cell)} is not a JSON object of locale to text; or give one column per locale (${field.key}.en)`);
       return parsed;
     }
     case 'object': {
@@ -200,7 +218,10 @@ function parseJson(text: string): unknown {
 }
 
 /** Export columns: model fields in order, a translatable field as one column per locale found. */
-export function exportColumns(fields: readonly FieldDefinition[], locales: ReadonlyMap<string, ReadonlySet<string>>): CsvColumn[] {
+export function exportColumns(
+  fields: readonly FieldDefinition[],
+  locales: ReadonlyMap<string, ReadonlySet<string>>,
+): CsvColumn[] {
   const columns: CsvColumn[] = [];
   for (const field of fields) {
     if (field.type === 'translatable') {
@@ -223,7 +244,11 @@ export function dataToCsvRow(data: JsonObject, columns: readonly CsvColumn[]): (
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'string') return value;
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-    if (Array.isArray(value) && field.type === 'relation' && value.every((id) => typeof id === 'string' && !id.includes('|') && id.trim() === id && id !== '')) {
+    if (
+      Array.isArray(value) &&
+      field.type === 'relation' &&
+      value.every((id) => typeof id === 'string' && !id.includes('|') && id.trim() === id && id !== '')
+    ) {
       return value.length === 0 ? '[]' : value.join('|');
     }
     return JSON.stringify(value);

@@ -46,7 +46,11 @@ export class ContentClient {
   }
 
   /** Any GraphQL request; `write: true` for mutations of records (never retried except after a 429). */
-  request<T = unknown>(query: string, variables: Record<string, unknown> = {}, options: { write?: boolean; signal?: AbortSignal; operation?: string } = {}): Promise<T> {
+  request<T = unknown>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    options: { write?: boolean; signal?: AbortSignal; operation?: string } = {},
+  ): Promise<T> {
     return this.transport.request<T>(query, variables, {
       operation: options.operation ?? 'request',
       idempotent: !options.write,
@@ -66,11 +70,23 @@ export class ContentClient {
 
   /** Every model of the workspace (also the connectivity check: a list, even empty, means the credentials work). */
   async listModels(signal?: AbortSignal): Promise<ModelDefinition[]> {
-    return (await this.read<{ model: { list: ModelDefinition[] } }>('listModels', `query { model { list { ${MODEL_FIELDS} } } }`, {}, signal)).model.list;
+    return (
+      await this.read<{ model: { list: ModelDefinition[] } }>(
+        'listModels',
+        `query { model { list { ${MODEL_FIELDS} } } }`,
+        {},
+        signal,
+      )
+    ).model.list;
   }
 
   async getModel(id: string, signal?: AbortSignal): Promise<ModelDefinition | null> {
-    const data = await this.read<{ model: { get: ModelDefinition | null } }>('getModel', `query($id: ID!) { model { get(id: $id) { ${MODEL_FIELDS} } } }`, { id }, signal);
+    const data = await this.read<{ model: { get: ModelDefinition | null } }>(
+      'getModel',
+      `query($id: ID!) { model { get(id: $id) { ${MODEL_FIELDS} } } }`,
+      { id },
+      signal,
+    );
     return data.model.get;
   }
 
@@ -80,7 +96,10 @@ export class ContentClient {
     const found = models.find((model) => model.slug === slugOrId) ?? models.find((model) => model.id === slugOrId);
     if (!found) {
       const known = models.map((model) => model.slug).join(', ') || 'none';
-      throw new ContentServiceError(`model: no model with slug "${slugOrId}" in this workspace (models: ${known})`, { code: 'NOT_FOUND', field: 'model' });
+      throw new ContentServiceError(`model: no model with slug "${slugOrId}" in this workspace (models: ${known})`, {
+        code: 'NOT_FOUND',
+        field: 'model',
+      });
     }
     return found;
   }
@@ -92,7 +111,8 @@ export class ContentClient {
 
   async updateModel(input: UpdateModelInput, signal?: AbortSignal): Promise<ModelDefinition | null> {
     const query = `mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { ${MODEL_FIELDS} } } }`;
-    return (await this.write<{ model: { update: ModelDefinition | null } }>('updateModel', query, { input }, signal)).model.update;
+    return (await this.write<{ model: { update: ModelDefinition | null } }>('updateModel', query, { input }, signal)).model
+      .update;
   }
 
   async deleteModel(id: string, signal?: AbortSignal): Promise<DeletionResult> {
@@ -104,7 +124,8 @@ export class ContentClient {
 
   async createRecord(modelId: string, data: JsonObject, signal?: AbortSignal): Promise<ModelRecord> {
     const query = `mutation($input: CreateModelRecordInput!) { record { create(input: $input) { ${RECORD_FIELDS} } } }`;
-    return (await this.write<{ record: { create: ModelRecord } }>('createRecord', query, { input: { modelId, data } }, signal)).record.create;
+    return (await this.write<{ record: { create: ModelRecord } }>('createRecord', query, { input: { modelId, data } }, signal))
+      .record.create;
   }
 
   async getRecord(id: string, signal?: AbortSignal): Promise<ModelRecord | null> {
@@ -123,13 +144,15 @@ export class ContentClient {
   /** JSON merge patch of one record's data. */
   async patchRecord(id: string, data: JsonObject, signal?: AbortSignal): Promise<ModelRecord | null> {
     const query = `mutation($input: PatchModelRecordInput!) { record { patch(input: $input) { ${RECORD_FIELDS} } } }`;
-    return (await this.write<{ record: { patch: ModelRecord | null } }>('patchRecord', query, { input: { id, data } }, signal)).record.patch;
+    return (await this.write<{ record: { patch: ModelRecord | null } }>('patchRecord', query, { input: { id, data } }, signal))
+      .record.patch;
   }
 
   /** Replaces the whole data of one record. */
   async updateRecord(id: string, data: JsonObject, signal?: AbortSignal): Promise<ModelRecord | null> {
     const query = `mutation($input: UpdateModelRecordInput!) { record { update(input: $input) { ${RECORD_FIELDS} } } }`;
-    return (await this.write<{ record: { update: ModelRecord | null } }>('updateRecord', query, { input: { id, data } }, signal)).record.update;
+    return (await this.write<{ record: { update: ModelRecord | null } }>('updateRecord', query, { input: { id, data } }, signal))
+      .record.update;
   }
 
   async deleteRecord(id: string, options: { force?: boolean; signal?: AbortSignal } = {}): Promise<DeletionResult> {
@@ -138,22 +161,33 @@ export class ContentClient {
         ? `mutation($id: ID!) { record { delete(id: $id) { id deleted } } }`
         : `mutation($id: ID!, $force: Boolean) { record { delete(id: $id, force: $force) { id deleted } } }`;
     const variables = options.force === undefined ? { id } : { id, force: options.force };
-    return (await this.write<{ record: { delete: DeletionResult } }>('deleteRecord', query, variables, options.signal)).record.delete;
+    return (await this.write<{ record: { delete: DeletionResult } }>('deleteRecord', query, variables, options.signal)).record
+      .delete;
   }
 
   /** One `record.import` call, as is (at most 1000 rows; see `importRows` for any number). */
   async importRecords(modelId: string, rows: JsonObject[], signal?: AbortSignal): Promise<ImportCallResult> {
     const query = `mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }`;
-    return (await this.write<{ record: { import: ImportCallResult } }>('importRecords', query, { input: { modelId, rows } }, signal)).record.import;
+    return (
+      await this.write<{ record: { import: ImportCallResult } }>('importRecords', query, { input: { modelId, rows } }, signal)
+    ).record.import;
   }
 
   // ---- loaders ----
 
   /** Every record of a model, page by page (offset paging until `hasMore` is false). */
-  async *listAll(modelId: string, options: { sort?: RecordSort; pageSize?: number; signal?: AbortSignal } = {}): AsyncGenerator<ModelRecord> {
+  async *listAll(
+    modelId: string,
+    options: { sort?: RecordSort; pageSize?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<ModelRecord> {
     const limit = Math.min(100, Math.max(1, options.pageSize ?? 100));
-    for (let offset = 0; ; ) {
-      const page = await this.listRecords(modelId, { limit, offset, sort: options.sort ?? 'createdAt_asc', ...(options.signal ? { signal: options.signal } : {}) });
+    for (let offset = 0; ;) {
+      const page = await this.listRecords(modelId, {
+        limit,
+        offset,
+        sort: options.sort ?? 'createdAt_asc',
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
       for (const item of page.items) yield item;
       offset += page.items.length;
       if (!page.hasMore || page.items.length === 0) return;
@@ -165,7 +199,11 @@ export class ContentClient {
    * budget; 429 waited out; 413 split; each row error reported with the caller's row number (1-based position).
    * Import only inserts: run it twice and every row is stored twice (see `sync` to load by key).
    */
-  importRows<T = JsonObject>(model: string | Pick<ModelDefinition, 'id'>, items: Items<T>, options: ImportOptions<T> = {}): Promise<LoadSummary<T>> {
+  importRows<T = JsonObject>(
+    model: string | Pick<ModelDefinition, 'id'>,
+    items: Items<T>,
+    options: ImportOptions<T> = {},
+  ): Promise<LoadSummary<T>> {
     return importRows({ client: this, budget: this.learntBudget }, model, items, options);
   }
 
@@ -175,7 +213,11 @@ export class ContentClient {
    * records whose key is not in the input. Run twice, the second run changes nothing; after a crash, a rerun
    * reads again and converges without duplicates.
    */
-  sync<T = JsonObject>(model: string | Pick<ModelDefinition, 'id'>, items: Items<T>, options: SyncOptions<T>): Promise<LoadSummary<T>> {
+  sync<T = JsonObject>(
+    model: string | Pick<ModelDefinition, 'id'>,
+    items: Items<T>,
+    options: SyncOptions<T>,
+  ): Promise<LoadSummary<T>> {
     return sync({ client: this, budget: this.learntBudget }, model, items, options);
   }
 }

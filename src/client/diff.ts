@@ -22,7 +22,10 @@ export function stripNulls<T extends Record<string, unknown>>(value: T): T {
  * stored, objects are compared member by member (a translatable or object field merges key by key on the
  * server). Returns undefined when nothing would change.
  */
-export function mergeDiff(current: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> | undefined {
+export function mergeDiff(
+  current: Record<string, unknown>,
+  desired: Record<string, unknown>,
+): Record<string, unknown> | undefined {
   const patch: Record<string, unknown> = {};
   let changed = false;
   for (const [key, want] of Object.entries(desired)) {

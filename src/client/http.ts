@@ -131,10 +131,22 @@ export class Transport {
           if (waited + waitMs > maxWait) {
             throw new ContentServiceError(
               `Record write budget exceeded: waited ${Math.round(waited / 1000)} s in total, the next wait of ${retryAfter} s would pass the limit of ${Math.round(maxWait / 1000)} s`,
-              { code: 'RATE_LIMIT_WAIT_EXCEEDED', status: 429, requestId: error.requestId, extensions: error.extensions, cause: error },
+              {
+                code: 'RATE_LIMIT_WAIT_EXCEEDED',
+                status: 429,
+                requestId: error.requestId,
+                extensions: error.extensions,
+                cause: error,
+              },
             );
           }
-          this.options.onWait?.({ retryAfterSeconds: retryAfter, waitMs, until: Date.now() + waitMs, operation: options.operation, attempt: rateLimited });
+          this.options.onWait?.({
+            retryAfterSeconds: retryAfter,
+            waitMs,
+            until: Date.now() + waitMs,
+            operation: options.operation,
+            attempt: rateLimited,
+          });
           await sleep(waitMs, signal);
           waited += waitMs;
           continue;
@@ -174,10 +186,13 @@ export class Transport {
     } catch (cause) {
       if (signal?.aborted) throw abortedError(signal);
       if (timeout.aborted) {
-        throw new ContentServiceError(`${operation}: no answer from ${this.url} within ${timeoutMs} ms (the outcome is unknown)`, {
-          code: 'TIMEOUT',
-          cause,
-        });
+        throw new ContentServiceError(
+          `${operation}: no answer from ${this.url} within ${timeoutMs} ms (the outcome is unknown)`,
+          {
+            code: 'TIMEOUT',
+            cause,
+          },
+        );
       }
       const reason = cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause);
       throw new ContentServiceError(`${operation}: no answer from ${this.url}: ${reason} (the outcome is unknown)`, {
@@ -197,7 +212,13 @@ export class Transport {
       const first = errors[0]!;
       const extensions = { ...(first.extensions ?? {}) };
       const code =
-        typeof extensions.code === 'string' ? extensions.code : response.status === 429 ? 'RATE_LIMITED' : response.status >= 500 ? 'INTERNAL' : 'HTTP_ERROR';
+        typeof extensions.code === 'string'
+          ? extensions.code
+          : response.status === 429
+            ? 'RATE_LIMITED'
+            : response.status >= 500
+              ? 'INTERNAL'
+              : 'HTTP_ERROR';
       const error = new ContentServiceError(String(first.message), {
         code,
         field: typeof extensions.field === 'string' ? extensions.field : undefined,
@@ -215,11 +236,14 @@ export class Transport {
       throw error;
     }
     if (!response.ok || parsed === undefined || parsed.data === undefined || parsed.data === null) {
-      throw new ContentServiceError(`${operation}: HTTP ${response.status} from ${this.url}: ${text.slice(0, 200) || '(empty body)'}`, {
-        code: response.status >= 500 ? 'INTERNAL' : 'HTTP_ERROR',
-        status: response.status,
-        requestId,
-      });
+      throw new ContentServiceError(
+        `${operation}: HTTP ${response.status} from ${this.url}: ${text.slice(0, 200) || '(empty body)'}`,
+        {
+          code: response.status >= 500 ? 'INTERNAL' : 'HTTP_ERROR',
+          status: response.status,
+          requestId,
+        },
+      );
     }
     return parsed.data as T;
   }

@@ -5,7 +5,12 @@ import { newSummary, progressReporter } from './load-summary.js';
 import type { ImportOptions, Items, Loader, LoadSummary } from './load-types.js';
 import type { JsonObject, ModelDefinition } from './types.js';
 
-export async function importRows<T>(loader: Loader, model: string | Pick<ModelDefinition, 'id'>, items: Items<T>, options: ImportOptions<T>): Promise<LoadSummary<T>> {
+export async function importRows<T>(
+  loader: Loader,
+  model: string | Pick<ModelDefinition, 'id'>,
+  items: Items<T>,
+  options: ImportOptions<T>,
+): Promise<LoadSummary<T>> {
   const modelId = typeof model === 'string' ? (await resolveModel(loader.client, model, options.signal)).id : model.id;
   const summary = newSummary<T>(options.dryRun ?? false);
   const report = progressReporter(summary, options);

@@ -25,7 +25,10 @@ export interface BatcherHooks<T> {
   setBudget(budget: number): void;
   onRowError(error: RowError<T>): void;
   /** Rows of a call that had no answer: return the rows to send again, or undefined to report them failed. */
-  onOutcomeUnknown?(rows: PendingRow<T>[], error: ContentServiceError): Promise<{ resend: PendingRow<T>[]; landed: number } | undefined>;
+  onOutcomeUnknown?(
+    rows: PendingRow<T>[],
+    error: ContentServiceError,
+  ): Promise<{ resend: PendingRow<T>[]; landed: number } | undefined>;
   /** After every call that got an answer. */
   onBatch?(outcome: BatchOutcome): void;
 }
@@ -88,7 +91,7 @@ export class ImportBatcher<T> {
         const budget = Number.isInteger(named) && named > 0 ? named : Math.floor(chunk.length / 2);
         if (budget < 1 || chunk.length <= 1) return this.stop(chunk, error);
         this.hooks.setBudget(Math.min(budget, chunk.length - 1));
-        for (let start = 0; start < chunk.length; ) {
+        for (let start = 0; start < chunk.length;) {
           const size = this.limit();
           await this.sendChunk(chunk.slice(start, start + size));
           start += size;

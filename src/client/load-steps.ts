@@ -7,7 +7,11 @@ import type { RunningSummary } from './load-summary.js';
 import type { ImportOptions, Loader, LoaderClient } from './load-types.js';
 import type { JsonObject, ModelDefinition } from './types.js';
 
-export async function resolveModel(client: LoaderClient, model: string | Pick<ModelDefinition, 'id'>, signal?: AbortSignal): Promise<ModelDefinition> {
+export async function resolveModel(
+  client: LoaderClient,
+  model: string | Pick<ModelDefinition, 'id'>,
+  signal?: AbortSignal,
+): Promise<ModelDefinition> {
   if (typeof model === 'string') return client.findModel(model, signal);
   if ('fields' in model && Array.isArray((model as ModelDefinition).fields)) return model as ModelDefinition;
   const found = await client.getModel(model.id, signal);

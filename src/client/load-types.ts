@@ -61,7 +61,10 @@ export interface LoadSummary<T> {
 export type Items<T> = Iterable<T> | AsyncIterable<T>;
 
 /** The calls of the admin API the loaders are built on. */
-export type LoaderClient = Pick<ContentClient, 'findModel' | 'getModel' | 'importRecords' | 'listAll' | 'patchRecord' | 'deleteRecord'>;
+export type LoaderClient = Pick<
+  ContentClient,
+  'findModel' | 'getModel' | 'importRecords' | 'listAll' | 'patchRecord' | 'deleteRecord'
+>;
 
 /** The workspace's write budget as learnt from a 413 answer, kept by the client: later imports split to it at once. */
 export interface LearntBudget {

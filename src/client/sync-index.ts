@@ -26,7 +26,13 @@ export interface KeyIndex {
   keyless: string[];
 }
 
-export async function readKeyIndex(client: LoaderClient, modelId: string, key: string, signal: AbortSignal | undefined, onRecord: () => void): Promise<KeyIndex> {
+export async function readKeyIndex(
+  client: LoaderClient,
+  modelId: string,
+  key: string,
+  signal: AbortSignal | undefined,
+  onRecord: () => void,
+): Promise<KeyIndex> {
   const byKey = new Map<string, IndexEntry>();
   const duplicates: string[] = [];
   const keyless: string[] = [];

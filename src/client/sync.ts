@@ -13,12 +13,20 @@ import type { JsonObject, ModelDefinition } from './types.js';
 /** Failures after which nothing more is sent. */
 const STOPPING_CODES = ['UNAUTHENTICATED', 'FORBIDDEN', 'ABORTED', 'RATE_LIMIT_WAIT_EXCEEDED'];
 
-export async function sync<T>(loader: Loader, model: string | Pick<ModelDefinition, 'id'>, items: Items<T>, options: SyncOptions<T>): Promise<LoadSummary<T>> {
+export async function sync<T>(
+  loader: Loader,
+  model: string | Pick<ModelDefinition, 'id'>,
+  items: Items<T>,
+  options: SyncOptions<T>,
+): Promise<LoadSummary<T>> {
   const { client } = loader;
   const definition = await resolveModel(client, model, options.signal);
   const key = options.key;
   if (!definition.fields.some((field) => field.key === key)) {
-    throw new ContentServiceError(`key: the model "${definition.slug}" has no field "${key}"`, { code: 'BAD_USER_INPUT', field: 'key' });
+    throw new ContentServiceError(`key: the model "${definition.slug}" has no field "${key}"`, {
+      code: 'BAD_USER_INPUT',
+      field: 'key',
+    });
   }
   const summary = newSummary<T>(options.dryRun ?? false);
   const report = progressReporter(summary, options);
@@ -78,7 +86,10 @@ export async function sync<T>(loader: Loader, model: string | Pick<ModelDefiniti
     const existing = index.byKey.get(k);
     const firstRow = existing?.seenAt ?? created.get(k);
     if (firstRow !== undefined) {
-      fail('BAD_USER_INPUT', `${key}: the key ${JSON.stringify(data[key])} is also on input row ${firstRow}; each key may appear once`);
+      fail(
+        'BAD_USER_INPUT',
+        `${key}: the key ${JSON.stringify(data[key])} is also on input row ${firstRow}; each key may appear once`,
+      );
       continue;
     }
     if (!existing) {
@@ -123,7 +134,14 @@ export async function sync<T>(loader: Loader, model: string | Pick<ModelDefiniti
 }
 
 /** Step 3: deletes the records whose key is not in the input, records without a key, extra records sharing a key. */
-async function prune<T>(loader: Loader, index: KeyIndex, pool: Pool, summary: RunningSummary<T>, report: ProgressReporter<T>, options: SyncOptions<T>): Promise<void> {
+async function prune<T>(
+  loader: Loader,
+  index: KeyIndex,
+  pool: Pool,
+  summary: RunningSummary<T>,
+  report: ProgressReporter<T>,
+  options: SyncOptions<T>,
+): Promise<void> {
   summary.progress.phase = 'pruning';
   const doomed = [...index.byKey.values()].filter((entry) => entry.seenAt === undefined).map((entry) => entry.id);
   doomed.push(...index.duplicates, ...index.keyless);
@@ -140,7 +158,13 @@ async function prune<T>(loader: Loader, index: KeyIndex, pool: Pool, summary: Ru
       } catch (error) {
         const { code, message } = rejection(error);
         summary.failed += 1;
-        const failure = { row: 0, item: { id } as unknown as T, message: `delete ${id}: ${message}`, code, field: fieldOfMessage(message) };
+        const failure = {
+          row: 0,
+          item: { id } as unknown as T,
+          message: `delete ${id}: ${message}`,
+          code,
+          field: fieldOfMessage(message),
+        };
         if (options.onRowError) options.onRowError(failure);
         else summary.errors.push(failure);
       }

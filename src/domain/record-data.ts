@@ -110,12 +110,7 @@ function checkRelation(
   return many ? [...(ids as string[])] : value;
 }
 
-function checkTranslatable(
-  value: unknown,
-  path: string,
-  check: DataCheck,
-  fail: (reason: string) => undefined,
-): unknown {
+function checkTranslatable(value: unknown, path: string, check: DataCheck, fail: (reason: string) => undefined): unknown {
   if (!isPlainObject(value)) return fail('must be an object of locale code to string, such as {"en":"Ball"}');
   const result: Record<string, string> = {};
   for (const [locale, text] of Object.entries(value)) {

@@ -32,7 +32,10 @@ export function sizeIssues(data: RecordData, text: string, limits: RecordSizeLim
     const bytes = Buffer.byteLength(JSON.stringify(value));
     if (bytes > largest.bytes) largest = { key, bytes };
     if (bytes > limits.maxFieldBytes) {
-      issues.push({ path: key, reason: `is ${bytes} bytes as JSON; one field value may be at most ${limits.maxFieldBytes} bytes` });
+      issues.push({
+        path: key,
+        reason: `is ${bytes} bytes as JSON; one field value may be at most ${limits.maxFieldBytes} bytes`,
+      });
     }
   }
   if (issues.length === 0 && recordBytes > limits.maxRecordBytes) {

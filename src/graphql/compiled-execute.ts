@@ -133,7 +133,11 @@ export function sourceOnlyResolver<T extends SourceResolver>(resolve: T): T {
 
 export interface CompiledOperation {
   /** Runs the operation: the `data` JSON text and the errors raised (graphql-js's located errors), in its order. */
-  run(contextValue: unknown, variableValues: Record<string, unknown>, rootValue: unknown): Promise<{ data: string; errors: GraphQLError[] }>;
+  run(
+    contextValue: unknown,
+    variableValues: Record<string, unknown>,
+    rootValue: unknown,
+  ): Promise<{ data: string; errors: GraphQLError[] }>;
 }
 
 class NotCompilable extends Error {}
@@ -284,7 +288,12 @@ class Compiler {
     return [...grouped].map(([responseKey, nodes]) => this.fieldPlan(type, responseKey, nodes));
   }
 
-  private collect(type: GraphQLObjectType, selectionSet: SelectionSetNode, grouped: Map<string, FieldNode[]>, visited: Set<string>): void {
+  private collect(
+    type: GraphQLObjectType,
+    selectionSet: SelectionSetNode,
+    grouped: Map<string, FieldNode[]>,
+    visited: Set<string>,
+  ): void {
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         if (!this.included(selection)) continue;
@@ -409,7 +418,9 @@ class Compiler {
       return (_run, _field, _path, value) => {
         const serialized = type.serialize(value);
         if (serialized === null || serialized === undefined) {
-          throw new Error(`Expected \`${inspect(type)}.serialize(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`);
+          throw new Error(
+            `Expected \`${inspect(type)}.serialize(${inspect(value)})\` to return non-nullable value, returned: ${inspect(serialized)}`,
+          );
         }
         return jsonOf(serialized);
       };
@@ -508,7 +519,11 @@ function executeResolvedField(run: Run, field: FieldPlan, source: unknown, path:
         const property = (source as Record<string, unknown>)[field.fieldName];
         result =
           typeof property === 'function'
-            ? (source as Record<string, (...args: unknown[]) => unknown>)[field.fieldName]!(args, run.contextValue, resolveInfo(run, field, path))
+            ? (source as Record<string, (...args: unknown[]) => unknown>)[field.fieldName]!(
+                args,
+                run.contextValue,
+                resolveInfo(run, field, path),
+              )
             : property;
       }
     }
@@ -524,7 +539,8 @@ function completeResult(run: Run, field: FieldPlan, path: Path, result: unknown)
     const completed = isPromise(result)
       ? result.then((resolved) => field.complete(run, field, path, resolved))
       : field.complete(run, field, path, result);
-    if (isPromise(completed)) return completed.then(undefined, (error: unknown) => fieldError(run, field.nodes, field.returnType, path, error));
+    if (isPromise(completed))
+      return completed.then(undefined, (error: unknown) => fieldError(run, field.nodes, field.returnType, path, error));
     return completed;
   } catch (error) {
     return fieldError(run, field.nodes, field.returnType, path, error);
@@ -555,7 +571,12 @@ function resolveInfo(run: Run, field: FieldPlan, path: Path): GraphQLResolveInfo
 }
 
 /** Fields of an object side by side (graphql-js's executeFields). */
-function completeObject(run: Run, fields: readonly FieldPlan[], source: unknown, path: Path | undefined): string | Promise<string> {
+function completeObject(
+  run: Run,
+  fields: readonly FieldPlan[],
+  source: unknown,
+  path: Path | undefined,
+): string | Promise<string> {
   const parts = new Array<Json | Promise<Json>>(fields.length);
   let pending = false;
   let index = 0;

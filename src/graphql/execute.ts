@@ -38,7 +38,11 @@ export interface RawAnswer {
  * union (a schema the service does not have) runs on graphql-js's `execute`, which coerces the raw variables
  * again: graphql 16 exports no way to run an operation on variables already coerced.
  */
-export async function runOperation(schema: GraphQLSchema, prepared: PreparedOperation, contextValue: unknown): Promise<RawAnswer> {
+export async function runOperation(
+  schema: GraphQLSchema,
+  prepared: PreparedOperation,
+  contextValue: unknown,
+): Promise<RawAnswer> {
   const compiled = compiledOperation(schema, prepared.document, prepared.operation);
   if (compiled) return compiled.run(contextValue, prepared.coercedVariables, {});
   const result = await execute({

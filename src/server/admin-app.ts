@@ -61,7 +61,11 @@ export function registerAdminApp(app: FastifyInstance): void {
     if (dir && existsSync(join(dir, name))) {
       const body = readFileSync(join(dir, name));
       const extension = name.endsWith('.js.map') ? '.map' : name.slice(name.lastIndexOf('.'));
-      asset = { body, type: TYPES[extension] ?? 'application/octet-stream', etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+      asset = {
+        body,
+        type: TYPES[extension] ?? 'application/octet-stream',
+        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+      };
     }
     // Only found files are kept: a build finishing after the start is picked up.
     if (asset) cache.set(name, asset);

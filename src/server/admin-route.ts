@@ -59,24 +59,32 @@ export function registerAdminRoute(
   };
 
   const answer = (request: FastifyRequest, reply: FastifyReply, read: () => GraphQLRequest) =>
-    answerGraphQL(request, reply, async (onUnexpected) => {
-      const graphqlRequest = read();
-      if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION) throw mutationByGetError();
-      const { actor, writeBudget, viaSession } = authenticated.get(request)!;
-      const prepared = prepareOperation(schema, documents, graphqlRequest);
-      const plan = planAdminOperation(schema, prepared);
-      for (const permission of plan.permissions) {
-        if (!mayDo(actor.role, permission)) {
-          throw new ServiceError('FORBIDDEN', `Forbidden: ${actor.role} may not ${permission}`);
+    answerGraphQL(
+      request,
+      reply,
+      async (onUnexpected) => {
+        const graphqlRequest = read();
+        if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION)
+          throw mutationByGetError();
+        const { actor, writeBudget, viaSession } = authenticated.get(request)!;
+        const prepared = prepareOperation(schema, documents, graphqlRequest);
+        const plan = planAdminOperation(schema, prepared);
+        for (const permission of plan.permissions) {
+          if (!mayDo(actor.role, permission)) {
+            throw new ServiceError('FORBIDDEN', `Forbidden: ${actor.role} may not ${permission}`);
+          }
         }
-      }
-      // The spec: writes made in the admin application (a session) are not counted against the token budget.
-      if (plan.cost > 0 && !viaSession) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
-      const context: AdminContext = { actor, services };
-      return executeOperation(schema, prepared, context, onUnexpected);
-    }, maxResponseBytes);
+        // The spec: writes made in the admin application (a session) are not counted against the token budget.
+        if (plan.cost > 0 && !viaSession) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
+        const context: AdminContext = { actor, services };
+        return executeOperation(schema, prepared, context, onUnexpected);
+      },
+      maxResponseBytes,
+    );
 
-  app.post('/graphql', { onRequest: authenticateFirst }, (request, reply) => answer(request, reply, () => readGraphQLRequest(request.body)));
+  app.post('/graphql', { onRequest: authenticateFirst }, (request, reply) =>
+    answer(request, reply, () => readGraphQLRequest(request.body)),
+  );
   app.get('/graphql', { onRequest: authenticateFirst }, (request, reply) => {
     if (wantsGraphiql(request)) return sendGraphiqlPage(reply);
     return answer(request, reply, () => readGraphQLQueryString(request.query));
@@ -93,7 +101,12 @@ function wantsGraphiql(request: FastifyRequest): boolean {
  * An API token (Authorization: Bearer) when the request has an Authorization header, whatever else it carries;
  * otherwise the admin application's session cookie with its CSRF token; otherwise 401.
  */
-async function authenticateAdmin(store: Store, request: FastifyRequest, reply: FastifyReply, now: number): Promise<Authenticated> {
+async function authenticateAdmin(
+  store: Store,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  now: number,
+): Promise<Authenticated> {
   if (request.headers.authorization === undefined && readCookie(request, SESSION_COOKIE) !== undefined) {
     const { refreshedCookie, ...authenticated } = await authenticateSession(store, request, now);
     if (refreshedCookie) reply.header('set-cookie', refreshedCookie);

@@ -1,11 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import Fastify, {
-  LogController,
-  type FastifyError,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import { WriteBudget } from '../budget/write-budget.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -42,7 +36,14 @@ export interface AppOptions {
 }
 
 /** The HTTP application: routes, request ids, one log line per request, errors mapped to the contract. */
-export async function buildApp({ store, config, logger, budget, signIn, clock = systemClock }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  store,
+  config,
+  logger,
+  budget,
+  signIn,
+  clock = systemClock,
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
@@ -166,16 +167,19 @@ function discardBody(raw: IncomingMessage, limit: number): Promise<void> {
 function refuse(error: FastifyError, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number) {
   const status = error.statusCode ?? 500;
   if (isTooLarge(error)) {
-    return sendRefusal(request, reply, new ServiceError('PAYLOAD_TOO_LARGE', `Request body is larger than ${bodyLimitBytes} bytes`));
+    return sendRefusal(
+      request,
+      reply,
+      new ServiceError('PAYLOAD_TOO_LARGE', `Request body is larger than ${bodyLimitBytes} bytes`),
+    );
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
     reply.code(415);
     return reply.send({ errors: [{ message: 'Content-Type must be application/json', extensions: { code: 'BAD_USER_INPUT' } }] });
   }
   if (status >= 400 && status < 500) {
-    const message = error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError
-      ? 'Request body must be valid JSON'
-      : 'Bad request';
+    const message =
+      error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError ? 'Request body must be valid JSON' : 'Bad request';
     return sendRefusal(request, reply, new ServiceError('BAD_USER_INPUT', message));
   }
   request.log.error({ err: error }, 'unexpected error');

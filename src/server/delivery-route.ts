@@ -38,31 +38,40 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
   const documents = new DocumentCache(schema, { introspection: options.introspection ?? true });
   type Route = { Params: { org: string; workspace: string } };
   const answer = (request: FastifyRequest<Route>, reply: FastifyReply, read: () => GraphQLRequest) =>
-    answerGraphQL(request, reply, async (onUnexpected) => {
-      const graphqlRequest = read();
-      if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION) throw mutationByGetError();
-      const prepared = prepareOperation(schema, documents, graphqlRequest);
-      requireStorableText('org', request.params.org);
-      requireStorableText('workspace', request.params.workspace);
-      const workspace = await options.store.tenancy.findWorkspaceBySlugs(request.params.org, request.params.workspace);
-      if (!workspace) throw new ServiceError('NOT_FOUND', 'Workspace not found');
-      const context: DeliveryContext = { workspace, services: options.services };
-      return executeOperation(schema, prepared, context, onUnexpected);
-    }, options.maxResponseBytes);
+    answerGraphQL(
+      request,
+      reply,
+      async (onUnexpected) => {
+        const graphqlRequest = read();
+        if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION)
+          throw mutationByGetError();
+        const prepared = prepareOperation(schema, documents, graphqlRequest);
+        requireStorableText('org', request.params.org);
+        requireStorableText('workspace', request.params.workspace);
+        const workspace = await options.store.tenancy.findWorkspaceBySlugs(request.params.org, request.params.workspace);
+        if (!workspace) throw new ServiceError('NOT_FOUND', 'Workspace not found');
+        const context: DeliveryContext = { workspace, services: options.services };
+        return executeOperation(schema, prepared, context, onUnexpected);
+      },
+      options.maxResponseBytes,
+    );
 
-  await app.register(async (scope) => {
-    await scope.register(cors, {
-      origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
-      methods: ['GET', 'POST', 'OPTIONS'],
-      allowedHeaders: ['content-type', 'accept'],
-      exposedHeaders: ['x-request-id'],
-      maxAge: 600,
-    });
-    scope.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
-      answer(request, reply, () => readGraphQLRequest(request.body)),
-    );
-    scope.get<Route>('/:org/:workspace/graphql', (request, reply) =>
-      answer(request, reply, () => readGraphQLQueryString(request.query)),
-    );
-  }, { prefix: '/public' });
+  await app.register(
+    async (scope) => {
+      await scope.register(cors, {
+        origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
+        methods: ['GET', 'POST', 'OPTIONS'],
+        allowedHeaders: ['content-type', 'accept'],
+        exposedHeaders: ['x-request-id'],
+        maxAge: 600,
+      });
+      scope.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
+        answer(request, reply, () => readGraphQLRequest(request.body)),
+      );
+      scope.get<Route>('/:org/:workspace/graphql', (request, reply) =>
+        answer(request, reply, () => readGraphQLQueryString(request.query)),
+      );
+    },
+    { prefix: '/public' },
+  );
 }

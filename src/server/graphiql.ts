@@ -47,11 +47,7 @@ query Models {
 }
 `;
 
-const DEFAULT_HEADERS = JSON.stringify(
-  { Authorization: 'Bearer cs_your_token', 'x-workspace-id': 'your-workspace-id' },
-  null,
-  2,
-);
+const DEFAULT_HEADERS = JSON.stringify({ Authorization: 'Bearer cs_your_token', 'x-workspace-id': 'your-workspace-id' }, null, 2);
 
 /**
  * Starts GraphiQL. Its state (tabs, query, headers, the token in them) is kept in memory only, never in

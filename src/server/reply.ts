@@ -9,7 +9,10 @@ const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 /** Answers in `application/graphql-response+json` when the client asks for it, JSON otherwise. */
 export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status: number, body: ResponseBody | SerializedBody) {
   const type = acceptsGraphQLResponse(request) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
-  return reply.code(status).type(type).send(body instanceof SerializedBody ? body.json : JSON.stringify(body));
+  return reply
+    .code(status)
+    .type(type)
+    .send(body instanceof SerializedBody ? body.json : JSON.stringify(body));
 }
 
 function acceptsGraphQLResponse(request: FastifyRequest): boolean {
@@ -33,7 +36,8 @@ export async function answerGraphQL(
   try {
     const body = await work((error) => request.log.error({ err: error }, 'unexpected error while executing'));
     const json = body instanceof SerializedBody ? body.json : JSON.stringify(body);
-    if (isLargerThan(json, maxResponseBytes)) return sendGraphQL(request, reply, 200, { errors: [answerTooLarge(json, maxResponseBytes)] });
+    if (isLargerThan(json, maxResponseBytes))
+      return sendGraphQL(request, reply, 200, { errors: [answerTooLarge(json, maxResponseBytes)] });
     return sendGraphQL(request, reply, 200, new SerializedBody(json));
   } catch (error) {
     if (error instanceof ServiceError) return sendRefusal(request, reply, error);

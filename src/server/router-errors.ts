@@ -25,7 +25,11 @@ const GRAPHQL_PATHS = [/^\/graphql$/, /^\/public\/[^/]+\/[^/]+\/graphql$/];
 export function answerNotFound(request: FastifyRequest, reply: FastifyReply) {
   const path = request.url.split('?')[0]!;
   if (GRAPHQL_PATHS.some((pattern) => pattern.test(path))) {
-    return sendRefusal(request, reply, new MethodNotAllowedError('GET, POST', `Method ${request.method} is not allowed here: use GET or POST`));
+    return sendRefusal(
+      request,
+      reply,
+      new MethodNotAllowedError('GET, POST', `Method ${request.method} is not allowed here: use GET or POST`),
+    );
   }
   return sendRefusal(request, reply, new ServiceError('NOT_FOUND', `No route ${request.method} ${path}`));
 }

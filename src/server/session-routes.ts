@@ -62,7 +62,8 @@ function badInput(field: string, reason: string): ServiceError {
 }
 
 function readCredentials(body: unknown): { email: string; password: string } {
-  if (!isPlainObject(body)) throw new ServiceError('BAD_USER_INPUT', 'Request body must be a JSON object with "email" and "password"');
+  if (!isPlainObject(body))
+    throw new ServiceError('BAD_USER_INPUT', 'Request body must be a JSON object with "email" and "password"');
   const { email, password } = body;
   if (typeof email !== 'string' || email.trim() === '') throw badInput('email', 'must be a non-empty string');
   if (typeof password !== 'string' || password === '') throw badInput('password', 'must be a non-empty string');
@@ -83,7 +84,10 @@ function tooManyAtOnce(): ServiceError {
   return new ServiceError('RATE_LIMITED', 'Too many sign-ins at once; try again in a second', { retryAfter: 1 });
 }
 
-export function registerSessionRoutes(app: FastifyInstance, { store, clock = systemClock, ...signInOptions }: SessionRoutesOptions): void {
+export function registerSessionRoutes(
+  app: FastifyInstance,
+  { store, clock = systemClock, ...signInOptions }: SessionRoutesOptions,
+): void {
   const options: SignInOptions = { ...DEFAULT_SIGN_IN_OPTIONS, ...withoutUndefined(signInOptions) };
   const throttle = new SignInThrottle(options, options.limiters);
   const hashing = new PasswordHashGate(options.passwordHashConcurrency, options.passwordHashQueue);

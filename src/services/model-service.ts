@@ -38,7 +38,10 @@ export class ModelService {
     if ('slug' in given) {
       throw new ServiceError('BAD_USER_INPUT', 'slug: cannot be changed', { field: 'slug' });
     }
-    const shape = normaliseModelShape({ ...currentShape(model), ...given, slug: model.slug }, await this.slugs(actor.workspaceId));
+    const shape = normaliseModelShape(
+      { ...currentShape(model), ...given, slug: model.slug },
+      await this.slugs(actor.workspaceId),
+    );
     const change = await this.planChange(model, shape);
     return this.store.models.update(model, change);
   }
@@ -46,11 +49,9 @@ export class ModelService {
   async delete(actor: Actor, id: string): Promise<{ id: string; deleted: boolean }> {
     const model = await this.requireModel(actor.workspaceId, id);
     if (model.recordCount > 0) {
-      throw new ServiceError(
-        'CONFLICT',
-        `id: model "${model.slug}" still has ${model.recordCount} records; delete them first`,
-        { field: 'id' },
-      );
+      throw new ServiceError('CONFLICT', `id: model "${model.slug}" still has ${model.recordCount} records; delete them first`, {
+        field: 'id',
+      });
     }
     const referencing = modelsReferencing(await this.store.models.list(actor.workspaceId), model.slug);
     if (referencing.length > 0) {

@@ -131,11 +131,7 @@ export class RecordService {
     return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
   }
 
-  private async modify(
-    actor: Actor,
-    id: string,
-    change: Parameters<Store['records']['modify']>[3],
-  ): Promise<StoredRecord> {
+  private async modify(actor: Actor, id: string, change: Parameters<Store['records']['modify']>[3]): Promise<StoredRecord> {
     const result = await this.store.records.modify(actor.workspaceId, id, actor.userId, change);
     if (!result) throw recordNotFound();
     return result;
@@ -166,4 +162,3 @@ function refuseUnknownKeys(model: ModelDefinition, patch: Record<string, unknown
     }
   }
 }
-

@@ -109,12 +109,7 @@ export interface TenancyStore {
   /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
   ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }>;
   /** Like ensureMembership, for an existing workspace by id; null when the workspace does not exist. */
-  ensureMemberOf(
-    workspaceId: string,
-    email: string,
-    role: Role | null,
-    defaultRole: Role,
-  ): Promise<Membership | null>;
+  ensureMemberOf(workspaceId: string, email: string, role: Role | null, defaultRole: Role): Promise<Membership | null>;
   findWorkspace(id: string): Promise<Workspace | null>;
   findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null>;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;

@@ -16,7 +16,13 @@ const fields: FieldDefinition[] = [
   { key: 'inStock', label: 'In stock', type: 'boolean', required: false },
   { key: 'released', label: 'Released', type: 'date', required: false },
   { key: 'name', label: 'Name', type: 'translatable', required: false },
-  { key: 'dims', label: 'Dimensions', type: 'object', required: false, fields: [{ key: 'w', label: 'W', type: 'number', required: false }] },
+  {
+    key: 'dims',
+    label: 'Dimensions',
+    type: 'object',
+    required: false,
+    fields: [{ key: 'w', label: 'W', type: 'number', required: false }],
+  },
   { key: 'tags', label: 'Tags', type: 'relation', required: false, relationTo: 'model:tag', relationType: 'hasMany' },
   { key: 'maker', label: 'Maker', type: 'relation', required: false, relationTo: 'model:maker', relationType: 'hasOne' },
 ];
@@ -36,20 +42,43 @@ describe('parseCsv (RFC 4180, csv-parse as in the CLI; the shared fixtures: test
 
   test('LF and CR line ends, a byte order mark, no final line break, empty lines skipped', async () => {
     const parsed = await parseCsv('\uFEFFa,b\n1,2\r\r\n3,4');
-    assert.deepEqual(parsed.rows, [['a', 'b'], ['1', '2'], ['3', '4']]);
+    assert.deepEqual(parsed.rows, [
+      ['a', 'b'],
+      ['1', '2'],
+      ['3', '4'],
+    ]);
     assert.deepEqual(parsed.lines, [1, 2, 4]);
   });
 
   test('a semicolon or tab header line picks that delimiter; a comma inside quotes does not count', async () => {
-    assert.deepEqual((await parseCsv('a;b\n1;"x;y"\n')).rows, [['a', 'b'], ['1', 'x;y']]);
-    assert.deepEqual((await parseCsv('a\tb\n1\t2\n')).rows, [['a', 'b'], ['1', '2']]);
-    assert.deepEqual((await parseCsv('"a,b";c\n1;2\n')).rows, [['a,b', 'c'], ['1', '2']]);
+    assert.deepEqual((await parseCsv('a;b\n1;"x;y"\n')).rows, [
+      ['a', 'b'],
+      ['1', 'x;y'],
+    ]);
+    assert.deepEqual((await parseCsv('a\tb\n1\t2\n')).rows, [
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
+    assert.deepEqual((await parseCsv('"a,b";c\n1;2\n')).rows, [
+      ['a,b', 'c'],
+      ['1', '2'],
+    ]);
   });
 
   test('an unclosed quote, text after a closing quote and a quote inside an unquoted cell are refused with their line', async () => {
-    await assert.rejects(parseCsv('a\n1\n"open\nstill open'), (error: unknown) => error instanceof CsvSyntaxError && error.line === 4 && /Quote Not Closed/.test(error.message));
-    await assert.rejects(parseCsv('a,b\n"x"y,2\n'), (error: unknown) => error instanceof CsvSyntaxError && error.line === 2 && /Invalid Closing Quote: got "y" at line 2/.test(error.message));
-    await assert.rejects(parseCsv('a,b\n1,x"y\n'), (error: unknown) => error instanceof CsvSyntaxError && error.line === 2 && /Invalid Opening Quote/.test(error.message));
+    await assert.rejects(
+      parseCsv('a\n1\n"open\nstill open'),
+      (error: unknown) => error instanceof CsvSyntaxError && error.line === 4 && /Quote Not Closed/.test(error.message),
+    );
+    await assert.rejects(
+      parseCsv('a,b\n"x"y,2\n'),
+      (error: unknown) =>
+        error instanceof CsvSyntaxError && error.line === 2 && /Invalid Closing Quote: got "y" at line 2/.test(error.message),
+    );
+    await assert.rejects(
+      parseCsv('a,b\n1,x"y\n'),
+      (error: unknown) => error instanceof CsvSyntaxError && error.line === 2 && /Invalid Opening Quote/.test(error.message),
+    );
   });
 
   test('csvLine quotes what needs it and reads back the same', async () => {
@@ -63,7 +92,9 @@ describe('parseCsv (RFC 4180, csv-parse as in the CLI; the shared fixtures: test
 describe('column mapping', () => {
   test('by key or label, any case and punctuation; per-locale columns; `_` columns and unknown ones ignored', () => {
     const header = ['TITLE', 'sku', 'Unit Price', 'in_stock', 'name.en', 'Name (pl)', '_line', 'unknown', 'title'];
-    const mapped = autoMap(header, fields).map((mapping) => (mapping ? `${mapping.field.key}${mapping.locale ? `.${mapping.locale}` : ''}` : null));
+    const mapped = autoMap(header, fields).map((mapping) =>
+      mapping ? `${mapping.field.key}${mapping.locale ? `.${mapping.locale}` : ''}` : null,
+    );
     assert.deepEqual(mapped, ['title', 'sku', 'price', 'inStock', 'name.en', 'name.pl', null, null, null]);
   });
 
@@ -110,10 +141,19 @@ describe('cell conversion by field type', () => {
     assert.throws(() => convertCell({ field: field('tags') }, '[1,2]'), /not a JSON array of record ids/);
   });
 
-  test('the conversion is the CLI\'s: the same values, and the same messages for bad cells', () => {
+  test("the conversion is the CLI's: the same values, and the same messages for bad cells", () => {
     const cases: [string, string | null][] = [
-      ['price', ' 149.99 '], ['price', 'x'.repeat(80)], ['inStock', 'maybe'], ['released', '2023-02-29'],
-      ['tags', 'a|b'], ['tags', '[1]'], ['name', 'Ball'], ['dims', '{"w":2}'], ['dims', '[1]'], ['maker', ' id-1 '], ['price', ' '],
+      ['price', ' 149.99 '],
+      ['price', 'x'.repeat(80)],
+      ['inStock', 'maybe'],
+      ['released', '2023-02-29'],
+      ['tags', 'a|b'],
+      ['tags', '[1]'],
+      ['name', 'Ball'],
+      ['dims', '{"w":2}'],
+      ['dims', '[1]'],
+      ['maker', ' id-1 '],
+      ['price', ' '],
     ];
     for (const [key, cell] of cases) {
       const columns = csvColumns([key], fields);
@@ -134,9 +174,20 @@ describe('cell conversion by field type', () => {
   });
 
   test('a row: per-locale columns make one object; every bad cell is named by its field', () => {
-    const mappings = [{ field: field('title') }, { field: field('name'), locale: 'en' }, { field: field('name'), locale: 'pl' }, { field: field('price') }, null];
-    assert.deepEqual(convertRow(['Ball', 'Ball', 'Piłka', '9.5', 'ignored'], mappings), { data: { title: 'Ball', name: { en: 'Ball', pl: 'Piłka' }, price: 9.5 }, problems: [] });
-    assert.deepEqual(convertRow(['Ball', null, null, 'x'], mappings).problems, [{ column: 3, message: 'price: "x" is not a number (such as 149.99)' }]);
+    const mappings = [
+      { field: field('title') },
+      { field: field('name'), locale: 'en' },
+      { field: field('name'), locale: 'pl' },
+      { field: field('price') },
+      null,
+    ];
+    assert.deepEqual(convertRow(['Ball', 'Ball', 'Piłka', '9.5', 'ignored'], mappings), {
+      data: { title: 'Ball', name: { en: 'Ball', pl: 'Piłka' }, price: 9.5 },
+      problems: [],
+    });
+    assert.deepEqual(convertRow(['Ball', null, null, 'x'], mappings).problems, [
+      { column: 3, message: 'price: "x" is not a number (such as 149.99)' },
+    ]);
   });
 });
 
@@ -144,7 +195,13 @@ describe('runImport', () => {
   const mappings = [{ field: field('title') }, { field: field('price') }];
 
   test('batches of at most N rows; server row numbers (1-based per call) and bad cells map to rows and lines of the file', async () => {
-    const rows = [['a', '1'], ['b', 'x'], ['c', '3'], ['d', '4'], ['e', '5']];
+    const rows = [
+      ['a', '1'],
+      ['b', 'x'],
+      ['c', '3'],
+      ['d', '4'],
+      ['e', '5'],
+    ];
     const lines = [2, 3, 5, 6, 7];
     const calls: JsonObject[][] = [];
     const progress: number[] = [];
@@ -156,11 +213,21 @@ describe('runImport', () => {
       send: async (batch) => {
         calls.push(batch);
         // The second row of each call fails on the server.
-        return { importedCount: batch.length - (batch.length > 1 ? 1 : 0), errors: batch.length > 1 ? [{ row: 2, message: 'title: refused' }] : [] };
+        return {
+          importedCount: batch.length - (batch.length > 1 ? 1 : 0),
+          errors: batch.length > 1 ? [{ row: 2, message: 'title: refused' }] : [],
+        };
       },
       onProgress: (state) => progress.push(state.done),
     });
-    assert.deepEqual(calls, [[{ title: 'a', price: 1 }], [{ title: 'c', price: 3 }, { title: 'd', price: 4 }], [{ title: 'e', price: 5 }]]);
+    assert.deepEqual(calls, [
+      [{ title: 'a', price: 1 }],
+      [
+        { title: 'c', price: 3 },
+        { title: 'd', price: 4 },
+      ],
+      [{ title: 'e', price: 5 }],
+    ]);
     assert.deepEqual(progress, [2, 4, 5]);
     assert.deepEqual(
       outcome.errors.map((error) => [error.row, error.line, error.message]),
@@ -216,7 +283,11 @@ describe('runImport', () => {
   test('cancelling stops before the next call', async () => {
     let cancelled = false;
     const outcome = await runImport({
-      rows: [['a', '1'], ['b', '2'], ['c', '3']],
+      rows: [
+        ['a', '1'],
+        ['b', '2'],
+        ['c', '3'],
+      ],
       lines: [2, 3, 4],
       mappings,
       batchRows: 1,
@@ -241,11 +312,23 @@ describe('forms', () => {
   });
 
   test('field messages: the path and the reason; paths from the most specific', () => {
-    assert.deepEqual(splitFieldMessage('sku: A record with this SKU already exists'), { path: 'sku', reason: 'A record with this SKU already exists' });
-    assert.deepEqual(splitFieldMessage('fields[2].relationTo: no model with slug "x"'), { path: 'fields[2].relationTo', reason: 'no model with slug "x"' });
+    assert.deepEqual(splitFieldMessage('sku: A record with this SKU already exists'), {
+      path: 'sku',
+      reason: 'A record with this SKU already exists',
+    });
+    assert.deepEqual(splitFieldMessage('fields[2].relationTo: no model with slug "x"'), {
+      path: 'fields[2].relationTo',
+      reason: 'no model with slug "x"',
+    });
     assert.deepEqual(splitFieldMessage('name.pt-BR: must be a string'), { path: 'name.pt-BR', reason: 'must be a string' });
     assert.equal(splitFieldMessage('Not authorized'), undefined);
-    assert.deepEqual(pathPrefixes('fields[2].fields[0].key'), ['fields[2].fields[0].key', 'fields[2].fields[0]', 'fields[2].fields', 'fields[2]', 'fields']);
+    assert.deepEqual(pathPrefixes('fields[2].fields[0].key'), [
+      'fields[2].fields[0].key',
+      'fields[2].fields[0]',
+      'fields[2].fields',
+      'fields[2]',
+      'fields',
+    ]);
   });
 
   test('slug and key suggestions', () => {

@@ -87,10 +87,7 @@ describe('readNumberInput', () => {
 
   test('one mark followed by exactly three digits could be either: refused, with how to write each', () => {
     for (const text of ['1,234', '1.234', '12,345', '999.999', '-1,234', '1,500']) problemOf(text);
-    assert.equal(
-      problemOf('1,234'),
-      'could be 1234 or 1.234: write 1234 for the whole number, or 1.2340 for the decimal',
-    );
+    assert.equal(problemOf('1,234'), 'could be 1234 or 1.234: write 1234 for the whole number, or 1.2340 for the decimal');
     assert.equal(
       problemOf('-12.345'),
       'could be -12345 or -12.345: write -12345 for the whole number, or -12.3450 for the decimal',
@@ -106,7 +103,24 @@ describe('readNumberInput', () => {
 
   test('anything else is not a number', () => {
     const message = 'must be a number, such as 149.99 or 149,99';
-    for (const text of ['abc', '9,99 €', '$5', '1,', '5.', '-', '1e', '1,5e3', 'Infinity', 'NaN', '0x10', '1_000', '--1', '1-2', '١٢٣', '1e400']) {
+    for (const text of [
+      'abc',
+      '9,99 €',
+      '$5',
+      '1,',
+      '5.',
+      '-',
+      '1e',
+      '1,5e3',
+      'Infinity',
+      'NaN',
+      '0x10',
+      '1_000',
+      '--1',
+      '1-2',
+      '١٢٣',
+      '1e400',
+    ]) {
       assert.equal(problemOf(text), message, text);
     }
   });

@@ -77,7 +77,12 @@ describe('GET /admin and its assets', () => {
     assert.equal(shared.status, 200);
     assert.match(shared.headers.get('content-type') ?? '', /^text\/javascript/);
     assert.match(await shared.text(), /export function cellValue/);
-    for (const path of ['/admin/assets/client/http.js', '/admin/assets/client/client.js', '/admin/assets/server/app.js', '/admin/assets/cli/main.js']) {
+    for (const path of [
+      '/admin/assets/client/http.js',
+      '/admin/assets/client/client.js',
+      '/admin/assets/server/app.js',
+      '/admin/assets/cli/main.js',
+    ]) {
       const response = await fetch(`${server.url}${path}`);
       assert.equal(response.status, 404, path);
       await response.arrayBuffer();

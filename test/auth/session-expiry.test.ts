@@ -67,7 +67,12 @@ async function graphqlAt(time: number, session: Session): Promise<Use> {
   const response = await service.app.inject({
     method: 'POST',
     url: '/graphql',
-    headers: { cookie: session.cookie, 'x-csrf-token': session.csrfToken, 'x-workspace-id': service.workspaceId, 'content-type': 'application/json' },
+    headers: {
+      cookie: session.cookie,
+      'x-csrf-token': session.csrfToken,
+      'x-workspace-id': service.workspaceId,
+      'content-type': 'application/json',
+    },
     payload: JSON.stringify({ query: '{ workspace { current { id } } }' }),
   });
   return { status: response.statusCode, maxAge: maxAgeOf(response.headers['set-cookie'] as string | undefined) };
@@ -112,7 +117,11 @@ describe('session expiry (clock-driven)', () => {
     while (time + 11 * HOUR < start + MAX) {
       time += 11 * HOUR;
       const left = start + MAX - time;
-      assert.deepEqual(await useAt(time, session), { status: 200, maxAge: Math.floor(Math.min(IDLE, left) / 1000) }, `at ${time - start} ms`);
+      assert.deepEqual(
+        await useAt(time, session),
+        { status: 200, maxAge: Math.floor(Math.min(IDLE, left) / 1000) },
+        `at ${time - start} ms`,
+      );
     }
     assert.ok(start + MAX - time < IDLE, 'the last use was less than 12 hours before the 7 days');
     assert.equal((await graphqlAt(start + MAX - 1, session)).status, 200);

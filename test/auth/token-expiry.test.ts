@@ -68,7 +68,11 @@ describe('token expiry (clock-driven)', () => {
       const { status, body } = await create(refused);
       assert.equal(status, 200);
       assert.deepEqual(body.errors, [
-        { message: 'expiresAt: must be in the future', path: ['token', 'create'], extensions: { code: 'BAD_USER_INPUT', field: 'expiresAt' } },
+        {
+          message: 'expiresAt: must be in the future',
+          path: ['token', 'create'],
+          extensions: { code: 'BAD_USER_INPUT', field: 'expiresAt' },
+        },
       ]);
     }
     const { body } = await create(now + 60_000);

@@ -33,7 +33,8 @@ function rateLimited(retryAfter: number) {
 }
 
 async function chargeOnes(budget: WriteBudget, times: number, workspace = 'w1'): Promise<void> {
-  for (let i = 0; i < times; i++) assert.equal(await refusal(budget, 1, null, workspace), undefined, `write ${i + 1} of ${times}`);
+  for (let i = 0; i < times; i++)
+    assert.equal(await refusal(budget, 1, null, workspace), undefined, `write ${i + 1} of ${times}`);
 }
 
 describe('write budget (clock-driven)', () => {
@@ -148,9 +149,17 @@ describe('the clock-driven limiters answer as the memory limiter does', () => {
     const record = async (call: () => Promise<{ remainingPoints: number; consumedPoints: number; msBeforeNext: number }>) => {
       try {
         const res = await call();
-        outcomes.push({ ok: res.remainingPoints, consumed: res.consumedPoints, inWindow: res.msBeforeNext > 0 && res.msBeforeNext <= 60_000 });
+        outcomes.push({
+          ok: res.remainingPoints,
+          consumed: res.consumedPoints,
+          inWindow: res.msBeforeNext > 0 && res.msBeforeNext <= 60_000,
+        });
       } catch (res: any) {
-        outcomes.push({ refused: res.remainingPoints, consumed: res.consumedPoints, inWindow: res.msBeforeNext > 0 && res.msBeforeNext <= 60_000 });
+        outcomes.push({
+          refused: res.remainingPoints,
+          consumed: res.consumedPoints,
+          inWindow: res.msBeforeNext > 0 && res.msBeforeNext <= 60_000,
+        });
       }
     };
     await record(() => limiter.consume('k', 1));

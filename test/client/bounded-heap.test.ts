@@ -7,6 +7,7 @@ const argv = (...args: string[]) => ['/usr/bin/node', '/app/bin/content-service.
 test('import runs in a bounded-heap worker unless the user chose a heap size; other commands run as they are', () => {
   assert.equal(needsBoundedHeap(argv('import', 'file.csv', '--model', 'product'), {}), true);
   assert.equal(needsBoundedHeap(argv('import', 'file.csv'), { NODE_OPTIONS: '--max-old-space-size=512' }), false);
-  for (const command of ['serve', 'export', 'bootstrap', 'token', 'models']) assert.equal(needsBoundedHeap(argv(command), {}), false, command);
+  for (const command of ['serve', 'export', 'bootstrap', 'token', 'models'])
+    assert.equal(needsBoundedHeap(argv(command), {}), false, command);
   assert.equal(needsBoundedHeap(argv(), {}), false);
 });

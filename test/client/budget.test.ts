@@ -31,60 +31,76 @@ after(async () => {
 });
 
 describe('write budget', { concurrency: true }, () => {
-  test('SDK: 413 splits to the budget, then 429 waits Retry-After once and the same call lands (waits up to 60 s)', { timeout: 120_000 }, async () => {
-    const admin = await bootstrapAdmin(server, { org: 'sdk', workspace: 'main', role: 'owner' });
-    const model = await admin.createProductModel();
-    const sizes: [number, number][] = [];
-    const waits: WaitInfo[] = [];
-    const client = new ContentClient({
-      baseUrl: server.url,
-      token: admin.token,
-      workspaceId: admin.workspaceId,
-      onWait: (info) => waits.push(info),
-      fetch: async (url, init) => {
-        const body = JSON.parse(String(init?.body)) as { variables: { input?: { rows?: unknown[] } } };
-        const response = await fetch(url, init);
-        const rows = body.variables.input?.rows;
-        if (rows) sizes.push([rows.length, response.status]);
-        return response;
-      },
-    });
-    const rows = Array.from({ length: ROWS }, (_, i) => ({ sku: `B-${i}`, title: `Row ${i}` }));
-    const started = Date.now();
-    const summary = await withDeadline(client.importRows(model, rows), {
-      timeoutMs: DEADLINE_MS,
-      message: () => `the SDK import of ${ROWS} rows (budget ${BUDGET}) did not finish; calls so far (rows, status): ${JSON.stringify(sizes)}`,
-    });
-    const elapsed = Date.now() - started;
-    assert.equal(summary.ok, true);
-    assert.equal(summary.created, ROWS);
-    assert.equal(client.budget, BUDGET, 'the budget learnt from the 413');
-    assert.deepEqual(sizes, [
-      [60, 413],
-      [40, 200],
-      [20, 429],
-      [20, 200],
-    ]);
-    assert.equal(waits.length, 1);
-    assert.ok(waits[0]!.retryAfterSeconds >= 1 && waits[0]!.retryAfterSeconds <= 60);
-    assert.ok(waits[0]!.waitMs >= waits[0]!.retryAfterSeconds * 1000, 'jitter only adds');
-    assert.ok(elapsed >= waits[0]!.retryAfterSeconds * 1000, `the wait was honoured (${elapsed} ms)`);
-    assert.equal(await admin.total(model.id), ROWS);
-  });
+  test(
+    'SDK: 413 splits to the budget, then 429 waits Retry-After once and the same call lands (waits up to 60 s)',
+    { timeout: 120_000 },
+    async () => {
+      const admin = await bootstrapAdmin(server, { org: 'sdk', workspace: 'main', role: 'owner' });
+      const model = await admin.createProductModel();
+      const sizes: [number, number][] = [];
+      const waits: WaitInfo[] = [];
+      const client = new ContentClient({
+        baseUrl: server.url,
+        token: admin.token,
+        workspaceId: admin.workspaceId,
+        onWait: (info) => waits.push(info),
+        fetch: async (url, init) => {
+          const body = JSON.parse(String(init?.body)) as { variables: { input?: { rows?: unknown[] } } };
+          const response = await fetch(url, init);
+          const rows = body.variables.input?.rows;
+          if (rows) sizes.push([rows.length, response.status]);
+          return response;
+        },
+      });
+      const rows = Array.from({ length: ROWS }, (_, i) => ({ sku: `B-${i}`, title: `Row ${i}` }));
+      const started = Date.now();
+      const summary = await withDeadline(client.importRows(model, rows), {
+        timeoutMs: DEADLINE_MS,
+        message: () =>
+          `the SDK import of ${ROWS} rows (budget ${BUDGET}) did not finish; calls so far (rows, status): ${JSON.stringify(sizes)}`,
+      });
+      const elapsed = Date.now() - started;
+      assert.equal(summary.ok, true);
+      assert.equal(summary.created, ROWS);
+      assert.equal(client.budget, BUDGET, 'the budget learnt from the 413');
+      assert.deepEqual(sizes, [
+        [60, 413],
+        [40, 200],
+        [20, 429],
+        [20, 200],
+      ]);
+      assert.equal(waits.length, 1);
+      assert.ok(waits[0]!.retryAfterSeconds >= 1 && waits[0]!.retryAfterSeconds <= 60);
+      assert.ok(waits[0]!.waitMs >= waits[0]!.retryAfterSeconds * 1000, 'jitter only adds');
+      assert.ok(elapsed >= waits[0]!.retryAfterSeconds * 1000, `the wait was honoured (${elapsed} ms)`);
+      assert.equal(await admin.total(model.id), ROWS);
+    },
+  );
 
-  test('CLI: 60 rows with a budget of 40 complete, the wait is shown, exit 0 (waits up to 60 s)', { timeout: 120_000 }, async () => {
-    const admin: Admin = await bootstrapAdmin(server, { org: 'cli', workspace: 'main', role: 'owner' });
-    const model = await admin.createProductModel();
-    const path = join(dir, 'rows.csv');
-    writeFileSync(path, ['sku,title,price', ...Array.from({ length: ROWS }, (_, i) => `C-${i},Row ${i},${i}.99`)].join('\n'));
-    const result = await runCli(['import', path, '--model', model.slug, '--url', server.url, '--token', admin.token, '--workspace-id', admin.workspaceId], {
-      timeoutMs: DEADLINE_MS,
-    });
-    assert.notEqual(result.code, null, `the CLI import of ${ROWS} rows (budget ${BUDGET}) did not finish within ${DEADLINE_MS} ms and was stopped:\n${result.stdout}${result.stderr}`);
-    assert.equal(result.code, 0, result.stdout + result.stderr);
-    assert.match(result.stderr, /write budget used up \(HTTP 429\); waiting \d+s \(Retry-After \d+s\)/);
-    assert.match(result.stdout, /created 60, failed 0/);
-    assert.match(result.stdout, /waited \S+ for the write budget \(1 wait\)/);
-    assert.equal(await admin.total(model.id), ROWS);
-  });
+  test(
+    'CLI: 60 rows with a budget of 40 complete, the wait is shown, exit 0 (waits up to 60 s)',
+    { timeout: 120_000 },
+    async () => {
+      const admin: Admin = await bootstrapAdmin(server, { org: 'cli', workspace: 'main', role: 'owner' });
+      const model = await admin.createProductModel();
+      const path = join(dir, 'rows.csv');
+      writeFileSync(path, ['sku,title,price', ...Array.from({ length: ROWS }, (_, i) => `C-${i},Row ${i},${i}.99`)].join('\n'));
+      const result = await runCli(
+        ['import', path, '--model', model.slug, '--url', server.url, '--token', admin.token, '--workspace-id', admin.workspaceId],
+        {
+          timeoutMs: DEADLINE_MS,
+        },
+      );
+      assert.notEqual(
+        result.code,
+        null,
+        `the CLI import of ${ROWS} rows (budget ${BUDGET}) did not finish within ${DEADLINE_MS} ms and was stopped:\n${result.stdout}${result.stderr}`,
+      );
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+      assert.match(result.stderr, /write budget used up \(HTTP 429\); waiting \d+s \(Retry-After \d+s\)/);
+      assert.match(result.stdout, /created 60, failed 0/);
+      assert.match(result.stdout, /waited \S+ for the write budget \(1 wait\)/);
+      assert.equal(await admin.total(model.id), ROWS);
+    },
+  );
 });

@@ -85,15 +85,33 @@ describe('import', () => {
     assert.deepEqual(stored, [
       { sku: 'A-1', title: 'Ball', price: 149.99, name: { en: 'Ball', pl: 'Piłka' }, active: true, released: '2024-05-01' },
       { sku: 'A-3', title: 'Multi\nline', price: 5 },
-      { sku: 'A-6', title: 'Whistle', price: 4.99, name: { en: 'Whistle', pl: 'Gwizdek' }, active: false, released: '2024-05-01T12:00:00Z' },
+      {
+        sku: 'A-6',
+        title: 'Whistle',
+        price: 4.99,
+        name: { en: 'Whistle', pl: 'Gwizdek' },
+        active: false,
+        released: '2024-05-01T12:00:00Z',
+      },
     ]);
 
     const written = parse(readFileSync(errors, 'utf8'), { columns: true }) as Record<string, string>[];
-    assert.deepEqual(written.map((row) => [row._line, row.sku]), [['3', 'A-2'], ['6', 'A-4'], ['7', 'A-5']]);
+    assert.deepEqual(
+      written.map((row) => [row._line, row.sku]),
+      [
+        ['3', 'A-2'],
+        ['6', 'A-4'],
+        ['7', 'A-5'],
+      ],
+    );
     assert.match(written[0]!._error!, /price/);
 
     // The errors file, fixed, imports as it is (columns starting with "_" are ignored).
-    const fixed = readFileSync(errors, 'utf8').replace(',abc,', ',12,').replace(',yes,2024-02-30', ',yes,2024-02-28').replace(',maybe,', ',true,').replace('A-5,,', 'A-5,Pump,');
+    const fixed = readFileSync(errors, 'utf8')
+      .replace(',abc,', ',12,')
+      .replace(',yes,2024-02-30', ',yes,2024-02-28')
+      .replace(',maybe,', ',true,')
+      .replace('A-5,,', 'A-5,Pump,');
     const again = await cli(['import', file('fixed.csv', fixed), '--model', model.slug]);
     assert.equal(again.code, 0, again.stdout + again.stderr);
     assert.equal(await admin.total(model.id), 6);
@@ -101,15 +119,28 @@ describe('import', () => {
 
   test('JSON Lines and JSON array input; a bad line is reported with its number', async () => {
     const model = await admin.createSimpleModel();
-    const jsonl = await cli(['import', file('rows.jsonl', '{"title":"a"}\n\n{"title":"b","note":"n"}\n{oops\n'), '--model', model.slug]);
+    const jsonl = await cli([
+      'import',
+      file('rows.jsonl', '{"title":"a"}\n\n{"title":"b","note":"n"}\n{oops\n'),
+      '--model',
+      model.slug,
+    ]);
     assert.equal(jsonl.code, 1);
     assert.match(jsonl.stdout, /created 2, failed 1/);
     assert.match(jsonl.stdout, /line 4: not valid JSON/);
-    const json = await cli(['import', file('rows.json', '[\n  {"title": "c, [x]"},\n  {"title": "d\\"}"},\n  42\n]\n'), '--model', model.slug]);
+    const json = await cli([
+      'import',
+      file('rows.json', '[\n  {"title": "c, [x]"},\n  {"title": "d\\"}"},\n  42\n]\n'),
+      '--model',
+      model.slug,
+    ]);
     assert.equal(json.code, 1);
     assert.match(json.stdout, /created 2, failed 1/);
     assert.match(json.stdout, /line 4: a row must be a JSON object/);
-    assert.deepEqual((await admin.listAll(model.id)).map((r) => r.data.title), ['a', 'b', 'c, [x]', 'd"}']);
+    assert.deepEqual(
+      (await admin.listAll(model.id)).map((r) => r.data.title),
+      ['a', 'b', 'c, [x]', 'd"}'],
+    );
   });
 
   test('the shared CSV fixtures (test/fixtures/csv): `;` and tab detected from the header, BOM, quoted delimiters and line breaks', async () => {
@@ -119,7 +150,9 @@ describe('import', () => {
       const result = await cli(['import', join(CSV_FIXTURES, `${name}.csv`), '--model', model.slug]);
       assert.equal(result.code, 0, `${name}: ${result.stdout}${result.stderr}`);
       const stored = (await admin.listAll(model.id)).map((record) => record.data);
-      const sent = expected.rows.map((row) => Object.fromEntries(row.cells.flatMap((cell, column) => (cell === null ? [] : [[expected.header[column]!, cell]]))));
+      const sent = expected.rows.map((row) =>
+        Object.fromEntries(row.cells.flatMap((cell, column) => (cell === null ? [] : [[expected.header[column]!, cell]]))),
+      );
       assert.deepEqual(stored, sent, name);
     }
   });
@@ -163,12 +196,15 @@ describe('import', () => {
       ],
     });
     const count = 4000;
-    const path = file('crash.jsonl', Array.from({ length: count }, (_, i) => JSON.stringify({ code: `K-${i}`, title: `Row ${i}` })).join('\n'));
+    const path = file(
+      'crash.jsonl',
+      Array.from({ length: count }, (_, i) => JSON.stringify({ code: `K-${i}`, title: `Row ${i}` })).join('\n'),
+    );
     const args = [CLI, 'import', path, '--model', model.slug, '--key', 'code', '--batch-size', '50'];
     const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
     let atKill = 0;
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
       atKill = await admin.total(model.id);
       if (atKill >= 400) break;
       await sleep(5);
@@ -205,7 +241,10 @@ describe('import', () => {
 
   test('SIGINT: stops after the request in flight, reports what landed, exits 1', async () => {
     const model = await admin.createSimpleModel({ fields: [{ key: 'title', type: 'text', required: true }] });
-    const path = file('interrupt.jsonl', Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ title: `Row ${i}` })).join('\n'));
+    const path = file(
+      'interrupt.jsonl',
+      Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ title: `Row ${i}` })).join('\n'),
+    );
     const child = spawn(process.execPath, [CLI, 'import', path, '--model', model.slug, '--batch-size', '20'], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
@@ -215,7 +254,7 @@ describe('import', () => {
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline && (await admin.total(model.id)) < 100; ) await sleep(5);
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && (await admin.total(model.id)) < 100;) await sleep(5);
     child.kill('SIGINT');
     assert.equal(await exited, 1, output);
     assert.match(output, /Interrupted: stopping after the request in flight/);

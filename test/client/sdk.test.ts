@@ -89,7 +89,10 @@ describe('listAll', () => {
     await admin.importRows(model.id, rows);
     const seen: string[] = [];
     for await (const record of client.listAll(model.id, { pageSize: 100 })) seen.push(record.data.title as string);
-    assert.deepEqual(seen, rows.map((row) => row.title));
+    assert.deepEqual(
+      seen,
+      rows.map((row) => row.title),
+    );
   });
 });
 
@@ -143,7 +146,10 @@ describe('importRows', () => {
       },
     });
     assert.equal(summary.created, 2);
-    assert.deepEqual(summary.errors.map((e) => [e.row, e.message]), [[2, 'title: empty']]);
+    assert.deepEqual(
+      summary.errors.map((e) => [e.row, e.message]),
+      [[2, 'title: empty']],
+    );
     assert.equal(await admin.total(model.id), 2);
   });
 });
@@ -170,11 +176,17 @@ describe('sync', () => {
   test('twice = no change the second time; changed fields only are patched', async () => {
     const model = await admin.createSimpleModel({ fields });
     const first = await client.sync(model.slug, input(150), { key: 'code' });
-    assert.deepEqual([first.created, first.updated, first.unchanged, first.deleted, first.failed, first.ok], [150, 0, 0, 0, 0, true]);
+    assert.deepEqual(
+      [first.created, first.updated, first.unchanged, first.deleted, first.failed, first.ok],
+      [150, 0, 0, 0, 0, true],
+    );
     const before = await admin.listAll(model.id);
 
     const second = await client.sync(model.slug, input(150), { key: 'code' });
-    assert.deepEqual([second.created, second.updated, second.unchanged, second.deleted, second.failed, second.ok], [0, 0, 150, 0, 0, true]);
+    assert.deepEqual(
+      [second.created, second.updated, second.unchanged, second.deleted, second.failed, second.ok],
+      [0, 0, 150, 0, 0, true],
+    );
     const afterSecond = await admin.listAll(model.id);
     assert.deepEqual(afterSecond, before, 'nothing written by the second run');
 
@@ -190,7 +202,10 @@ describe('sync', () => {
       token: admin.token,
       workspaceId: admin.workspaceId,
       fetch: (url, init) => {
-        const body = JSON.parse(String(init?.body)) as { query: string; variables: { input?: { data?: Record<string, unknown> } } };
+        const body = JSON.parse(String(init?.body)) as {
+          query: string;
+          variables: { input?: { data?: Record<string, unknown> } };
+        };
         if (body.query.includes('patch(')) patched.push(body.variables.input!.data!);
         return fetch(url, init);
       },

@@ -21,7 +21,10 @@ describe('comparing data', () => {
 
   test('mergeDiff gives only what changes: null removes only what is stored, objects compared member by member', () => {
     const stored = { title: 't', price: 1, name: { en: 'a', pl: 'b' } };
-    assert.deepEqual(mergeDiff(stored, { title: 't', price: 2, note: null, name: { pl: 'c', en: 'a' } }), { price: 2, name: { pl: 'c' } });
+    assert.deepEqual(mergeDiff(stored, { title: 't', price: 2, note: null, name: { pl: 'c', en: 'a' } }), {
+      price: 2,
+      name: { pl: 'c' },
+    });
     assert.deepEqual(mergeDiff(stored, { price: null }), { price: null });
     assert.deepEqual(mergeDiff(stored, { name: { pl: null } }), { name: { pl: null } });
     assert.equal(mergeDiff(stored, { name: { de: null } }), undefined);
@@ -41,15 +44,18 @@ describe('CSV cells', () => {
 
   test('cells converted by field type; empty cell is null, quoted "" an empty text', () => {
     const columns = csvColumns(['title', 'price', 'active', 'day', 'name.en', 'name.pl', 'tags', 'meta', '_note'], fields);
-    assert.deepEqual(csvRowToData(['Ball', ' 1e3 ', 'Yes', '2024-02-29', 'Ball', null, 'a| b', '{"x":[1]}', 'ignored'], columns, 2), {
-      title: 'Ball',
-      price: 1000,
-      active: true,
-      day: '2024-02-29',
-      name: { en: 'Ball', pl: null },
-      tags: ['a', 'b'],
-      meta: { x: [1] },
-    });
+    assert.deepEqual(
+      csvRowToData(['Ball', ' 1e3 ', 'Yes', '2024-02-29', 'Ball', null, 'a| b', '{"x":[1]}', 'ignored'], columns, 2),
+      {
+        title: 'Ball',
+        price: 1000,
+        active: true,
+        day: '2024-02-29',
+        name: { en: 'Ball', pl: null },
+        tags: ['a', 'b'],
+        meta: { x: [1] },
+      },
+    );
     assert.deepEqual(csvRowToData(['', null, null, null, null, null, '[]', null], columns, 3), {
       title: '',
       price: null,
@@ -67,7 +73,8 @@ describe('CSV cells', () => {
       () => csvRowToData(['x', '12,5', 'maybe', '2023-02-29', '[1]'], columns, 7),
       (error: unknown) =>
         error instanceof CellError &&
-        error.issues.map((issue) => `${issue.line}:${issue.column}:${issue.columnName}`).join(' ') === '7:2:price 7:3:active 7:4:day 7:5:meta',
+        error.issues.map((issue) => `${issue.line}:${issue.column}:${issue.columnName}`).join(' ') ===
+          '7:2:price 7:3:active 7:4:day 7:5:meta',
     );
   });
 
@@ -84,9 +91,18 @@ describe('Retry-After', () => {
     assert.equal(retryAfterSeconds(null, { retryAfter: 5 }), 5);
     const inTen = new Date(Date.now() + 10_000).toUTCString();
     assert.ok(Math.abs(retryAfterSeconds(inTen, {}) - 10) <= 1);
-    assert.equal(withJitter(30, () => 0), 30_000);
-    assert.equal(withJitter(30, () => 1), 31_000);
-    assert.equal(withJitter(1, () => 1), 1100);
+    assert.equal(
+      withJitter(30, () => 0),
+      30_000,
+    );
+    assert.equal(
+      withJitter(30, () => 1),
+      31_000,
+    );
+    assert.equal(
+      withJitter(1, () => 1),
+      1100,
+    );
   });
 });
 

@@ -29,12 +29,25 @@ describe('PostgreSQL connection lost and restored', { skip }, () => {
     const viaProxy = new URL(direct);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    const result = await runCli(['bootstrap', '--org', 'acme', '--workspace', 'main', '--json', '--database', viaProxy.toString()]);
+    const result = await runCli([
+      'bootstrap',
+      '--org',
+      'acme',
+      '--workspace',
+      'main',
+      '--json',
+      '--database',
+      viaProxy.toString(),
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const { token, workspaceId } = JSON.parse(result.stdout) as { token: string; workspaceId: string };
     credentials = { token, workspaceId };
     server = await startServer({ databaseUrl: viaProxy.toString() });
-    const created = await gql(server.adminUrl, credentials, `mutation { model { create(input: { name: "Note", slug: "note", fields: [{ key: "n", type: "number" }] }) { id } } }`);
+    const created = await gql(
+      server.adminUrl,
+      credentials,
+      `mutation { model { create(input: { name: "Note", slug: "note", fields: [{ key: "n", type: "number" }] }) { id } } }`,
+    );
     modelId = dataOf(created).model.create.id;
   });
 

@@ -93,7 +93,11 @@ describe('three server processes on one PostgreSQL', { skip }, () => {
 
   test('one budget for all processes: with 100 per minute at most 100 writes are accepted, the rest get 429', async () => {
     const credentials = await bootstrap(databaseUrl, 'budget');
-    const modelId = await createModel(servers[0]!, credentials, { name: 'Note', slug: 'note', fields: [{ key: 'n', type: 'number' }] });
+    const modelId = await createModel(servers[0]!, credentials, {
+      name: 'Note',
+      slug: 'note',
+      fields: [{ key: 'n', type: 'number' }],
+    });
     const responses = await Promise.all(
       Array.from({ length: 150 }, (_, index) =>
         gql(servers[index % 3]!.adminUrl, credentials, CREATE_RECORD, { input: { modelId, data: { n: index } } }),
@@ -113,9 +117,22 @@ describe('three server processes on one PostgreSQL', { skip }, () => {
 
   test('killing one process mid-traffic loses no acknowledged write', async () => {
     const credentials = await bootstrap(databaseUrl, 'crash');
-    const budget = await runCli(['workspace', 'set-budget', '--workspace-id', credentials.workspaceId!, '--budget', '100000', '--database', databaseUrl]);
+    const budget = await runCli([
+      'workspace',
+      'set-budget',
+      '--workspace-id',
+      credentials.workspaceId!,
+      '--budget',
+      '100000',
+      '--database',
+      databaseUrl,
+    ]);
     assert.equal(budget.code, 0, budget.stderr);
-    const modelId = await createModel(servers[0]!, credentials, { name: 'Event', slug: 'event', fields: [{ key: 'n', type: 'number' }] });
+    const modelId = await createModel(servers[0]!, credentials, {
+      name: 'Event',
+      slug: 'event',
+      fields: [{ key: 'n', type: 'number' }],
+    });
     const victim = await startServer({ databaseUrl, writeBudget: 100 });
     const targets = [servers[0]!, servers[1]!, victim];
     const acknowledged: string[] = [];

@@ -33,7 +33,11 @@ describe('write budget in Redis, shared by two server processes', { skip: redisU
     second = await startServer({ dir: first.dir, writeBudget: 10, extraArgs: ['--redis', REDIS_URL] });
     const info = await first.bootstrap({ org: 'acme', workspace: 'main' });
     credentials = { token: info.token, workspaceId: info.workspaceId };
-    const created = await gql(first.adminUrl, credentials, `mutation { model { create(input: { name: "Note", slug: "note", fields: [{ key: "n", type: "number" }] }) { id } } }`);
+    const created = await gql(
+      first.adminUrl,
+      credentials,
+      `mutation { model { create(input: { name: "Note", slug: "note", fields: [{ key: "n", type: "number" }] }) { id } } }`,
+    );
     modelId = dataOf(created).model.create.id;
   });
 

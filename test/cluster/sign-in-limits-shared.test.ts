@@ -58,7 +58,10 @@ function sharedLimitTests(servers: () => TestServer[]): void {
   });
 
   test('one address: 6 attempts across both processes, then 429 at both', async () => {
-    const attempts = Array.from({ length: 8 }, (_, index) => ({ address: '127.0.1.20', email: `spray-${run}-${index}@acme.test` }));
+    const attempts = Array.from({ length: 8 }, (_, index) => ({
+      address: '127.0.1.20',
+      email: `spray-${run}-${index}@acme.test`,
+    }));
     assert.deepEqual(await alternate(servers(), attempts), [401, 401, 401, 401, 401, 401, 429, 429]);
   });
 }

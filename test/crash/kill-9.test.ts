@@ -93,7 +93,10 @@ function workload(admin: Admin, ledger: Ledger, productModelId: string, noteMode
   const creator = () =>
     untilCrash(async () => {
       const products = [...ledger.counters.keys()];
-      const data = { title: `note ${ledger.created.size} in cycle ${cycle}`, product: products[ledger.created.size % products.length]! };
+      const data = {
+        title: `note ${ledger.created.size} in cycle ${cycle}`,
+        product: products[ledger.created.size % products.length]!,
+      };
       ledger.sent += 1;
       const record = await admin.createRecord(noteModelId, data);
       ledger.created.set(record.id, data);
@@ -125,7 +128,10 @@ async function verifyAfterRestart(admin: Admin, ledger: Ledger, productModelId: 
       if (stored !== entry.importedCount) lost += 1;
       assert.equal(stored, entry.importedCount, `acknowledged import ${batch}: all its ${entry.importedCount} rows are stored`);
     } else {
-      assert.ok(stored === 0 || stored === entry.validRows, `import ${batch} in flight at the crash: all or nothing, found ${stored} of ${entry.validRows}`);
+      assert.ok(
+        stored === 0 || stored === entry.validRows,
+        `import ${batch} in flight at the crash: all or nothing, found ${stored} of ${entry.validRows}`,
+      );
     }
   }
   for (const batch of byBatch.keys()) assert.ok(ledger.batches.has(batch), `batch ${batch} was sent`);
@@ -134,7 +140,10 @@ async function verifyAfterRestart(admin: Admin, ledger: Ledger, productModelId: 
   for (const [id, counter] of ledger.counters) {
     const n = byId.get(id)?.n ?? 0;
     if (n < counter.acknowledged) lost += 1;
-    assert.ok(n === counter.acknowledged || n === counter.inFlight, `record ${id}: n is ${n}, acknowledged ${counter.acknowledged}, in flight ${counter.inFlight}`);
+    assert.ok(
+      n === counter.acknowledged || n === counter.inFlight,
+      `record ${id}: n is ${n}, acknowledged ${counter.acknowledged}, in flight ${counter.inFlight}`,
+    );
     counter.acknowledged = n;
     counter.inFlight = null;
   }

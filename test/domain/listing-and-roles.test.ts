@@ -12,7 +12,10 @@ test('record.list: limit is 20 when omitted and at most 100', () => {
 test('record.list: negative limit or offset and unknown sorts are refused naming the argument', () => {
   assert.throws(() => listWindow({ limit: -1 }), /^Error: limit: must not be negative$|limit: must not be negative/);
   assert.throws(() => listWindow({ offset: -1 }), /offset: must not be negative/);
-  assert.throws(() => listWindow({ sort: 'title_asc' }), /sort: must be one of createdAt_asc, createdAt_desc, updatedAt_asc, updatedAt_desc/);
+  assert.throws(
+    () => listWindow({ sort: 'title_asc' }),
+    /sort: must be one of createdAt_asc, createdAt_desc, updatedAt_asc, updatedAt_desc/,
+  );
 });
 
 test('record.list: hasMore is offset + items < total, false when the last page is exactly full', () => {

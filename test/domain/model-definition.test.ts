@@ -39,7 +39,12 @@ test('model.create: field types outside the list are refused naming the field', 
 });
 
 test('model.create: a relation names an existing model as model:<slug>', () => {
-  const relation = (relationTo: string) => ({ ...product, product: null, displayField: null, fields: [{ key: 'author', type: 'relation', relationTo }] });
+  const relation = (relationTo: string) => ({
+    ...product,
+    product: null,
+    displayField: null,
+    fields: [{ key: 'author', type: 'relation', relationTo }],
+  });
   assert.match(refusal(relation('author')), /^fields\[0\]\.relationTo: must be "model:<slug>"/);
   assert.match(refusal(relation('model:author')), /no model with slug "author"/);
   assert.equal(normaliseModelShape(relation('model:author'), new Set(['author'])).fields[0]?.relationType, 'hasOne');
@@ -47,19 +52,37 @@ test('model.create: a relation names an existing model as model:<slug>', () => {
 });
 
 test('model.create: only a text field can be the SKU, only a number field the price', () => {
-  assert.match(refusal({ ...product, product: { enabled: true, skuField: 'price' } }), /^product\.skuField: must be the key of a text field/);
-  assert.match(refusal({ ...product, product: { enabled: true, skuField: 'sku', priceField: 'title' } }), /^product\.priceField:/);
+  assert.match(
+    refusal({ ...product, product: { enabled: true, skuField: 'price' } }),
+    /^product\.skuField: must be the key of a text field/,
+  );
+  assert.match(
+    refusal({ ...product, product: { enabled: true, skuField: 'sku', priceField: 'title' } }),
+    /^product\.priceField:/,
+  );
   assert.match(refusal({ ...product, product: { enabled: true } }), /^product\.skuField: is required/);
 });
 
 test('model.create: keys are unique and safe', () => {
-  assert.match(refusal({ ...product, fields: [{ key: 'a', type: 'text' }, { key: 'a', type: 'number' }] }), /^fields\[1\]\.key:/);
+  assert.match(
+    refusal({
+      ...product,
+      fields: [
+        { key: 'a', type: 'text' },
+        { key: 'a', type: 'number' },
+      ],
+    }),
+    /^fields\[1\]\.key:/,
+  );
   assert.match(refusal({ ...product, fields: [{ key: '__proto__', type: 'text' }] }), /^fields\[0\]\.key:/);
   assert.match(refusal({ ...product, fields: [{ key: 'has space', type: 'text' }] }), /^fields\[0\]\.key:/);
 });
 
 test('model.create: displayField names a field, with a suggestion', () => {
-  assert.equal(refusal({ ...product, displayField: 'titel' }), 'displayField: must be the key of one of the model\'s fields (did you mean "title"?)');
+  assert.equal(
+    refusal({ ...product, displayField: 'titel' }),
+    'displayField: must be the key of one of the model\'s fields (did you mean "title"?)',
+  );
 });
 
 test('model.create: slug and name are checked', () => {

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { chromiumMissing, createProductModel, signInThroughPage, startAdminSetup, unlabelledControls, type AdminSetup } from './support.js';
+import {
+  chromiumMissing,
+  createProductModel,
+  signInThroughPage,
+  startAdminSetup,
+  unlabelledControls,
+  type AdminSetup,
+} from './support.js';
 
 const missing = chromiumMissing();
 if (missing && process.env.CI === 'true') {
@@ -30,7 +37,8 @@ describe('admin web application', { skip: missing }, () => {
   });
 
   /** The row of the records table whose first cell is `name`. */
-  const recordRow = (name: string) => page.locator('table.records tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+  const recordRow = (name: string) =>
+    page.locator('table.records tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
 
   test('refuses a wrong password, then signs in', async () => {
     await page.goto(`${setup.url}/admin`);
@@ -128,10 +136,17 @@ describe('admin web application', { skip: missing }, () => {
     await page.locator('.import-outcome').getByText('3 of 5 rows imported, 2 failed.').waitFor();
     const errors = page.locator('table.import-errors tbody tr');
     assert.equal(await errors.count(), 2);
-    assert.deepEqual(await errors.nth(0).locator('td').allInnerTexts(), ['3', '5', 'price: "abc" is not a number (such as 149.99)']);
+    assert.deepEqual(await errors.nth(0).locator('td').allInnerTexts(), [
+      '3',
+      '5',
+      'price: "abc" is not a number (such as 149.99)',
+    ]);
     assert.deepEqual(await errors.nth(1).locator('td').allInnerTexts(), ['4', '6', 'sku: A record with this SKU already exists']);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download failed rows (CSV)' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download failed rows (CSV)' }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), 'products-errors.csv');
     const saved = await download.path();
     assert.equal(
@@ -189,7 +204,11 @@ describe('admin web application', { skip: missing }, () => {
     const ask = () =>
       fetch(`${setup.url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}`, 'x-workspace-id': setup.workspace.workspaceId },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${secret}`,
+          'x-workspace-id': setup.workspace.workspaceId,
+        },
         body: JSON.stringify({ query: '{ model { list { slug } } }' }),
       });
     assert.equal((await ask()).status, 200);

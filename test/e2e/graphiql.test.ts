@@ -32,7 +32,9 @@ describe('GraphiQL in the browser', { skip: missing }, () => {
     // Reported by the browser for every blocked script, style, connection or frame.
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (event) => {
-        console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`);
+        console.error(
+          `CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`,
+        );
       });
     });
   });
@@ -57,7 +59,10 @@ describe('GraphiQL in the browser', { skip: missing }, () => {
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor();
     await page.getByRole('button', { name: /Execute query/i }).waitFor();
     // The dialogs add <style> elements while open: allowed by style-src-elem.
-    await page.getByRole('button', { name: /settings/i }).first().click();
+    await page
+      .getByRole('button', { name: /settings/i })
+      .first()
+      .click();
     await page.getByRole('dialog').waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });

@@ -36,8 +36,17 @@ describe('number fields of the record form', { skip: missing }, () => {
     const credentials = { token: setup.workspace.token, workspaceId: setup.workspace.workspaceId };
     const models = dataOf(await gql(`${setup.url}/graphql`, credentials, '{ model { list { id slug } } }')).model.list;
     const modelId = models.find((model: { slug: string }) => model.slug === 'product').id;
-    const list = dataOf(await gql(`${setup.url}/graphql`, credentials, 'query($m: ID!) { record { list(modelId: $m, limit: 100) { items { data } } } }', { m: modelId }));
-    return Object.fromEntries(list.record.list.items.map((item: { data: { sku: string; price?: number } }) => [item.data.sku, item.data.price]));
+    const list = dataOf(
+      await gql(
+        `${setup.url}/graphql`,
+        credentials,
+        'query($m: ID!) { record { list(modelId: $m, limit: 100) { items { data } } } }',
+        { m: modelId },
+      ),
+    );
+    return Object.fromEntries(
+      list.record.list.items.map((item: { data: { sku: string; price?: number } }) => [item.data.sku, item.data.price]),
+    );
   }
 
   async function newRecord(title: string, sku: string, price: string): Promise<void> {

@@ -10,7 +10,14 @@ import { chromiumMissing, EMAIL, PASSWORD, startAdminSetup, type AdminSetup } fr
 const OUT = join(REPO_ROOT, 'docs', 'screenshots');
 
 async function api(setup: AdminSetup, query: string, variables?: Record<string, unknown>): Promise<any> {
-  return dataOf(await gql(`${setup.url}/graphql`, { token: setup.workspace.token, workspaceId: setup.workspace.workspaceId }, query, variables));
+  return dataOf(
+    await gql(
+      `${setup.url}/graphql`,
+      { token: setup.workspace.token, workspaceId: setup.workspace.workspaceId },
+      query,
+      variables,
+    ),
+  );
 }
 
 /** A catalog to look at: categories, and products with every field type, enough of them for paging. */
@@ -71,7 +78,8 @@ async function seed(setup: AdminSetup): Promise<{ productId: string }> {
     },
   });
   const productId = product.model.create.id;
-  const importRows = 'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }';
+  const importRows =
+    'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }';
   await api(setup, importRows, {
     input: {
       modelId: categoryId,
@@ -82,7 +90,16 @@ async function seed(setup: AdminSetup): Promise<{ productId: string }> {
       ],
     },
   });
-  const kinds = ['Match ball', 'Training ball', 'Keeper gloves', 'Running shoes', 'Shin guards', 'Water bottle', 'Training cone', 'Goal net'];
+  const kinds = [
+    'Match ball',
+    'Training ball',
+    'Keeper gloves',
+    'Running shoes',
+    'Shin guards',
+    'Water bottle',
+    'Training cone',
+    'Goal net',
+  ];
   const rows = Array.from({ length: 128 }, (_, index) => {
     const kind = kinds[index % kinds.length]!;
     return {
@@ -101,7 +118,12 @@ async function seed(setup: AdminSetup): Promise<{ productId: string }> {
 async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   // No caret or focus ring blinking into the picture; the page has settled when its heading is there.
   await page.locator('h1').first().waitFor();
-  await page.screenshot({ path: join(OUT, `${name}.png`), fullPage: options.fullPage ?? false, caret: 'hide', animations: 'disabled' });
+  await page.screenshot({
+    path: join(OUT, `${name}.png`),
+    fullPage: options.fullPage ?? false,
+    caret: 'hide',
+    animations: 'disabled',
+  });
   console.log(`docs/screenshots/${name}.png`);
 }
 

@@ -37,8 +37,16 @@ export async function startAdminSetup(
   try {
     const workspace = await server.bootstrap({ org: 'acme', workspace: 'main', email: EMAIL, role: 'owner' });
     await setPassword(server, EMAIL, PASSWORD);
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, locale: 'en-US', timezoneId: 'UTC' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
+    const context = await browser.newContext({
+      viewport: options.viewport ?? { width: 1280, height: 900 },
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     const opened = browser;

@@ -133,7 +133,8 @@ function servicesOf(store: Store): Services {
 function storeCopy(name: string): Store {
   const path = join(dir, `${name}.db`);
   copyFileSync(templatePath, path);
-  for (const suffix of ['-wal', '-shm']) if (existsSync(templatePath + suffix)) copyFileSync(templatePath + suffix, path + suffix);
+  for (const suffix of ['-wal', '-shm'])
+    if (existsSync(templatePath + suffix)) copyFileSync(templatePath + suffix, path + suffix);
   const store = openSqliteStore(path);
   openStores.push(store);
   return store;
@@ -210,7 +211,10 @@ function adminReads(): Case[] {
       query: `{ model { list { id workspaceId name slug description displayField deliveryAccess recordCount createdAt updatedAt
         fields { key label type required relationTo relationType fields { key } } product { enabled skuField priceField } __typename } } }`,
     },
-    { query: `query ($id: ID!) { model { get(id: $id) { id slug } missing: get(id: "nope") { id } } }`, variables: { id: articleModelId } },
+    {
+      query: `query ($id: ID!) { model { get(id: $id) { id slug } missing: get(id: "nope") { id } } }`,
+      variables: { id: articleModelId },
+    },
     {
       query: `query List($m: ID!, $limit: Int = 2, $offset: Int) {
         record { list(modelId: $m, limit: $limit, offset: $offset) { total hasMore items { ...R } } }
@@ -233,8 +237,13 @@ function adminReads(): Case[] {
     { query: `{ record { list(modelId: "nope") { total } } }` },
     { query: `query ($m: ID!) { record { list(modelId: $m, limit: -5) { total } } }`, variables: { m } },
     { query: `query ($m: ID!) { record { list(modelId: $m, sort: "nope") { total } } }`, variables: { m } },
-    { query: `{ record { a: list(modelId: "nope1") { total } b: list(modelId: "nope2") { total } } workspace { current { id } } }` },
-    { query: `query ($m: ID!) { record { a: get(id: "nope") { id } b: list(modelId: $m, limit: 0) { total } } }`, variables: { m } },
+    {
+      query: `{ record { a: list(modelId: "nope1") { total } b: list(modelId: "nope2") { total } } workspace { current { id } } }`,
+    },
+    {
+      query: `query ($m: ID!) { record { a: get(id: "nope") { id } b: list(modelId: $m, limit: 0) { total } } }`,
+      variables: { m },
+    },
     // Directives.
     {
       query: `query ($m: ID!, $withData: Boolean!, $skipTotal: Boolean = false) {
@@ -259,12 +268,24 @@ function adminReads(): Case[] {
       variables: { m, on: null },
     },
     { query: `query ($on: Boolean = true) { workspace { current { id @include(if: $on) } } }`, variables: { on: null } },
-    { query: `{ __typename workspace { __typename current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault } } }` },
+    {
+      query: `{ __typename workspace { __typename current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault } } }`,
+    },
     { query: `{ token { list { name userEmail role expiresAt revokedAt __typename } } }` },
     // Introspection.
-    { query: `{ __type(name: "ModelRecord") { name kind fields { name args { name } type { kind name ofType { kind name ofType { name } } } } } }` },
+    {
+      query: `{ __type(name: "ModelRecord") { name kind fields { name args { name } type { kind name ofType { kind name ofType { name } } } } } }`,
+    },
     // What GraphiQL sends.
-    { query: getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true }) },
+    {
+      query: getIntrospectionQuery({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+      }),
+    },
     {
       query: `{ __schema { queryType { name } mutationType { name } types { name kind fields(includeDeprecated: true) { name isDeprecated } inputFields { name defaultValue } } directives { name locations args { name } } } }`,
     },
@@ -286,10 +307,20 @@ test('differential, delivery schema on SQLite: queries answer as graphql-js does
       query: `{ public { model { definitions { slug name description displayField fields { key label type required relationTo relationType } }
         records(modelSlug: "product", limit: 2, offset: 1) { total hasMore items { ${RECORD_FIELDS} } } } } }`,
     },
-    { query: `query ($slug: String!) { public { model { records(modelSlug: $slug) { total } } } }`, variables: { slug: 'article' } },
-    { query: `{ public { model { a: records(modelSlug: "none") { total } definitions { slug } b: records(modelSlug: "article") { total } } } }` },
-    { query: `query ($sort: String) { public { model { records(modelSlug: "product", sort: $sort) { items { id } } } } }`, variables: { sort: 'bad sort' } },
-    { query: `query ($n: Int = 1) { __typename public { __typename model { records(modelSlug: "product", limit: $n) { items { data } } } } }` },
+    {
+      query: `query ($slug: String!) { public { model { records(modelSlug: $slug) { total } } } }`,
+      variables: { slug: 'article' },
+    },
+    {
+      query: `{ public { model { a: records(modelSlug: "none") { total } definitions { slug } b: records(modelSlug: "article") { total } } } }`,
+    },
+    {
+      query: `query ($sort: String) { public { model { records(modelSlug: "product", sort: $sort) { items { id } } } } }`,
+      variables: { sort: 'bad sort' },
+    },
+    {
+      query: `query ($n: Int = 1) { __typename public { __typename model { records(modelSlug: "product", limit: $n) { items { data } } } } }`,
+    },
   ];
   await assertAllSame(deliverySchema, context, requests);
   for (const request of requests) assert.ok(isCompiled(deliverySchema, request.query), request.query);
@@ -337,7 +368,10 @@ test('differential, admin schema on SQLite: mutations on two copies of one store
       }`,
       variables: { m },
     },
-    { query: `mutation ($id: ID!) { record { delete(id: $id) { id deleted } again: delete(id: "nope") { id } } }`, variables: { id: productIds[5] } },
+    {
+      query: `mutation ($id: ID!) { record { delete(id: $id) { id deleted } again: delete(id: "nope") { id } } }`,
+      variables: { id: productIds[5] },
+    },
   ];
   let index = 0;
   for (const request of requests) {
@@ -355,11 +389,14 @@ test('differential, admin schema on SQLite: mutations on two copies of one store
 function withNewValuesNumbered(json: string): string {
   const known = new Set([workspaceId, actor.userId, productModelId, articleModelId, ...productIds]);
   const numbers = new Map<string, number>();
-  return json.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, (value) => {
-    if (known.has(value)) return value;
-    if (!numbers.has(value)) numbers.set(value, numbers.size);
-    return `<new ${numbers.get(value)}>`;
-  });
+  return json.replace(
+    /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g,
+    (value) => {
+      if (known.has(value)) return value;
+      if (!numbers.has(value)) numbers.set(value, numbers.size);
+      return `<new ${numbers.get(value)}>`;
+    },
+  );
 }
 
 test('differential: the operations the service answers all day take the compiled path', () => {

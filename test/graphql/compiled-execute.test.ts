@@ -3,7 +3,16 @@
 // promises, nulls, errors and Error values, and the two answers are compared as text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildSchema, execute, getOperationAST, getVariableValues, GraphQLError, parse, validate, type GraphQLSchema } from 'graphql';
+import {
+  buildSchema,
+  execute,
+  getOperationAST,
+  getVariableValues,
+  GraphQLError,
+  parse,
+  validate,
+  type GraphQLSchema,
+} from 'graphql';
 import { compiledOperation } from '../../src/graphql/compiled-execute.js';
 import { JsonText } from '../../src/domain/json-text.js';
 
@@ -52,7 +61,12 @@ const SDL = /* GraphQL */ `
 
 function makeSchema(log: string[]): GraphQLSchema {
   const schema = buildSchema(SDL);
-  const item = (id: number) => ({ id: String(id), name: id % 3 === 0 ? null : `item ${id}`, tags: id % 2 ? ['a', 'b'] : null, child: id < 3 ? { id: String(id + 10), name: 'child' } : null });
+  const item = (id: number) => ({
+    id: String(id),
+    name: id % 3 === 0 ? null : `item ${id}`,
+    tags: id % 2 ? ['a', 'b'] : null,
+    child: id < 3 ? { id: String(id + 10), name: 'child' } : null,
+  });
   const query = schema.getQueryType()!.getFields();
   query.hello!.resolve = (_s, args: { name: string }) => `hello ${args.name}`;
   query.item!.resolve = async (_s, args: { id: string }) => (args.id === 'none' ? null : item(Number(args.id)));
@@ -81,13 +95,15 @@ function makeSchema(log: string[]): GraphQLSchema {
   };
   const mutation = schema.getMutationType()!.getFields();
   let counter = 0;
-  const step = (name: string, fail = false) => async () => {
-    log.push(`start ${name}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    log.push(`end ${name}`);
-    if (fail) throw new Error(`${name} failed`);
-    return ++counter;
-  };
+  const step =
+    (name: string, fail = false) =>
+    async () => {
+      log.push(`start ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(`end ${name}`);
+      if (fail) throw new Error(`${name} failed`);
+      return ++counter;
+    };
   mutation.first!.resolve = step('first');
   mutation.second!.resolve = step('second');
   mutation.failing!.resolve = step('failing', true);
@@ -114,7 +130,9 @@ async function both(query: string, variables: Record<string, unknown> = {}) {
   const coerced = getVariableValues(compiledSchema, operation.variableDefinitions ?? [], variables);
   assert.ok(!coerced.errors);
   const { data, errors } = await plan.run(undefined, coerced.coerced, rootValue);
-  const errorsJson = errors.length ? `,"errors":${JSON.stringify(errors.map((error) => ({ message: error.message, path: error.path })))}` : '';
+  const errorsJson = errors.length
+    ? `,"errors":${JSON.stringify(errors.map((error) => ({ message: error.message, path: error.path })))}`
+    : '';
   const actual = `{"data":${data}${errorsJson}}`;
   assert.deepEqual(JSON.parse(actual), JSON.parse(expected));
   assert.equal(actual, expected);
@@ -174,11 +192,15 @@ test('compiled execution: @skip/@include, with literals and with variables, and 
     await both(query, variables);
   }
   await both('{ __schema { queryType { name } mutationType { name fields { name type { kind ofType { name } } } } } }');
-  await both('{ __type(name: "Item") { name kind fields(includeDeprecated: true) { name args { name } } } missing: __type(name: "Nope") { name } }');
+  await both(
+    '{ __type(name: "Item") { name kind fields(includeDeprecated: true) { name args { name } } } missing: __type(name: "Nope") { name } }',
+  );
 });
 
 test('compiled execution: operations with abstract types are left to graphql-js', () => {
-  const schema = buildSchema('interface Named { name: String } type Thing implements Named { name: String } type Query { named: Named thing: Thing }');
+  const schema = buildSchema(
+    'interface Named { name: String } type Thing implements Named { name: String } type Query { named: Named thing: Thing }',
+  );
   for (const query of ['{ named { name } }', '{ thing { ... on Named { name } } }']) {
     const document = parse(query);
     assert.equal(compiledOperation(schema, document, getOperationAST(document)!), null, query);

@@ -8,10 +8,29 @@ import { coerceVariablesQuickly } from '../../src/graphql/variables.js';
 
 const schema = buildSchema(/* GraphQL */ `
   scalar JSON
-  enum Colour { RED GREEN }
-  input Inner { n: Int!, tags: [String!], deep: Inner }
-  input Outer { id: ID!, name: String, ratio: Float, flag: Boolean, colour: Colour, inner: Inner, list: [Inner], data: JSON, withDefault: Int = 7 }
-  type Query { f(a: Outer, b: [Int], c: JSON, d: String, e: ID!): Int }
+  enum Colour {
+    RED
+    GREEN
+  }
+  input Inner {
+    n: Int!
+    tags: [String!]
+    deep: Inner
+  }
+  input Outer {
+    id: ID!
+    name: String
+    ratio: Float
+    flag: Boolean
+    colour: Colour
+    inner: Inner
+    list: [Inner]
+    data: JSON
+    withDefault: Int = 7
+  }
+  type Query {
+    f(a: Outer, b: [Int], c: JSON, d: String, e: ID!): Int
+  }
 `);
 
 const DOCUMENT = 'query ($a: Outer, $b: [Int], $c: JSON, $d: String, $e: ID!) { f(a: $a, b: $b, c: $c, d: $d, e: $e) }';
@@ -34,7 +53,10 @@ test('quick variable coercion: well-formed values come out as graphql-js coerces
   check({ e: 'x' }, true);
   check({ e: 12 }, true);
   check({ e: 'x', a: null, b: null, c: null, d: null }, true);
-  check({ e: 'x', a: { id: 5, name: 'n', ratio: 2, flag: false, colour: 'RED', inner: { n: 1, tags: ['t'], deep: { n: 2 } } } }, true);
+  check(
+    { e: 'x', a: { id: 5, name: 'n', ratio: 2, flag: false, colour: 'RED', inner: { n: 1, tags: ['t'], deep: { n: 2 } } } },
+    true,
+  );
   check({ e: 'x', a: { inner: { n: 3 }, id: 'i', list: [{ n: 1 }, null, { n: 2, tags: 'single' }] } }, true);
   check({ e: 'x', a: { id: 'i', withDefault: null, data: { any: ['json', 1, null] } } }, true);
   check({ e: 'x', b: [1, 2, 3], c: [{ x: 1 }, 'y'], d: 'text' }, true);
@@ -71,9 +93,34 @@ test('quick variable coercion: defaults of variables are left to graphql-js', ()
 test('quick variable coercion: the admin API record writes and imports', () => {
   const admin = buildAdminSchema();
   const rows = Array.from({ length: 50 }, (_, index) => ({ title: `t${index}`, price: index }));
-  check({ input: { modelId: 'm', rows } }, true, 'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount } } }', admin);
-  check({ input: { modelId: 'm', rows: [...rows, null] } }, false, 'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount } } }', admin);
-  check({ input: { modelId: 'm', data: { title: 'x' } } }, true, 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }', admin);
-  check({ input: { modelId: 'm' } }, false, 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }', admin);
-  check({ model: 'm', offset: 10 }, true, 'query ($model: ID!, $offset: Int) { record { list(modelId: $model, offset: $offset) { total } } }', admin);
+  check(
+    { input: { modelId: 'm', rows } },
+    true,
+    'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount } } }',
+    admin,
+  );
+  check(
+    { input: { modelId: 'm', rows: [...rows, null] } },
+    false,
+    'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount } } }',
+    admin,
+  );
+  check(
+    { input: { modelId: 'm', data: { title: 'x' } } },
+    true,
+    'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }',
+    admin,
+  );
+  check(
+    { input: { modelId: 'm' } },
+    false,
+    'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }',
+    admin,
+  );
+  check(
+    { model: 'm', offset: 10 },
+    true,
+    'query ($model: ID!, $offset: Int) { record { list(modelId: $model, offset: $offset) { total } } }',
+    admin,
+  );
 });

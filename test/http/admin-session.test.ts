@@ -38,7 +38,8 @@ before(async () => {
   ownerUserId = bootstrapped.userId;
   shopId = (await server.bootstrap({ org: 'acme', workspace: 'shop', email: 'owner@acme.test', role: 'owner' })).workspaceId;
   otherWorkspaceId = (await server.bootstrap({ org: 'beta', workspace: 'main', email: 'someone@beta.test' })).workspaceId;
-  viewerWorkspaceToken = (await server.createToken({ workspaceId: owner.workspaceId, email: 'viewer@acme.test', role: 'viewer' })).token;
+  viewerWorkspaceToken = (await server.createToken({ workspaceId: owner.workspaceId, email: 'viewer@acme.test', role: 'viewer' }))
+    .token;
   await server.createToken({ workspaceId: owner.workspaceId, email: 'nopassword@acme.test', role: 'editor' });
   await setPassword(server, 'owner@acme.test', PASSWORD);
   await setPassword(server, 'viewer@acme.test', 'viewer password');
@@ -80,7 +81,10 @@ function assertCsrfRefused(response: GqlResponse): void {
 }
 
 function cookieAttributes(setCookie: string): string[] {
-  return setCookie.split(';').slice(1).map((part) => part.trim());
+  return setCookie
+    .split(';')
+    .slice(1)
+    .map((part) => part.trim());
 }
 
 function sha256(text: string): string {
@@ -185,9 +189,18 @@ describe('sign in', () => {
     const retryAfter = Number(limited.headers.get('retry-after'));
     assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
     assert.deepEqual(limited.body, {
-      errors: [{ message: `Too many sign-in attempts; try again in ${retryAfter} seconds`, extensions: { code: 'RATE_LIMITED', retryAfter } }],
+      errors: [
+        {
+          message: `Too many sign-in attempts; try again in ${retryAfter} seconds`,
+          extensions: { code: 'RATE_LIMITED', retryAfter },
+        },
+      ],
     });
-    assert.equal((await signInRaw(server, { email: 'LIMITED@acme.test', password: 'x' })).status, 429, 'the email is normalised first');
+    assert.equal(
+      (await signInRaw(server, { email: 'LIMITED@acme.test', password: 'x' })).status,
+      429,
+      'the email is normalised first',
+    );
     await ownerSession(); // another email from the same address still signs in
   });
 });
@@ -209,7 +222,10 @@ describe('GET and DELETE /admin/session', () => {
 
   test('session: the database holds only the SHA-256 of the session id', async () => {
     const session = await ownerSession();
-    assert.equal(await runSql(server, 'UPDATE sessions SET last_seen = last_seen WHERE id_hash = ?', [sha256(session.sessionId)]), 1);
+    assert.equal(
+      await runSql(server, 'UPDATE sessions SET last_seen = last_seen WHERE id_hash = ?', [sha256(session.sessionId)]),
+      1,
+    );
     assert.equal(await runSql(server, 'UPDATE sessions SET last_seen = last_seen WHERE id_hash = ?', [session.sessionId]), 0);
   });
 
@@ -256,19 +272,35 @@ describe('GET and DELETE /admin/session', () => {
     const idHash = sha256(session.sessionId);
     const now = Date.now();
     // Last used two minutes ago, expiring in one minute: a use moves the expiry to 12 hours from now.
-    await runSql(server, 'UPDATE sessions SET last_seen = ?, expires_at = ? WHERE id_hash = ?', [now - 120_000, now + 60_000, idHash]);
+    await runSql(server, 'UPDATE sessions SET last_seen = ?, expires_at = ? WHERE id_hash = ?', [
+      now - 120_000,
+      now + 60_000,
+      idHash,
+    ]);
     const response = await gql(server.adminUrl, sessionCredentials(session, owner.workspaceId), CONNECTIVITY);
     dataOf(response);
-    assert.deepEqual(cookieAttributes(response.headers.get('set-cookie') ?? ''), ['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=43200']);
+    assert.deepEqual(cookieAttributes(response.headers.get('set-cookie') ?? ''), [
+      'HttpOnly',
+      'SameSite=Strict',
+      'Path=/',
+      'Max-Age=43200',
+    ]);
     assert.equal(
-      await runSql(server, 'UPDATE sessions SET last_seen = last_seen WHERE id_hash = ? AND expires_at > ?', [idHash, now + 11 * 3_600_000]),
+      await runSql(server, 'UPDATE sessions SET last_seen = last_seen WHERE id_hash = ? AND expires_at > ?', [
+        idHash,
+        now + 11 * 3_600_000,
+      ]),
       1,
       'expiry moved about 12 hours ahead',
     );
 
     // Signed in almost 7 days ago: the expiry stops at the 7 days.
     const sevenDays = 7 * 24 * 3_600_000;
-    await runSql(server, 'UPDATE sessions SET created_at = ?, last_seen = ? WHERE id_hash = ?', [now - sevenDays + 30_000, now - 120_000, idHash]);
+    await runSql(server, 'UPDATE sessions SET created_at = ?, last_seen = ? WHERE id_hash = ?', [
+      now - sevenDays + 30_000,
+      now - 120_000,
+      idHash,
+    ]);
     const late = await getSession(session.cookie);
     assert.equal(late.status, 200, late.text);
     const maxAge = Number(/Max-Age=(\d+)/.exec(late.headers.get('set-cookie') ?? '')?.[1]);
@@ -280,7 +312,9 @@ describe('POST /graphql with a session', () => {
   test('session graphql: with the CSRF header, acts as the user with the role in the workspace named by x-workspace-id', async () => {
     const session = await ownerSession();
     for (const workspaceId of [owner.workspaceId, shopId]) {
-      const data = dataOf(await gql(server.adminUrl, sessionCredentials(session, workspaceId), '{ workspace { current { id role } } }'));
+      const data = dataOf(
+        await gql(server.adminUrl, sessionCredentials(session, workspaceId), '{ workspace { current { id role } } }'),
+      );
       assert.deepEqual(data.workspace.current, { id: workspaceId, role: 'owner' });
     }
     const model = dataOf(
@@ -306,17 +340,32 @@ describe('POST /graphql with a session', () => {
     const session = await ownerSession();
     const model = await owner.createSimpleModel();
     for (const csrfToken of [undefined, 'wrong', session.csrfToken.slice(0, -1), session.csrfToken + 'x']) {
-      const credentials = { cookie: session.cookie, workspaceId: owner.workspaceId, ...(csrfToken === undefined ? {} : { csrfToken }) };
+      const credentials = {
+        cookie: session.cookie,
+        workspaceId: owner.workspaceId,
+        ...(csrfToken === undefined ? {} : { csrfToken }),
+      };
       assertCsrfRefused(await gql(server.adminUrl, credentials, CONNECTIVITY));
       assertCsrfRefused(
-        await gql(server.adminUrl, credentials, 'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }', {
-          input: { modelId: model.id, data: { title: 'csrf' } },
-        }),
+        await gql(
+          server.adminUrl,
+          credentials,
+          'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }',
+          {
+            input: { modelId: model.id, data: { title: 'csrf' } },
+          },
+        ),
       );
     }
     // Another session's CSRF token does not fit this session.
     const other = await ownerSession();
-    assertCsrfRefused(await gql(server.adminUrl, { cookie: session.cookie, csrfToken: other.csrfToken, workspaceId: owner.workspaceId }, CONNECTIVITY));
+    assertCsrfRefused(
+      await gql(
+        server.adminUrl,
+        { cookie: session.cookie, csrfToken: other.csrfToken, workspaceId: owner.workspaceId },
+        CONNECTIVITY,
+      ),
+    );
     assert.equal(await owner.total(model.id), 0);
   });
 
@@ -327,9 +376,15 @@ describe('POST /graphql with a session', () => {
       assertNotAuthorized(await gql(server.adminUrl, credentials, CONNECTIVITY));
     }
     assertNotAuthorized(
-      await gql(server.adminUrl, { cookie: 'cs_session=forged', csrfToken: session.csrfToken, workspaceId: owner.workspaceId }, CONNECTIVITY),
+      await gql(
+        server.adminUrl,
+        { cookie: 'cs_session=forged', csrfToken: session.csrfToken, workspaceId: owner.workspaceId },
+        CONNECTIVITY,
+      ),
     );
-    assertNotAuthorized(await gql(server.adminUrl, { csrfToken: session.csrfToken, workspaceId: owner.workspaceId }, CONNECTIVITY));
+    assertNotAuthorized(
+      await gql(server.adminUrl, { csrfToken: session.csrfToken, workspaceId: owner.workspaceId }, CONNECTIVITY),
+    );
   });
 
   test("session graphql: the user's role applies: a viewer's session reads but may not write records", async () => {
@@ -345,7 +400,9 @@ describe('POST /graphql with a session', () => {
       { input: { modelId: model.id, data: { title: 'no' } } },
     );
     assert.equal(refused.status, 403, refused.text);
-    assert.deepEqual(refused.body.errors, [{ message: 'Forbidden: viewer may not write records', extensions: { code: 'FORBIDDEN' } }]);
+    assert.deepEqual(refused.body.errors, [
+      { message: 'Forbidden: viewer may not write records', extensions: { code: 'FORBIDDEN' } },
+    ]);
   });
 
   test('session graphql: an Authorization header takes precedence over the cookie', async () => {
@@ -371,9 +428,14 @@ describe('POST /graphql with a session', () => {
     const session = await ownerSession();
     const credentials = sessionCredentials(session, workspace.workspaceId);
     const model = dataOf(
-      await gql(server.adminUrl, credentials, 'mutation($input: CreateModelDefinitionInput!) { model { create(input: $input) { id } } }', {
-        input: { name: 'Budget', slug: 'budget', fields: [{ key: 'title', type: 'text' }] },
-      }),
+      await gql(
+        server.adminUrl,
+        credentials,
+        'mutation($input: CreateModelDefinitionInput!) { model { create(input: $input) { id } } }',
+        {
+          input: { name: 'Budget', slug: 'budget', fields: [{ key: 'title', type: 'text' }] },
+        },
+      ),
     ).model.create;
     const create = (creds: typeof credentials | { token: string; workspaceId: string }, title: string) =>
       gql(server.adminUrl, creds, 'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }', {
@@ -384,9 +446,14 @@ describe('POST /graphql with a session', () => {
     // An import larger than the whole budget is not refused either (a token would get 413).
     const rows = Array.from({ length: BUDGET * 10 }, (_, i) => ({ title: `imported ${i}` }));
     const imported = dataOf(
-      await gql(server.adminUrl, credentials, 'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row } } } }', {
-        input: { modelId: model.id, rows },
-      }),
+      await gql(
+        server.adminUrl,
+        credentials,
+        'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row } } } }',
+        {
+          input: { modelId: model.id, rows },
+        },
+      ),
     ).record.import;
     assert.deepEqual(imported, { importedCount: BUDGET * 10, errors: [] });
 
@@ -396,14 +463,21 @@ describe('POST /graphql with a session', () => {
     const limited = await create(token, 'one too many');
     assert.equal(limited.status, 429, limited.text);
     assert.ok(limited.headers.get('retry-after'));
-    const tooBig = await gql(server.adminUrl, token, 'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount } } }', {
-      input: { modelId: model.id, rows },
-    });
+    const tooBig = await gql(
+      server.adminUrl,
+      token,
+      'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount } } }',
+      {
+        input: { modelId: model.id, rows },
+      },
+    );
     assert.equal(tooBig.status, 413, tooBig.text);
     // ...and the session keeps writing while the token is limited.
     dataOf(await create(credentials, 'session after the token ran out'));
     const total = dataOf(
-      await gql(server.adminUrl, credentials, 'query($id: ID!) { record { list(modelId: $id, limit: 1) { total } } }', { id: model.id }),
+      await gql(server.adminUrl, credentials, 'query($id: ID!) { record { list(modelId: $id, limit: 1) { total } } }', {
+        id: model.id,
+      }),
     ).record.list.total;
     assert.equal(total, BUDGET * 3 + BUDGET * 10 + BUDGET + 1);
   });
@@ -431,9 +505,13 @@ describe('content-service user set-password', () => {
   });
 
   test('cli user set-password: without --password-stdin or CONTENT_SERVICE_PASSWORD it exits 1 and says how to give it', async () => {
-    const result = await runCliWithInput(['user', 'set-password', '--email', 'viewer@acme.test', '--database', server.databaseUrl], '', {
-      env: { CONTENT_SERVICE_PASSWORD: undefined },
-    });
+    const result = await runCliWithInput(
+      ['user', 'set-password', '--email', 'viewer@acme.test', '--database', server.databaseUrl],
+      '',
+      {
+        env: { CONTENT_SERVICE_PASSWORD: undefined },
+      },
+    );
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /--password-stdin/);
     assert.match(result.stderr, /CONTENT_SERVICE_PASSWORD/);
@@ -443,9 +521,13 @@ describe('content-service user set-password', () => {
     await server.createToken({ workspaceId: owner.workspaceId, email: 'rotate@acme.test', role: 'editor' });
     await setPassword(server, 'rotate@acme.test', 'first password');
     const before = await signIn(server, 'rotate@acme.test', 'first password');
-    const result = await runCliWithInput(['user', 'set-password', '--email', 'ROTATE@acme.test', '--database', server.databaseUrl], '', {
-      env: { CONTENT_SERVICE_PASSWORD: 'second password' },
-    });
+    const result = await runCliWithInput(
+      ['user', 'set-password', '--email', 'ROTATE@acme.test', '--database', server.databaseUrl],
+      '',
+      {
+        env: { CONTENT_SERVICE_PASSWORD: 'second password' },
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /Password set for rotate@acme.test/);
     assertNotAuthorized(await signInRaw(server, { email: 'rotate@acme.test', password: 'first password' }));
@@ -455,7 +537,19 @@ describe('content-service user set-password', () => {
 
   test('cli bootstrap --password-stdin: creates the workspace and user with a password to sign in with', async () => {
     const result = await runCliWithInput(
-      ['bootstrap', '--org', 'fresh', '--workspace', 'main', '--email', 'fresh@acme.test', '--json', '--password-stdin', '--database', server.databaseUrl],
+      [
+        'bootstrap',
+        '--org',
+        'fresh',
+        '--workspace',
+        'main',
+        '--email',
+        'fresh@acme.test',
+        '--json',
+        '--password-stdin',
+        '--database',
+        server.databaseUrl,
+      ],
       'fresh password\n',
     );
     assert.equal(result.code, 0, result.stderr);
@@ -463,7 +557,19 @@ describe('content-service user set-password', () => {
     const session = remember(await signIn(server, 'fresh@acme.test', 'fresh password'));
     assert.deepEqual(session.body.workspaces, [{ id: bootstrapped.workspaceId, orgSlug: 'fresh', slug: 'main', role: 'owner' }]);
     const short = await runCliWithInput(
-      ['bootstrap', '--org', 'fresh2', '--workspace', 'main', '--email', 'fresh2@acme.test', '--json', '--password-stdin', '--database', server.databaseUrl],
+      [
+        'bootstrap',
+        '--org',
+        'fresh2',
+        '--workspace',
+        'main',
+        '--email',
+        'fresh2@acme.test',
+        '--json',
+        '--password-stdin',
+        '--database',
+        server.databaseUrl,
+      ],
       'short\n',
     );
     assert.equal(short.code, 1, short.stderr);

@@ -11,7 +11,14 @@ let modelId: string;
 before(async () => {
   server = await startServer();
   owner = await bootstrapAdmin(server);
-  modelId = (await owner.createModel({ fields: [{ key: 'title', type: 'text', required: true }, { key: 'meta', type: 'object' }] })).id;
+  modelId = (
+    await owner.createModel({
+      fields: [
+        { key: 'title', type: 'text', required: true },
+        { key: 'meta', type: 'object' },
+      ],
+    })
+  ).id;
 });
 
 after(async () => {
@@ -41,7 +48,10 @@ async function assertRequestError(body: string): Promise<{ message: string }> {
 
 function assertBadRequest(response: GqlResponse, status = 400, code = 'BAD_USER_INPUT'): { message: string } {
   assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${response.text.slice(0, 500)}`);
-  assert.ok(Array.isArray(response.body?.errors) && response.body.errors.length > 0, `errors body: ${response.text.slice(0, 500)}`);
+  assert.ok(
+    Array.isArray(response.body?.errors) && response.body.errors.length > 0,
+    `errors body: ${response.text.slice(0, 500)}`,
+  );
   const [error] = response.body.errors;
   assert.equal(typeof error.message, 'string');
   assert.equal(error.extensions?.code, code, response.text.slice(0, 500));
@@ -68,7 +78,9 @@ async function postOversized(body: string): Promise<GqlResponse> {
       return await post(body);
     } catch (error) {
       if (!closedUnderTheRequest(error) || attempt === 3) throw error;
-      console.log(`# attempt ${attempt}: the connection closed while the body was being sent (${(error as Error).cause}); sending again`);
+      console.log(
+        `# attempt ${attempt}: the connection closed while the body was being sent (${(error as Error).cause}); sending again`,
+      );
     }
   }
 }
@@ -125,7 +137,9 @@ describe('bad input', () => {
     // input must be an object with modelId; here modelId is missing and input a string.
     await assertRequestError(JSON.stringify({ query: CREATE, variables: { input: 'not an input object' } }));
     await assertRequestError(JSON.stringify({ query: CREATE, variables: { input: { data: { title: 'x' } } } }));
-    await assertRequestError(JSON.stringify({ query: CREATE, variables: { input: { modelId, data: { title: 'x' }, extra: 1 } } }));
+    await assertRequestError(
+      JSON.stringify({ query: CREATE, variables: { input: { modelId, data: { title: 'x' }, extra: 1 } } }),
+    );
     await assertRequestError(
       JSON.stringify({
         query: 'query($l: Int) { record { list(modelId: "x", limit: $l) { total } } }',
@@ -237,7 +251,9 @@ describe('bad input', () => {
     const before = await owner.total(modelId);
     const responses = await Promise.all([
       post('{"query": '),
-      post(JSON.stringify({ query: CREATE, variables: { input: { modelId: "'; DROP TABLE records; --", data: { title: 'x' } } } })),
+      post(
+        JSON.stringify({ query: CREATE, variables: { input: { modelId: "'; DROP TABLE records; --", data: { title: 'x' } } } }),
+      ),
       post(JSON.stringify({ query: '{ record { get(id: "\' OR 1=1 --") { id } } }' })),
     ]);
     for (const response of responses) {

@@ -33,7 +33,9 @@ async function connectivityStatus(token: string, workspaceId: string, on: TestSe
 
 describe('bootstrap', () => {
   test('cli bootstrap --json: prints one line with exactly org, workspace, workspaceId, userId, token; token starts with cs_', async () => {
-    const result = await runCli(bootstrapArgs({ org: 'shape', workspace: 'main', email: 'shape@acme.test', role: 'owner' }, server.databaseUrl));
+    const result = await runCli(
+      bootstrapArgs({ org: 'shape', workspace: 'main', email: 'shape@acme.test', role: 'owner' }, server.databaseUrl),
+    );
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
     assert.equal(lines.length, 1, `one line: ${result.stdout}`);
@@ -94,10 +96,30 @@ describe('bootstrap', () => {
   });
 
   test('cli bootstrap: an invalid role or slug exits non-zero and prints no token', async () => {
-    const badRole = await runCli(['bootstrap', '--org', 'x', '--workspace', 'y', '--role', 'superuser', '--json', '--database', server.databaseUrl]);
+    const badRole = await runCli([
+      'bootstrap',
+      '--org',
+      'x',
+      '--workspace',
+      'y',
+      '--role',
+      'superuser',
+      '--json',
+      '--database',
+      server.databaseUrl,
+    ]);
     assert.notEqual(badRole.code, 0);
     assert.doesNotMatch(badRole.stdout, /cs_/);
-    const badSlug = await runCli(['bootstrap', '--org', 'Not A Slug', '--workspace', 'y', '--json', '--database', server.databaseUrl]);
+    const badSlug = await runCli([
+      'bootstrap',
+      '--org',
+      'Not A Slug',
+      '--workspace',
+      'y',
+      '--json',
+      '--database',
+      server.databaseUrl,
+    ]);
     assert.notEqual(badSlug.code, 0);
     assert.doesNotMatch(badSlug.stdout, /cs_/);
   });
@@ -113,9 +135,12 @@ describe('bootstrap', () => {
 
   test('cli bootstrap: --database wins over DATABASE_URL', async () => {
     const elsewhere = `sqlite:${join(tempDir(), 'elsewhere.db')}`;
-    const result = await runCli(bootstrapArgs({ org: 'flagwins', workspace: 'main', email: 'fw@acme.test' }, server.databaseUrl), {
-      env: { DATABASE_URL: elsewhere },
-    });
+    const result = await runCli(
+      bootstrapArgs({ org: 'flagwins', workspace: 'main', email: 'fw@acme.test' }, server.databaseUrl),
+      {
+        env: { DATABASE_URL: elsewhere },
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
     const parsed = JSON.parse(result.stdout.trim());
     assert.equal(await connectivityStatus(parsed.token, parsed.workspaceId), 200);
@@ -130,7 +155,9 @@ describe('token create', () => {
   });
 
   test('cli token create --json: prints one line {workspaceId, userId, email, role, tokenId, token}', async () => {
-    const result = await runCli(createTokenArgs({ workspaceId: owner.workspaceId, email: 'new@tokens.test', role: 'editor' }, server.databaseUrl));
+    const result = await runCli(
+      createTokenArgs({ workspaceId: owner.workspaceId, email: 'new@tokens.test', role: 'editor' }, server.databaseUrl),
+    );
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
     assert.equal(lines.length, 1);
@@ -162,12 +189,16 @@ describe('token create', () => {
     const created = await server.createToken({ workspaceId: owner.workspaceId, email: 'viewer@tokens.test', role: 'viewer' });
     assert.equal(created.role, 'viewer');
     const model = await new Admin(server, owner).createSimpleModel();
-    const response = await new Admin(server, { token: created.token, workspaceId: owner.workspaceId }).createRecordRaw(model.id, { title: 'x' });
+    const response = await new Admin(server, { token: created.token, workspaceId: owner.workspaceId }).createRecordRaw(model.id, {
+      title: 'x',
+    });
     assert.equal(response.status, 403);
   });
 
   test('cli token create: an unknown workspace id exits non-zero', async () => {
-    const result = await runCli(createTokenArgs({ workspaceId: '01900000-0000-7000-8000-000000000000', email: 'x@tokens.test' }, server.databaseUrl));
+    const result = await runCli(
+      createTokenArgs({ workspaceId: '01900000-0000-7000-8000-000000000000', email: 'x@tokens.test' }, server.databaseUrl),
+    );
     assert.notEqual(result.code, 0);
     assert.doesNotMatch(result.stdout, /cs_/);
   });
@@ -185,7 +216,9 @@ describe('token create', () => {
   });
 
   test('cli token revoke: by --token-id (the id printed by token create --json)', async () => {
-    const result = await runCli(createTokenArgs({ workspaceId: owner.workspaceId, email: 'revoked2@tokens.test' }, server.databaseUrl));
+    const result = await runCli(
+      createTokenArgs({ workspaceId: owner.workspaceId, email: 'revoked2@tokens.test' }, server.databaseUrl),
+    );
     const created = JSON.parse(result.stdout.trim());
     assert.equal(typeof created.tokenId, 'string', 'token create --json prints tokenId');
     assert.equal(await connectivityStatus(created.token, owner.workspaceId), 200);
@@ -276,7 +309,9 @@ describe('serve', () => {
     try {
       const token = own.stdout.match(/cs_[A-Za-z0-9_-]+/)?.[0];
       assert.ok(token, `a token is printed:\n${own.stdout}`);
-      const ids = [...own.stdout.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}/gi)].map((m) => m[0]);
+      const ids = [
+        ...own.stdout.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9A-HJKMNP-TV-Z]{26}/gi),
+      ].map((m) => m[0]);
       const statuses = await Promise.all(ids.map((id) => connectivityStatus(token, id, own)));
       assert.ok(statuses.includes(200), `the printed token works with the printed workspace id\n${own.stdout}`);
       const delivery = await gql(own.deliveryUrl('default', 'main'), {}, '{ public { model { definitions { slug } } } }');
@@ -327,7 +362,10 @@ describe('serve', () => {
         const info = await own.bootstrap({ org: 'budget', workspace: 'main', email: 'b@acme.test' });
         const admin = new Admin(own, info);
         const model = await admin.createSimpleModel();
-        const response = await admin.importRaw(model.id, Array.from({ length: budget + 1 }, (_, i) => ({ title: `t${i}` })));
+        const response = await admin.importRaw(
+          model.id,
+          Array.from({ length: budget + 1 }, (_, i) => ({ title: `t${i}` })),
+        );
         assert.equal(response.status, 413, response.text);
         assert.equal(response.body.errors[0].extensions.budget, budget);
       }

@@ -43,7 +43,9 @@ function expectedFields(round: number): Record<string, string> {
 function outcome(responses: GqlResponse[]): { ok: number; conflicts: GqlResponse[]; other: GqlResponse[] } {
   const ok = responses.filter((r) => r.status === 200 && r.body.errors === undefined).length;
   const conflicts = responses.filter((r) => r.body?.errors?.[0]?.extensions?.code === 'CONFLICT');
-  const other = responses.filter((r) => !(r.status === 200 && r.body.errors === undefined) && r.body?.errors?.[0]?.extensions?.code !== 'CONFLICT');
+  const other = responses.filter(
+    (r) => !(r.status === 200 && r.body.errors === undefined) && r.body?.errors?.[0]?.extensions?.code !== 'CONFLICT',
+  );
   return { ok, conflicts, other };
 }
 
@@ -52,7 +54,9 @@ describe('concurrency', () => {
     const record = await owner.createRecord(wide.id, { title: 'target' });
     for (let round = 0; round < 3; round++) {
       const values = expectedFields(round);
-      const responses = await Promise.all(Object.entries(values).map(([key, value]) => owner.patchRaw(record.id, { [key]: value })));
+      const responses = await Promise.all(
+        Object.entries(values).map(([key, value]) => owner.patchRaw(record.id, { [key]: value })),
+      );
       for (const response of responses) dataOf(response);
       const stored = await owner.getRecord(record.id);
       assert.deepEqual(stored.data, { title: 'target', ...values }, `round ${round}`);
@@ -64,7 +68,9 @@ describe('concurrency', () => {
     for (let round = 0; round < 3; round++) {
       const values = expectedFields(round);
       const responses = await Promise.all(
-        Object.entries(values).map(([key, value], i) => (i % 2 === 0 ? owner : ownerOnSecond).patchRaw(record.id, { [key]: value })),
+        Object.entries(values).map(([key, value], i) =>
+          (i % 2 === 0 ? owner : ownerOnSecond).patchRaw(record.id, { [key]: value }),
+        ),
       );
       for (const response of responses) dataOf(response);
       assert.deepEqual((await ownerOnSecond.getRecord(record.id)).data, { title: 'two processes', ...values }, `round ${round}`);
@@ -74,7 +80,9 @@ describe('concurrency', () => {
   test('concurrency: concurrent patches of different locales of one translatable field all land', async () => {
     const record = await owner.createRecord(wide.id, { title: 'locales', name: { en: 'Ball' } });
     const locales = ['pl', 'de', 'fr', 'es', 'it', 'nl', 'sv', 'pt-BR', 'cs', 'da'];
-    const responses = await Promise.all(locales.map((locale, i) => (i % 2 ? owner : ownerOnSecond).patchRaw(record.id, { name: { [locale]: `ball-${locale}` } })));
+    const responses = await Promise.all(
+      locales.map((locale, i) => (i % 2 ? owner : ownerOnSecond).patchRaw(record.id, { name: { [locale]: `ball-${locale}` } })),
+    );
     for (const response of responses) dataOf(response);
     const expected = { en: 'Ball', ...Object.fromEntries(locales.map((l) => [l, `ball-${l}`])) };
     assert.deepEqual((await owner.getRecord(record.id)).data.name, expected);
@@ -82,7 +90,9 @@ describe('concurrency', () => {
 
   test('concurrency: concurrent patches of different keys of one object field all land', async () => {
     const record = await owner.createRecord(wide.id, { title: 'object', meta: { keep: true } });
-    const responses = await Promise.all(Array.from({ length: 15 }, (_, i) => owner.patchRaw(record.id, { meta: { [`k${i}`]: i } })));
+    const responses = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => owner.patchRaw(record.id, { meta: { [`k${i}`]: i } })),
+    );
     for (const response of responses) dataOf(response);
     const expected = { keep: true, ...Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`k${i}`, i])) };
     assert.deepEqual((await owner.getRecord(record.id)).data.meta, expected);
@@ -163,7 +173,9 @@ describe('concurrency', () => {
   test('concurrency: concurrent model creates with one slug — exactly one succeeds', async () => {
     const slug = uniqueSlug('race');
     const responses = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => (i % 2 ? owner : ownerOnSecond).createModelRaw({ slug, fields: [{ key: 'title', type: 'text' }] })),
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 ? owner : ownerOnSecond).createModelRaw({ slug, fields: [{ key: 'title', type: 'text' }] }),
+      ),
     );
     const { ok, conflicts, other } = outcome(responses);
     assert.equal(other.length, 0, other.map((r) => r.text).join('\n'));

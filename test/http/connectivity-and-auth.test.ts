@@ -47,7 +47,10 @@ describe('connectivity check', () => {
     assert.deepEqual(found, { id: model.id, slug, name: 'Connectivity' });
     // Models of another workspace are not listed.
     const otherList = (await other.ok(CONNECTIVITY)).model.list;
-    assert.equal(otherList.find((m: any) => m.id === model.id), undefined);
+    assert.equal(
+      otherList.find((m: any) => m.id === model.id),
+      undefined,
+    );
   });
 });
 
@@ -65,10 +68,18 @@ describe('authentication: Not authorized, HTTP 401, same body in every case', ()
   });
 
   test('auth: a wrong token is 401 Not authorized', async () => {
-    assertNotAuthorized(await gql(server.adminUrl, { token: 'cs_thisTokenDoesNotExist0000000000000000000', workspaceId: owner.workspaceId }, CONNECTIVITY));
+    assertNotAuthorized(
+      await gql(
+        server.adminUrl,
+        { token: 'cs_thisTokenDoesNotExist0000000000000000000', workspaceId: owner.workspaceId },
+        CONNECTIVITY,
+      ),
+    );
     // A valid token with one character changed.
     const last = owner.token.slice(-1) === 'A' ? 'B' : 'A';
-    assertNotAuthorized(await gql(server.adminUrl, { token: owner.token.slice(0, -1) + last, workspaceId: owner.workspaceId }, CONNECTIVITY));
+    assertNotAuthorized(
+      await gql(server.adminUrl, { token: owner.token.slice(0, -1) + last, workspaceId: owner.workspaceId }, CONNECTIVITY),
+    );
   });
 
   test('auth: a malformed Authorization header is 401 Not authorized', async () => {
@@ -98,8 +109,15 @@ describe('authentication: Not authorized, HTTP 401, same body in every case', ()
 
   test('auth: a token of the same user in another workspace does not open this one', async () => {
     // Same email, bootstrapped into a second workspace: that token is bound to the second workspace only.
-    const sameUserElsewhere = await bootstrapAdmin(server, { org: 'acme', workspace: 'third', email: 'owner@acme.test', role: 'owner' });
-    assertNotAuthorized(await gql(server.adminUrl, { token: sameUserElsewhere.token, workspaceId: owner.workspaceId }, CONNECTIVITY));
+    const sameUserElsewhere = await bootstrapAdmin(server, {
+      org: 'acme',
+      workspace: 'third',
+      email: 'owner@acme.test',
+      role: 'owner',
+    });
+    assertNotAuthorized(
+      await gql(server.adminUrl, { token: sameUserElsewhere.token, workspaceId: owner.workspaceId }, CONNECTIVITY),
+    );
     // While the token works for its own workspace.
     assert.equal((await sameUserElsewhere.q(CONNECTIVITY)).status, 200);
   });
@@ -253,4 +271,3 @@ function dataOfPatch(response: GqlResponse): any {
   assert.equal(response.body.errors, undefined, response.text);
   return response.body.data.record.patch;
 }
-

@@ -20,11 +20,17 @@ after(async () => {
 /** Log lines (stdout and stderr) that mention `needle`, waiting briefly for the log to be flushed. */
 async function logLinesWith(needle: string, atLeast = 1): Promise<string[]> {
   for (let i = 0; i < 40; i++) {
-    const lines = server.logs().split('\n').filter((line) => line.includes(needle));
+    const lines = server
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes(needle));
     if (lines.length >= atLeast) return lines;
     await sleep(25);
   }
-  return server.logs().split('\n').filter((line) => line.includes(needle));
+  return server
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes(needle));
 }
 
 describe('conventions', () => {
@@ -40,7 +46,11 @@ describe('conventions', () => {
     assert.equal(response.headers.get('access-control-allow-origin'), null);
     const preflight = await fetch(server.adminUrl, {
       method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
+      headers: {
+        origin: 'https://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization',
+      },
     });
     await preflight.arrayBuffer();
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
@@ -61,7 +71,8 @@ describe('conventions', () => {
       request(`${server.url}/no/such/route`),
     ]);
     const ids = responses.map((r) => r.headers.get('x-request-id'));
-    for (const [i, id] of ids.entries()) assert.ok(id && id.length > 0, `response ${i} (${responses[i]!.status}) has x-request-id`);
+    for (const [i, id] of ids.entries())
+      assert.ok(id && id.length > 0, `response ${i} (${responses[i]!.status}) has x-request-id`);
     assert.equal(new Set(ids).size, ids.length, 'request ids are unique');
   });
 
@@ -78,9 +89,15 @@ describe('conventions', () => {
     const bad = await owner.q('{ nope }', undefined, { accept: 'application/graphql-response+json' });
     assert.equal(bad.status, 400);
     assert.match(bad.headers.get('content-type') ?? '', /^application\/graphql-response\+json/);
-    const delivery = await gql(server.deliveryUrl('acme', 'main'), {}, '{ public { model { definitions { slug } } } }', undefined, {
-      accept: 'application/graphql-response+json',
-    });
+    const delivery = await gql(
+      server.deliveryUrl('acme', 'main'),
+      {},
+      '{ public { model { definitions { slug } } } }',
+      undefined,
+      {
+        accept: 'application/graphql-response+json',
+      },
+    );
     assert.match(delivery.headers.get('content-type') ?? '', /^application\/graphql-response\+json/);
   });
 
@@ -137,7 +154,11 @@ describe('conventions', () => {
     await gql(server.adminUrl, { token: wrong, workspaceId: owner.workspaceId }, '{ model { list { id } } }');
     await request(server.adminUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}`, 'x-workspace-id': owner.workspaceId },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${owner.token}`,
+        'x-workspace-id': owner.workspaceId,
+      },
       body: '{ broken json',
     });
     const last = await owner.q('{ model { list { id } } }');

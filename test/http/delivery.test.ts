@@ -52,11 +52,16 @@ describe('delivery route', () => {
     assert.deepEqual(records.items[0].data, { title: 'pub 0' });
     // Same ids as the admin API.
     const adminIds = (await owner.list(publicModel.id)).items.map((r) => r.id);
-    assert.deepEqual(records.items.map((r: any) => r.id), adminIds);
+    assert.deepEqual(
+      records.items.map((r: any) => r.id),
+      adminIds,
+    );
   });
 
   test('delivery: definitions list public models only, with their fields', async () => {
-    const response = await deliver('{ public { model { definitions { slug name displayField fields { key type required } } } } }');
+    const response = await deliver(
+      '{ public { model { definitions { slug name displayField fields { key type required } } } } }',
+    );
     assert.equal(response.status, 200, response.text);
     const definitions = response.body.data.public.model.definitions;
     const pub = definitions.find((d: any) => d.slug === publicModel.slug);
@@ -69,7 +74,10 @@ describe('delivery route', () => {
         { key: 'note', type: 'text', required: false },
       ],
     });
-    assert.equal(definitions.find((d: any) => d.slug === hiddenModel.slug), undefined);
+    assert.equal(
+      definitions.find((d: any) => d.slug === hiddenModel.slug),
+      undefined,
+    );
   });
 
   test('delivery: a model with deliveryAccess none is invisible — records give the same NOT_FOUND as a model that does not exist', async () => {
@@ -89,12 +97,20 @@ describe('delivery route', () => {
   });
 
   test('delivery: records take limit, offset and sort like the admin list', async () => {
-    const page = (await deliver(RECORDS, { slug: publicModel.slug, limit: 10, offset: 20, sort: 'createdAt_asc' })).body.data.public.model.records;
+    const page = (await deliver(RECORDS, { slug: publicModel.slug, limit: 10, offset: 20, sort: 'createdAt_asc' })).body.data
+      .public.model.records;
     assert.equal(page.items.length, 5);
     assert.equal(page.hasMore, false);
-    assert.deepEqual(page.items.map((r: any) => r.data.title), ['pub 20', 'pub 21', 'pub 22', 'pub 23', 'pub 24']);
-    const desc = (await deliver(RECORDS, { slug: publicModel.slug, limit: 2, sort: 'createdAt_desc' })).body.data.public.model.records;
-    assert.deepEqual(desc.items.map((r: any) => r.data.title), ['pub 24', 'pub 23']);
+    assert.deepEqual(
+      page.items.map((r: any) => r.data.title),
+      ['pub 20', 'pub 21', 'pub 22', 'pub 23', 'pub 24'],
+    );
+    const desc = (await deliver(RECORDS, { slug: publicModel.slug, limit: 2, sort: 'createdAt_desc' })).body.data.public.model
+      .records;
+    assert.deepEqual(
+      desc.items.map((r: any) => r.data.title),
+      ['pub 24', 'pub 23'],
+    );
     const clamped = (await deliver(RECORDS, { slug: publicModel.slug, limit: 1000 })).body.data.public.model.records;
     assert.equal(clamped.items.length, 25);
     const negative = await deliver(RECORDS, { slug: publicModel.slug, limit: -1 });
@@ -102,7 +118,9 @@ describe('delivery route', () => {
   });
 
   test('delivery: createdBy and updatedBy are null', async () => {
-    const response = await deliver(`{ public { model { records(modelSlug: "${publicModel.slug}", limit: 1) { items { id createdBy updatedBy createdAt } } } } }`);
+    const response = await deliver(
+      `{ public { model { records(modelSlug: "${publicModel.slug}", limit: 1) { items { id createdBy updatedBy createdAt } } } } }`,
+    );
     assert.equal(response.status, 200, response.text);
     const [item] = response.body.data.public.model.records.items;
     assert.equal(item.createdBy, null);
@@ -116,16 +134,19 @@ describe('delivery route', () => {
     const response = await deliver(
       'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }',
       { input: { modelId: publicModel.id, data: { title: 'via delivery' } } },
-      { authorization: `Bearer ${owner.token}`, 'x-workspace-id': owner.workspaceId, accept: 'application/graphql-response+json' },
+      {
+        authorization: `Bearer ${owner.token}`,
+        'x-workspace-id': owner.workspaceId,
+        accept: 'application/graphql-response+json',
+      },
     );
     assert.equal(response.status, 400, response.text);
     assert.ok(Array.isArray(response.body.errors) && response.body.errors.length > 0, response.text);
     assert.equal(response.body.errors[0].extensions?.code, 'BAD_USER_INPUT');
     assert.equal(response.body.data, undefined);
-    const asJson = await deliver(
-      'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }',
-      { input: { modelId: publicModel.id, data: { title: 'via delivery' } } },
-    );
+    const asJson = await deliver('mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }', {
+      input: { modelId: publicModel.id, data: { title: 'via delivery' } },
+    });
     assert.equal(asJson.status, 200, asJson.text);
     assert.equal(asJson.body.errors[0].extensions?.code, 'BAD_USER_INPUT');
     assert.equal(asJson.body.data, undefined);
@@ -156,7 +177,7 @@ describe('delivery route', () => {
     assert.ok(Array.isArray(response.body.errors));
   });
 
-  test('delivery: another workspace\'s public models are not served on this workspace\'s route', async () => {
+  test("delivery: another workspace's public models are not served on this workspace's route", async () => {
     const foreign = await other.createSimpleModel({ slug: uniqueSlug('foreign'), deliveryAccess: 'public' });
     await other.createRecord(foreign.id, { title: 'other workspace' });
     const here = await deliver(RECORDS, { slug: foreign.slug });
@@ -179,7 +200,10 @@ describe('delivery route', () => {
     await owner.createRecord(model.id, { title: 'toggled' });
     const update = 'mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { deliveryAccess } } }';
     assert.equal((await deliver(RECORDS, { slug: model.slug })).body.errors?.[0]?.extensions?.code, 'NOT_FOUND');
-    assert.equal((await owner.ok(update, { input: { id: model.id, deliveryAccess: 'public' } })).model.update.deliveryAccess, 'public');
+    assert.equal(
+      (await owner.ok(update, { input: { id: model.id, deliveryAccess: 'public' } })).model.update.deliveryAccess,
+      'public',
+    );
     const shown = await deliver(RECORDS, { slug: model.slug });
     assert.equal(shown.body.data?.public.model.records.items[0].data.title, 'toggled', shown.text);
     await owner.ok(update, { input: { id: model.id, deliveryAccess: 'none' } });
@@ -211,7 +235,10 @@ describe('delivery route', () => {
     const allowOrigin = response.headers.get('access-control-allow-origin');
     assert.ok(allowOrigin === '*' || allowOrigin === 'https://shop.example.com', `allow-origin: ${allowOrigin}`);
     // Error responses too.
-    const error = await deliver('mutation { __typename }', undefined, { origin: 'https://shop.example.com', accept: 'application/graphql-response+json' });
+    const error = await deliver('mutation { __typename }', undefined, {
+      origin: 'https://shop.example.com',
+      accept: 'application/graphql-response+json',
+    });
     assert.equal(error.status, 400);
     assert.ok(error.headers.get('access-control-allow-origin'), 'CORS header on a 400');
   });
@@ -240,7 +267,11 @@ describe('delivery route', () => {
   });
 
   test('delivery: malformed JSON on the delivery route is 400 with an errors body', async () => {
-    const response = await request(deliveryUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    const response = await request(deliveryUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": ',
+    });
     assert.equal(response.status, 400);
     assert.equal(response.body.errors[0].extensions?.code, 'BAD_USER_INPUT');
   });

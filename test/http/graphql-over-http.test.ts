@@ -66,7 +66,11 @@ describe('GraphQL over HTTP: status by accepted media type', () => {
   const bad = [
     { what: 'a document that does not parse', query: '{', variables: undefined },
     { what: 'a document that does not validate', query: '{ model { nope } }', variables: undefined },
-    { what: 'variables that do not coerce', query: 'query ($id: ID!) { model { get(id: $id) { id } } }', variables: { id: null } },
+    {
+      what: 'variables that do not coerce',
+      query: 'query ($id: ID!) { model { get(id: $id) { id } } }',
+      variables: { id: null },
+    },
   ];
   for (const { what, query, variables } of bad) {
     test(`${what}: 200 with errors for application/json, 400 for application/graphql-response+json`, async () => {
@@ -85,13 +89,22 @@ describe('GraphQL over HTTP: status by accepted media type', () => {
 
   test('a body that is not well-formed (bad JSON, no query) stays 400 for either media type', async () => {
     for (const accept of ['application/json', 'application/graphql-response+json']) {
-      const headers = { 'content-type': 'application/json', accept, authorization: `Bearer ${owner.credentials.token}`, 'x-workspace-id': owner.credentials.workspaceId! };
+      const headers = {
+        'content-type': 'application/json',
+        accept,
+        authorization: `Bearer ${owner.credentials.token}`,
+        'x-workspace-id': owner.credentials.workspaceId!,
+      };
       const badJson = await request(server.adminUrl, { method: 'POST', headers, body: '{ "query' });
       assert.equal(badJson.status, 400, badJson.text);
       assert.equal(badJson.body.errors[0].extensions.code, 'BAD_USER_INPUT');
       const noQuery = await request(server.adminUrl, { method: 'POST', headers, body: '{"variables":{}}' });
       assert.equal(noQuery.status, 400, noQuery.text);
-      const delivery = await request(server.deliveryUrl('acme', 'main'), { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: '[1' });
+      const delivery = await request(server.deliveryUrl('acme', 'main'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept },
+        body: '[1',
+      });
       assert.equal(delivery.status, 400, delivery.text);
     }
   });
@@ -116,43 +129,63 @@ describe('GraphQL over HTTP: GET', () => {
       variables: JSON.stringify({ name: 'Query' }),
       operationName: 'Models',
     });
-    const response = await request(url, { headers: { accept: 'application/json', authorization: `Bearer ${owner.credentials.token}`, 'x-workspace-id': owner.credentials.workspaceId! } });
+    const response = await request(url, {
+      headers: {
+        accept: 'application/json',
+        authorization: `Bearer ${owner.credentials.token}`,
+        'x-workspace-id': owner.credentials.workspaceId!,
+      },
+    });
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data, { model: { list: [] }, __type: { name: 'Query' } });
 
     const anonymous = await request(url, { headers: { accept: 'application/json' } });
     assert.equal(anonymous.status, 401);
     assert.deepEqual(anonymous.body, NOT_AUTHORIZED_BODY);
-    const wrongToken = await request(url, { headers: { accept: 'application/json', authorization: 'Bearer cs_nope', 'x-workspace-id': owner.credentials.workspaceId! } });
+    const wrongToken = await request(url, {
+      headers: { accept: 'application/json', authorization: 'Bearer cs_nope', 'x-workspace-id': owner.credentials.workspaceId! },
+    });
     assert.equal(wrongToken.status, 401);
     assert.deepEqual(wrongToken.body, NOT_AUTHORIZED_BODY);
   });
 
   test('a mutation by GET is refused with 405 and Allow: POST, on both routes, and nothing runs', async () => {
-    const mutation = 'mutation { model { create(input: { name: "By GET", slug: "by-get", fields: [{ key: "title", type: "text" }] }) { id } } }';
+    const mutation =
+      'mutation { model { create(input: { name: "By GET", slug: "by-get", fields: [{ key: "title", type: "text" }] }) { id } } }';
     const admin = await request(getUrl(server.adminUrl, { query: mutation }), {
-      headers: { accept: 'application/json', authorization: `Bearer ${owner.credentials.token}`, 'x-workspace-id': owner.credentials.workspaceId! },
+      headers: {
+        accept: 'application/json',
+        authorization: `Bearer ${owner.credentials.token}`,
+        'x-workspace-id': owner.credentials.workspaceId!,
+      },
     });
     assertErrorsShape(admin, 405, 'BAD_USER_INPUT');
     assert.equal(admin.headers.get('allow'), 'POST');
     const list = await owner.q('{ model { list { slug } } }');
     assert.deepEqual(list.body.data.model.list, []);
 
-    const delivery = await request(getUrl(server.deliveryUrl('acme', 'main'), { query: 'mutation { x }' }), { headers: { accept: 'application/json' } });
+    const delivery = await request(getUrl(server.deliveryUrl('acme', 'main'), { query: 'mutation { x }' }), {
+      headers: { accept: 'application/json' },
+    });
     assertErrorsShape(delivery, 405, 'BAD_USER_INPUT');
     assert.equal(delivery.headers.get('allow'), 'POST');
   });
 
   test('delivery GET runs a query from the query string', async () => {
-    const response = await request(getUrl(server.deliveryUrl('acme', 'main'), { query: '{ public { model { definitions { slug } } } }' }), {
-      headers: { accept: 'application/json' },
-    });
+    const response = await request(
+      getUrl(server.deliveryUrl('acme', 'main'), { query: '{ public { model { definitions { slug } } } }' }),
+      {
+        headers: { accept: 'application/json' },
+      },
+    );
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body.data.public.model.definitions, []);
   });
 
   test('GraphiQL is still served for a browser GET without a query', async () => {
-    const response = await request(server.adminUrl, { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    const response = await request(server.adminUrl, {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(response.text, /graphiql/i);
@@ -162,17 +195,37 @@ describe('GraphQL over HTTP: GET', () => {
 describe('GraphQL over HTTP: the router refusals answer in the errors shape', () => {
   test('a URL the router cannot decode', async () => {
     assertErrorsShape(await request(`${server.url}/public/%E0%A4%A/x/graphql`), 400, 'BAD_USER_INPUT');
-    assertErrorsShape(await request(`${server.url}/public/%E0%A4%A/x/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' }), 400, 'BAD_USER_INPUT');
+    assertErrorsShape(
+      await request(`${server.url}/public/%E0%A4%A/x/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      }),
+      400,
+      'BAD_USER_INPUT',
+    );
   });
 
   test('an unknown path: 404', async () => {
     assertErrorsShape(await request(`${server.url}/nowhere`), 404, 'NOT_FOUND');
-    assertErrorsShape(await request(`${server.url}/public/acme/main/graphql/more`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 404, 'NOT_FOUND');
+    assertErrorsShape(
+      await request(`${server.url}/public/acme/main/graphql/more`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   test('a method the route does not take: 405 with Allow', async () => {
     for (const url of [server.adminUrl, server.deliveryUrl('acme', 'main')]) {
-      const response = await request(url, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const response = await request(url, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      });
       assertErrorsShape(response, 405, 'BAD_USER_INPUT');
       assert.equal(response.headers.get('allow'), 'GET, POST');
     }
@@ -180,9 +233,17 @@ describe('GraphQL over HTTP: the router refusals answer in the errors shape', ()
 
   test('a body over the limit: 413; a content type that is not JSON: 415', async () => {
     const big = JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(200 * 1024) } });
-    const tooLarge = await request(server.deliveryUrl('acme', 'main'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    const tooLarge = await request(server.deliveryUrl('acme', 'main'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big,
+    });
     assertErrorsShape(tooLarge, 413, 'PAYLOAD_TOO_LARGE');
-    const notJson = await request(server.deliveryUrl('acme', 'main'), { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{ __typename }' });
+    const notJson = await request(server.deliveryUrl('acme', 'main'), {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{ __typename }',
+    });
     assertErrorsShape(notJson, 415, 'BAD_USER_INPUT');
   });
 });

@@ -126,15 +126,28 @@ describe('model.create', () => {
   test('model.create: returns an id that model.list lists with its slug and name', async () => {
     const slug = uniqueSlug('listed');
     const response = await owner.q('mutation($input: CreateModelDefinitionInput!) { model { create(input: $input) { id } } }', {
-      input: { name: 'Listed', slug, displayField: 'title', fields: [{ key: 'title', label: 'Title', type: 'text', required: true }] },
+      input: {
+        name: 'Listed',
+        slug,
+        displayField: 'title',
+        fields: [{ key: 'title', label: 'Title', type: 'text', required: true }],
+      },
     });
     const { id } = dataOf(response).model.create;
     const list = (await owner.ok('{ model { list { id slug name } } }')).model.list;
-    assert.deepEqual(list.find((m: any) => m.id === id), { id, slug, name: 'Listed' });
+    assert.deepEqual(
+      list.find((m: any) => m.id === id),
+      { id, slug, name: 'Listed' },
+    );
   });
 
   test('model.create: displayField left out is the first field key', async () => {
-    const model = await owner.createModel({ fields: [{ key: 'headline', type: 'text' }, { key: 'body', type: 'text' }] });
+    const model = await owner.createModel({
+      fields: [
+        { key: 'headline', type: 'text' },
+        { key: 'body', type: 'text' },
+      ],
+    });
     assert.equal(model.displayField, 'headline');
   });
 
@@ -151,7 +164,10 @@ describe('model.create', () => {
   test('model.create: a second create with the same slug is refused with CONFLICT, nothing written', async () => {
     const slug = uniqueSlug('dup');
     await owner.createSimpleModel({ slug, name: 'First' });
-    const error = expectError(await owner.createModelRaw({ slug, name: 'Second', fields: [{ key: 'title', type: 'text' }] }), 'CONFLICT');
+    const error = expectError(
+      await owner.createModelRaw({ slug, name: 'Second', fields: [{ key: 'title', type: 'text' }] }),
+      'CONFLICT',
+    );
     assert.equal(error.message, 'slug: A model with this slug already exists');
     const list = (await owner.ok('{ model { list { slug name } } }')).model.list.filter((m: any) => m.slug === slug);
     assert.deepEqual(list, [{ slug, name: 'First' }]);
@@ -173,7 +189,13 @@ describe('model.create', () => {
   test('model.create: two fields with one key are refused with BAD_USER_INPUT', async () => {
     const slug = uniqueSlug('dupkey');
     expectError(
-      await owner.createModelRaw({ slug, fields: [{ key: 'title', type: 'text' }, { key: 'title', type: 'number' }] }),
+      await owner.createModelRaw({
+        slug,
+        fields: [
+          { key: 'title', type: 'text' },
+          { key: 'title', type: 'number' },
+        ],
+      }),
       'BAD_USER_INPUT',
     );
     assert.ok(!(await slugsOf(owner)).includes(slug));
@@ -184,7 +206,10 @@ describe('model.create', () => {
     expectError(
       await owner.createModelRaw({
         slug: slug1,
-        fields: [{ key: 'sku', type: 'number' }, { key: 'price', type: 'number' }],
+        fields: [
+          { key: 'sku', type: 'number' },
+          { key: 'price', type: 'number' },
+        ],
         product: { enabled: true, skuField: 'sku', priceField: 'price' },
       }),
       'BAD_USER_INPUT',
@@ -193,7 +218,10 @@ describe('model.create', () => {
     expectError(
       await owner.createModelRaw({
         slug: slug2,
-        fields: [{ key: 'sku', type: 'text' }, { key: 'price', type: 'text' }],
+        fields: [
+          { key: 'sku', type: 'text' },
+          { key: 'price', type: 'text' },
+        ],
         product: { enabled: true, skuField: 'sku', priceField: 'price' },
       }),
       'BAD_USER_INPUT',
@@ -214,19 +242,37 @@ describe('model.create', () => {
   test('model.create: a relation must name an existing model of the workspace as model:<slug>', async () => {
     const slug1 = uniqueSlug('dangling');
     expectError(
-      await owner.createModelRaw({ slug: slug1, fields: [{ key: 'title', type: 'text' }, { key: 'r', type: 'relation', relationTo: 'model:does-not-exist' }] }),
+      await owner.createModelRaw({
+        slug: slug1,
+        fields: [
+          { key: 'title', type: 'text' },
+          { key: 'r', type: 'relation', relationTo: 'model:does-not-exist' },
+        ],
+      }),
       'BAD_USER_INPUT',
     );
     const target = await owner.createSimpleModel();
     const slug2 = uniqueSlug('badformat');
     expectError(
-      await owner.createModelRaw({ slug: slug2, fields: [{ key: 'title', type: 'text' }, { key: 'r', type: 'relation', relationTo: target.slug }] }),
+      await owner.createModelRaw({
+        slug: slug2,
+        fields: [
+          { key: 'title', type: 'text' },
+          { key: 'r', type: 'relation', relationTo: target.slug },
+        ],
+      }),
       'BAD_USER_INPUT',
     );
     const foreign = await other.createSimpleModel();
     const slug3 = uniqueSlug('foreignrel');
     expectError(
-      await owner.createModelRaw({ slug: slug3, fields: [{ key: 'title', type: 'text' }, { key: 'r', type: 'relation', relationTo: `model:${foreign.slug}` }] }),
+      await owner.createModelRaw({
+        slug: slug3,
+        fields: [
+          { key: 'title', type: 'text' },
+          { key: 'r', type: 'relation', relationTo: `model:${foreign.slug}` },
+        ],
+      }),
       'BAD_USER_INPUT',
     );
     const slugs = await slugsOf(owner);
@@ -247,7 +293,10 @@ describe('model.get', () => {
     const read = await owner.getModel(model.id);
     assert.equal(read.id, model.id);
     assert.equal(read.name, 'Gettable');
-    assert.deepEqual(read.fields.map((f: any) => f.key), ['title', 'note']);
+    assert.deepEqual(
+      read.fields.map((f: any) => f.key),
+      ['title', 'note'],
+    );
   });
 
   test('model.get: an unknown id returns null', async () => {
@@ -293,7 +342,10 @@ describe('model.update', () => {
     await owner.createRecord(model.id, { title: 'x' });
     const fields = [...model.fields.map(stripField), { key: 'extra', label: 'Extra', type: 'number' }];
     const updated = (await owner.ok(UPDATE, { input: { id: model.id, fields } })).model.update;
-    assert.deepEqual(updated.fields.map((f: any) => f.key), ['title', 'note', 'extra']);
+    assert.deepEqual(
+      updated.fields.map((f: any) => f.key),
+      ['title', 'note', 'extra'],
+    );
     const record = await owner.createRecord(model.id, { title: 'y', extra: 5 });
     assert.equal(record.data.extra, 5);
   });
@@ -305,7 +357,10 @@ describe('model.update', () => {
     const error = expectError(await owner.q(UPDATE, { input: { id: model.id, fields } }), 'CONFLICT');
     assert.match(error.message, /mandatory/);
     const read = await owner.getModel(model.id);
-    assert.deepEqual(read.fields.map((f: any) => f.key), ['title', 'note']);
+    assert.deepEqual(
+      read.fields.map((f: any) => f.key),
+      ['title', 'note'],
+    );
   });
 
   test('model.update: a new required field is allowed when the model has no records', async () => {
@@ -345,17 +400,38 @@ describe('model.update', () => {
     });
     const t = await owner.createRecord(target.id, { title: 't' });
     await owner.createRecord(model.id, { title: 'r', link: t.id });
-    const fields = (patch: object) => [{ key: 'title', type: 'text' }, { key: 'link', type: 'relation', relationTo: `model:${target.slug}`, ...patch }];
-    assert.match(expectError(await owner.q(UPDATE, { input: { id: model.id, fields: fields({ relationTo: `model:${target2.slug}` }) } }), 'CONFLICT').message, /link/);
-    assert.match(expectError(await owner.q(UPDATE, { input: { id: model.id, fields: fields({ relationType: 'hasMany' }) } }), 'CONFLICT').message, /link/);
+    const fields = (patch: object) => [
+      { key: 'title', type: 'text' },
+      { key: 'link', type: 'relation', relationTo: `model:${target.slug}`, ...patch },
+    ];
+    assert.match(
+      expectError(
+        await owner.q(UPDATE, { input: { id: model.id, fields: fields({ relationTo: `model:${target2.slug}` }) } }),
+        'CONFLICT',
+      ).message,
+      /link/,
+    );
+    assert.match(
+      expectError(await owner.q(UPDATE, { input: { id: model.id, fields: fields({ relationType: 'hasMany' }) } }), 'CONFLICT')
+        .message,
+      /link/,
+    );
     const read = await owner.getModel(model.id);
     assert.equal(read.fields[1].relationTo, `model:${target.slug}`);
     assert.equal(read.fields[1].relationType, 'hasOne');
   });
 
   test('model.update: turning on a product SKU field over duplicate values is refused with CONFLICT naming the field', async () => {
-    const model = await owner.createModel({ fields: [{ key: 'code', type: 'text' }, { key: 'title', type: 'text' }] });
-    await owner.importRows(model.id, [{ code: 'A1', title: 'one' }, { code: 'A1', title: 'two' }]);
+    const model = await owner.createModel({
+      fields: [
+        { key: 'code', type: 'text' },
+        { key: 'title', type: 'text' },
+      ],
+    });
+    await owner.importRows(model.id, [
+      { code: 'A1', title: 'one' },
+      { code: 'A1', title: 'two' },
+    ]);
     const error = expectError(
       await owner.q(UPDATE, { input: { id: model.id, product: { enabled: true, skuField: 'code' } } }),
       'CONFLICT',
@@ -370,7 +446,10 @@ describe('model.update', () => {
     const record = await owner.createRecord(model.id, { title: 'keep', note: 'drop me' });
     const fields = model.fields.map(stripField).filter((f: any) => f.key !== 'note');
     const updated = (await owner.ok(UPDATE, { input: { id: model.id, fields } })).model.update;
-    assert.deepEqual(updated.fields.map((f: any) => f.key), ['title']);
+    assert.deepEqual(
+      updated.fields.map((f: any) => f.key),
+      ['title'],
+    );
     assert.deepEqual((await owner.getRecord(record.id)).data, { title: 'keep' });
     const listed = (await owner.list(model.id)).items.find((r) => r.id === record.id);
     assert.deepEqual(listed?.data, { title: 'keep' });

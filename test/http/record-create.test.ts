@@ -115,7 +115,10 @@ describe('record.create', () => {
 
   test('record.create: a date field accepts an ISO 8601 date and date-time', async () => {
     assert.equal((await owner.createRecord(typed.id, { title: 'd1', day: '2024-05-01' })).data.day, '2024-05-01');
-    assert.equal((await owner.createRecord(typed.id, { title: 'd2', day: '2024-05-01T10:20:30Z' })).data.day, '2024-05-01T10:20:30Z');
+    assert.equal(
+      (await owner.createRecord(typed.id, { title: 'd2', day: '2024-05-01T10:20:30Z' })).data.day,
+      '2024-05-01T10:20:30Z',
+    );
     assert.equal(
       (await owner.createRecord(typed.id, { title: 'd3', day: '2024-05-01T10:20:30.123+02:00' })).data.day,
       '2024-05-01T10:20:30.123+02:00',
@@ -128,7 +131,10 @@ describe('record.create', () => {
 
   test('record.create: an unknown key is refused with `<key>: unknown field`', async () => {
     const before = await owner.total(product.id);
-    const error = expectError(await owner.createRecordRaw(product.id, { sku: 'UNK-1', title: 'x', colour: 'red' }), 'BAD_USER_INPUT');
+    const error = expectError(
+      await owner.createRecordRaw(product.id, { sku: 'UNK-1', title: 'x', colour: 'red' }),
+      'BAD_USER_INPUT',
+    );
     assert.equal(error.message, 'colour: unknown field');
     assert.equal(await owner.total(product.id), before);
   });
@@ -224,7 +230,7 @@ describe('record.create', () => {
     assert.equal(await owner.total(product.id), before);
   });
 
-  test('record.create: the duplicate SKU message names the model\'s own skuField key', async () => {
+  test("record.create: the duplicate SKU message names the model's own skuField key", async () => {
     const model = await owner.createModel({
       fields: [
         { key: 'articleNumber', type: 'text', required: true },
@@ -264,7 +270,12 @@ describe('record.create', () => {
   });
 
   test('record.create: a non-product model accepts duplicate values in every field (only the SKU can be unique)', async () => {
-    const model = await owner.createModel({ fields: [{ key: 'sku', type: 'text' }, { key: 'title', type: 'text' }] });
+    const model = await owner.createModel({
+      fields: [
+        { key: 'sku', type: 'text' },
+        { key: 'title', type: 'text' },
+      ],
+    });
     await owner.createRecord(model.id, { sku: 'SAME', title: 'same' });
     await owner.createRecord(model.id, { sku: 'SAME', title: 'same' });
     assert.equal(await owner.total(model.id), 2);

@@ -51,14 +51,20 @@ describe('record.import', () => {
 
   test('record.import: 1000 rows per call are accepted', async () => {
     const model = await owner.createProductModel();
-    const result = await owner.importRows(model.id, rows(1000, (i) => ({ sku: `K-${i}`, title: `Row ${i}`, price: i / 100 })));
+    const result = await owner.importRows(
+      model.id,
+      rows(1000, (i) => ({ sku: `K-${i}`, title: `Row ${i}`, price: i / 100 })),
+    );
     assert.deepEqual(result, { importedCount: 1000, errors: [] });
     assert.equal(await owner.total(model.id), 1000);
   });
 
   test('record.import: 1001 rows are refused with BAD_USER_INPUT (rows: at most 1000 rows per import, got 1001), nothing written', async () => {
     const model = await owner.createSimpleModel();
-    const response = await owner.importRaw(model.id, rows(1001, (i) => ({ title: `Row ${i}` })));
+    const response = await owner.importRaw(
+      model.id,
+      rows(1001, (i) => ({ title: `Row ${i}` })),
+    );
     const error = expectError(response, 'BAD_USER_INPUT', 400);
     assert.equal(error.message, 'rows: at most 1000 rows per import, got 1001');
     assert.equal(await owner.total(model.id), 0);
@@ -114,7 +120,10 @@ describe('record.import', () => {
     const single = expectError(await owner.createRecordRaw(model.id, { sku: 'V-1b' }), 'BAD_USER_INPUT');
     assert.equal(single.message, byRow.get(1));
     const stored = await owner.listAll(model.id);
-    assert.deepEqual(stored.map((r) => r.data), [{ sku: 'V-6', title: 'fine', price: 149.99 }]);
+    assert.deepEqual(
+      stored.map((r) => r.data),
+      [{ sku: 'V-6', title: 'fine', price: 149.99 }],
+    );
   });
 
   test('record.import: a row that is not a JSON object is a row error, the others are imported', async () => {
@@ -179,7 +188,9 @@ describe('record.import', () => {
     const data = await owner.ok('{ __type(name: "ImportModelRecordsResult") { fields { name } } }');
     const names = data.__type.fields.map((f: any) => f.name).sort();
     assert.deepEqual(names, ['errors', 'importedCount']);
-    const errorFields = (await owner.ok('{ __type(name: "ImportError") { fields { name } } }')).__type.fields.map((f: any) => f.name).sort();
+    const errorFields = (await owner.ok('{ __type(name: "ImportError") { fields { name } } }')).__type.fields
+      .map((f: any) => f.name)
+      .sort();
     assert.deepEqual(errorFields, ['message', 'row']);
     // Asking for ids is a GraphQL validation error.
     const model = await owner.createSimpleModel();
@@ -234,11 +245,20 @@ describe('record.import', () => {
 
   test('record.import: a field set to null in a row is the same as leaving it out', async () => {
     const model = await owner.createSimpleModel();
-    const result = await owner.importRows(model.id, [{ title: 'x', note: null }, { title: null, note: 'n' }]);
+    const result = await owner.importRows(model.id, [
+      { title: 'x', note: null },
+      { title: null, note: 'n' },
+    ]);
     assert.equal(result.importedCount, 1);
-    assert.deepEqual(result.errors.map((e) => e.row), [2]);
+    assert.deepEqual(
+      result.errors.map((e) => e.row),
+      [2],
+    );
     assert.match(result.errors[0]!.message, /^title: /);
-    assert.deepEqual((await owner.listAll(model.id)).map((r) => r.data), [{ title: 'x' }]);
+    assert.deepEqual(
+      (await owner.listAll(model.id)).map((r) => r.data),
+      [{ title: 'x' }],
+    );
   });
 
   test('record.import: an unknown modelId is NOT_FOUND, nothing written', async () => {
@@ -249,7 +269,10 @@ describe('record.import', () => {
   test('record.import: the 5 MB browser CSV limit does not apply — 1000 large rows (about 8 MB) fit in one call', async () => {
     const model = await owner.createSimpleModel();
     const note = 'n'.repeat(8000);
-    const result = await owner.importRows(model.id, rows(1000, (i) => ({ title: `Large ${i}`, note })));
+    const result = await owner.importRows(
+      model.id,
+      rows(1000, (i) => ({ title: `Large ${i}`, note })),
+    );
     assert.deepEqual(result, { importedCount: 1000, errors: [] });
     const page = await owner.list(model.id, { limit: 1, offset: 999 });
     assert.equal(page.total, 1000);

@@ -147,7 +147,10 @@ describe('record.list sorts', () => {
     for (let offset = 0; offset < 300; offset += 100) {
       titles.push(...(await owner.list(model, { limit: 100, offset, sort: 'createdAt_asc' })).items.map((r) => r.data.title));
     }
-    assert.deepEqual(titles, Array.from({ length: 300 }, (_, i) => `r${i}`));
+    assert.deepEqual(
+      titles,
+      Array.from({ length: 300 }, (_, i) => `r${i}`),
+    );
     // Timestamps never go backwards in that order.
     const items = (await owner.list(model, { limit: 100 })).items;
     for (let i = 1; i < items.length; i++) {
@@ -162,15 +165,24 @@ describe('record.list sorts', () => {
 
   test('record.list: createdAt_desc is the reverse of creation order', async () => {
     const titles = (await owner.list(m40, { limit: 40, sort: 'createdAt_desc' })).items.map((r) => r.data.title);
-    assert.deepEqual(titles, Array.from({ length: 40 }, (_, i) => `r${39 - i}`));
+    assert.deepEqual(
+      titles,
+      Array.from({ length: 40 }, (_, i) => `r${39 - i}`),
+    );
   });
 
   test('record.list: createdAt_asc follows creation order across single creates', async () => {
     const model = await owner.createSimpleModel();
     const ids: string[] = [];
     for (let i = 0; i < 15; i++) ids.push((await owner.createRecord(model.id, { title: `c${i}` })).id);
-    assert.deepEqual((await owner.list(model.id, { sort: 'createdAt_asc' })).items.map((r) => r.id), ids);
-    assert.deepEqual((await owner.list(model.id, { sort: 'createdAt_desc' })).items.map((r) => r.id), [...ids].reverse());
+    assert.deepEqual(
+      (await owner.list(model.id, { sort: 'createdAt_asc' })).items.map((r) => r.id),
+      ids,
+    );
+    assert.deepEqual(
+      (await owner.list(model.id, { sort: 'createdAt_desc' })).items.map((r) => r.id),
+      [...ids].reverse(),
+    );
   });
 
   test('record.list: updatedAt_asc and updatedAt_desc order by the last change', async () => {
@@ -183,10 +195,19 @@ describe('record.list sorts', () => {
       dataOf(await owner.patchRaw(ids[index]!, { note: 'touched' }));
     }
     const expectedAsc = [ids[1], ids[4], ids[3], ids[0], ids[2]];
-    assert.deepEqual((await owner.list(model.id, { sort: 'updatedAt_asc' })).items.map((r) => r.id), expectedAsc);
-    assert.deepEqual((await owner.list(model.id, { sort: 'updatedAt_desc' })).items.map((r) => r.id), [...expectedAsc].reverse());
+    assert.deepEqual(
+      (await owner.list(model.id, { sort: 'updatedAt_asc' })).items.map((r) => r.id),
+      expectedAsc,
+    );
+    assert.deepEqual(
+      (await owner.list(model.id, { sort: 'updatedAt_desc' })).items.map((r) => r.id),
+      [...expectedAsc].reverse(),
+    );
     // createdAt order is unchanged by the patches.
-    assert.deepEqual((await owner.list(model.id)).items.map((r) => r.id), ids);
+    assert.deepEqual(
+      (await owner.list(model.id)).items.map((r) => r.id),
+      ids,
+    );
   });
 
   test('record.list: an unknown sort is an error naming the allowed values', async () => {

@@ -91,7 +91,9 @@ describe('record.patch', () => {
       title: 'T',
       meta: { a: { b: 1, c: 2 }, keep: 'yes', list: [1, 2, 3], gone: true },
     });
-    const result = patched(await owner.patchRaw(record.id, { meta: { a: { c: null, d: 3 }, list: [9], gone: null, added: { x: 1 } } }));
+    const result = patched(
+      await owner.patchRaw(record.id, { meta: { a: { c: null, d: 3 }, list: [9], gone: null, added: { x: 1 } } }),
+    );
     assert.deepEqual(result.data.meta, { a: { b: 1, d: 3 }, keep: 'yes', list: [9], added: { x: 1 } });
     assert.deepEqual((await owner.getRecord(record.id)).data.meta, result.data.meta);
   });
@@ -127,7 +129,10 @@ describe('record.patch', () => {
   test('record.patch: values are validated like record.create, naming the field, nothing changed', async () => {
     const record = await owner.createRecord(model.id, { title: 'T', count: 1 });
     expectFieldError(await owner.patchRaw(record.id, { count: '2' }), 'count');
-    assert.equal(expectError(await owner.patchRaw(record.id, { colour: 'red' }), 'BAD_USER_INPUT').message, 'colour: unknown field');
+    assert.equal(
+      expectError(await owner.patchRaw(record.id, { colour: 'red' }), 'BAD_USER_INPUT').message,
+      'colour: unknown field',
+    );
     expectFieldError(await owner.patchRaw(record.id, { note: 'a\u0000b' }), 'note');
     expectFieldError(await owner.patchRaw(record.id, { name: 'not an object' }), 'name');
     expectFieldError(await owner.patchRaw(record.id, { name: { en: 1 } }), 'name');
@@ -209,7 +214,10 @@ describe('record.update', () => {
   test('record.update: values are validated like record.create', async () => {
     const record = await owner.createRecord(model.id, { title: 'T' });
     expectFieldError(await owner.updateRaw(record.id, { title: 'T', count: '1' }), 'count');
-    assert.equal(expectError(await owner.updateRaw(record.id, { title: 'T', zzz: 1 }), 'BAD_USER_INPUT').message, 'zzz: unknown field');
+    assert.equal(
+      expectError(await owner.updateRaw(record.id, { title: 'T', zzz: 1 }), 'BAD_USER_INPUT').message,
+      'zzz: unknown field',
+    );
     assert.deepEqual((await owner.getRecord(record.id)).data, { title: 'T' });
   });
 

@@ -113,7 +113,10 @@ describe('the default caps', () => {
     assert.match(expectFieldError(await admin.createRecordRaw(model.id, split), 'note'), /at most 524288 bytes/);
     const three = await admin.createModel({ fields: ['a', 'b', 'c'].map((key) => ({ key, type: 'text' })) });
     const large = { a: 'x'.repeat(400_000), b: 'y'.repeat(400_000), c: 'z'.repeat(300_000) };
-    assert.match(expectFieldError(await admin.createRecordRaw(three.id, large), 'a'), /over the 1048576 bytes one record may hold/);
+    assert.match(
+      expectFieldError(await admin.createRecordRaw(three.id, large), 'a'),
+      /over the 1048576 bytes one record may hold/,
+    );
   });
 });
 
@@ -136,7 +139,9 @@ describe('response size cap', () => {
 
   test('a page whose data is over MAX_RESPONSE_BYTES is refused with how many records fit; smaller pages answer', async () => {
     // Fields of 3,990 bytes: each record is about 20 KB, over the large-record mark, within the caps of this server.
-    const server = await startServer({ env: { MAX_FIELD_BYTES: '4000', MAX_RECORD_BYTES: '30000', MAX_RESPONSE_BYTES: '100000' } });
+    const server = await startServer({
+      env: { MAX_FIELD_BYTES: '4000', MAX_RECORD_BYTES: '30000', MAX_RESPONSE_BYTES: '100000' },
+    });
     try {
       const admin = await bootstrapAdmin(server);
       const model = await admin.createModel({
@@ -165,7 +170,9 @@ describe('response size cap', () => {
       const delivery = await request(server.deliveryUrl('acme', 'main'), {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ query: `{ public { model { records(modelSlug: "${model.slug}", limit: 8) { items { data } } } } }` }),
+        body: JSON.stringify({
+          query: `{ public { model { records(modelSlug: "${model.slug}", limit: 8) { items { data } } } } }`,
+        }),
       });
       assert.match(expectError(delivery, 'PAYLOAD_TOO_LARGE').message, /limit: 4 fit/);
     } finally {
@@ -180,7 +187,10 @@ describe('response size cap', () => {
     assert.equal((await owner.importRows(model.id, rows)).importedCount, 40);
     const response = await owner.listRaw(model.id, { limit: 40 });
     const error = expectError(response, 'PAYLOAD_TOO_LARGE');
-    assert.match(error.message, /^The answer would be \d+ bytes, more than the 100000 one response may carry; ask for fewer records/);
+    assert.match(
+      error.message,
+      /^The answer would be \d+ bytes, more than the 100000 one response may carry; ask for fewer records/,
+    );
     assert.equal(response.body.data, undefined);
     assert.equal((await owner.list(model.id, { limit: 20 })).items.length, 20);
   });
@@ -203,8 +213,13 @@ describe('model size caps', () => {
     const fields = Array.from({ length: 501 }, (_, n) => ({ key: `f${n}`, type: 'text' }));
     const message = expectFieldError(await owner.createModelRaw({ fields }), 'fields');
     assert.match(message, /at most 500 fields/);
-    const nested = [{ key: 'o', type: 'object', fields: Array.from({ length: 500 }, (_, n) => ({ key: `f${n}`, type: 'text' })) }];
-    assert.match(expectFieldError(await owner.createModelRaw({ fields: nested }), 'fields'), /at most 500 fields, sub-fields included; got 501/);
+    const nested = [
+      { key: 'o', type: 'object', fields: Array.from({ length: 500 }, (_, n) => ({ key: `f${n}`, type: 'text' })) },
+    ];
+    assert.match(
+      expectFieldError(await owner.createModelRaw({ fields: nested }), 'fields'),
+      /at most 500 fields, sub-fields included; got 501/,
+    );
   });
 
   test('a model of 10,000 fields is refused without storing anything', async () => {
@@ -213,7 +228,10 @@ describe('model size caps', () => {
   });
 
   test('names, labels and descriptions have length caps', async () => {
-    assert.match(expectFieldError(await owner.createModelRaw({ name: 'n'.repeat(201), fields: [{ key: 'a', type: 'text' }] }), 'name'), /at most 200/);
+    assert.match(
+      expectFieldError(await owner.createModelRaw({ name: 'n'.repeat(201), fields: [{ key: 'a', type: 'text' }] }), 'name'),
+      /at most 200/,
+    );
     expectDefinitionError(
       await owner.createModelRaw({ fields: [{ key: 'a', label: 'l'.repeat(201), type: 'text' }] }),
       /^fields\[0\]\.label: must be at most 200 characters$/,
@@ -225,7 +243,10 @@ describe('model size caps', () => {
   test('object fields nest at most 8 levels', async () => {
     let field: Record<string, unknown> = { key: 'leaf', type: 'text' };
     for (let level = 0; level < 9; level++) field = { key: `o${level}`, type: 'object', fields: [field] };
-    expectDefinitionError(await owner.createModelRaw({ fields: [field as never] }), /^fields(\[0\]\.fields){8}: object fields may nest at most 8 levels deep$/);
+    expectDefinitionError(
+      await owner.createModelRaw({ fields: [field as never] }),
+      /^fields(\[0\]\.fields){8}: object fields may nest at most 8 levels deep$/,
+    );
   });
 });
 
@@ -253,15 +274,30 @@ describe('NUL and lone surrogates are refused by name, on every database alike',
 
     test(`${what} in ids, slugs and model definitions`, async () => {
       const reason = what === 'NUL' ? /must not contain the NUL character/ : /lone surrogate/;
-      assert.match(expectFieldError(await owner.q(`query($id: ID!) { record { get(id: $id) { id } } }`, { id: bad }), 'id'), reason);
+      assert.match(
+        expectFieldError(await owner.q(`query($id: ID!) { record { get(id: $id) { id } } }`, { id: bad }), 'id'),
+        reason,
+      );
       assert.match(expectFieldError(await owner.listRaw(bad), 'modelId'), reason);
       assert.match(expectFieldError(await owner.createRecordRaw(bad, { title: 'x' }), 'modelId'), reason);
       assert.match(expectFieldError(await owner.patchRaw(bad, { title: 'x' }), 'id'), reason);
       assert.match(expectFieldError(await owner.deleteRaw(bad), 'id'), reason);
-      assert.match(expectFieldError(await owner.q(`query($id: ID!) { model { get(id: $id) { id } } }`, { id: bad }), 'id'), reason);
-      assert.match(expectFieldError(await owner.createModelRaw({ name: bad, fields: [{ key: 'a', type: 'text' }] }), 'name'), reason);
-      expectDefinitionError(await owner.createModelRaw({ fields: [{ key: 'a', label: bad, type: 'text' }] }), /^fields\[0\]\.label: /);
-      assert.match(expectFieldError(await owner.createModelRaw({ name: 'Fine', slug: bad, fields: [{ key: 'a', type: 'text' }] }), 'slug'), /slug/);
+      assert.match(
+        expectFieldError(await owner.q(`query($id: ID!) { model { get(id: $id) { id } } }`, { id: bad }), 'id'),
+        reason,
+      );
+      assert.match(
+        expectFieldError(await owner.createModelRaw({ name: bad, fields: [{ key: 'a', type: 'text' }] }), 'name'),
+        reason,
+      );
+      expectDefinitionError(
+        await owner.createModelRaw({ fields: [{ key: 'a', label: bad, type: 'text' }] }),
+        /^fields\[0\]\.label: /,
+      );
+      assert.match(
+        expectFieldError(await owner.createModelRaw({ name: 'Fine', slug: bad, fields: [{ key: 'a', type: 'text' }] }), 'slug'),
+        /slug/,
+      );
       // Inline in the document rather than in variables: the same refusal.
       const inline = await owner.q(`{ record { get(id: "x\\u0000y") { id } } }`);
       assert.match(expectFieldError(inline, 'id'), /NUL/);

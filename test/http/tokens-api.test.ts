@@ -24,11 +24,25 @@ before(async () => {
   server = await startServer({ writeBudget: BUDGET });
   const bootstrapped = await server.bootstrap({ org: 'acme', workspace: 'main', email: 'owner@acme.test', role: 'owner' });
   owner = new Admin(server, bootstrapped);
-  other = new Admin(server, await server.bootstrap({ org: 'acme', workspace: 'other', email: 'owner@other.test', role: 'owner' }));
+  other = new Admin(
+    server,
+    await server.bootstrap({ org: 'acme', workspace: 'other', email: 'owner@other.test', role: 'owner' }),
+  );
   for (const role of ['admin', 'editor', 'viewer'] as const) {
     const result = await runCli([
-      'token', 'create', '--workspace-id', owner.workspaceId, '--email', `${role}@acme.test`, '--role', role, '--name', `${role} cli`, '--json',
-      '--database', server.databaseUrl,
+      'token',
+      'create',
+      '--workspace-id',
+      owner.workspaceId,
+      '--email',
+      `${role}@acme.test`,
+      '--role',
+      role,
+      '--name',
+      `${role} cli`,
+      '--json',
+      '--database',
+      server.databaseUrl,
     ]);
     assert.equal(result.code, 0, result.stderr);
     const parsed = JSON.parse(result.stdout);
@@ -46,9 +60,14 @@ function as(role: 'admin' | 'editor' | 'viewer'): Credentials {
 }
 
 function createRaw(credentials: Credentials, input: Record<string, unknown>): Promise<GqlResponse> {
-  return gql(server.adminUrl, credentials, `mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { ${TOKEN_FIELDS} } } } }`, {
-    input,
-  });
+  return gql(
+    server.adminUrl,
+    credentials,
+    `mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { ${TOKEN_FIELDS} } } } }`,
+    {
+      input,
+    },
+  );
 }
 
 async function create(credentials: Credentials, input: Record<string, unknown>): Promise<{ token: string; apiToken: any }> {
@@ -78,8 +97,13 @@ function assertNotAuthorized(response: GqlResponse): void {
 
 describe('workspace.current', () => {
   test('workspace.current: id, slugs, the caller role, the delivery path and the default write budget', async () => {
-    const current = dataOf(await gql(server.adminUrl, owner.credentials, '{ workspace { current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault } } }'))
-      .workspace.current;
+    const current = dataOf(
+      await gql(
+        server.adminUrl,
+        owner.credentials,
+        '{ workspace { current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault } } }',
+      ),
+    ).workspace.current;
     assert.deepEqual(current, {
       id: owner.workspaceId,
       orgSlug: 'acme',
@@ -98,10 +122,20 @@ describe('workspace.current', () => {
       const current = dataOf(await gql(server.adminUrl, as(role), '{ workspace { current { id role } } }')).workspace.current;
       assert.deepEqual(current, { id: owner.workspaceId, role });
     }
-    const result = await runCli(['workspace', 'set-budget', '--workspace-id', other.workspaceId, '--budget', '7', '--database', server.databaseUrl]);
+    const result = await runCli([
+      'workspace',
+      'set-budget',
+      '--workspace-id',
+      other.workspaceId,
+      '--budget',
+      '7',
+      '--database',
+      server.databaseUrl,
+    ]);
     assert.equal(result.code, 0, result.stderr);
-    const current = dataOf(await gql(server.adminUrl, other.credentials, '{ workspace { current { writeBudget writeBudgetIsDefault } } }'))
-      .workspace.current;
+    const current = dataOf(
+      await gql(server.adminUrl, other.credentials, '{ workspace { current { writeBudget writeBudgetIsDefault } } }'),
+    ).workspace.current;
     assert.deepEqual(current, { writeBudget: 7, writeBudgetIsDefault: false });
   });
 });
@@ -111,15 +145,18 @@ describe('token management', () => {
     const expiresAt = new Date(Date.now() + 30 * 86_400_000).toISOString();
     const created = await create(owner.credentials, { name: '  CI deploy  ', expiresAt });
     assert.match(created.token, /^cs_[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual({ ...created.apiToken, id: 'x', createdAt: 'x' }, {
-      id: 'x',
-      name: 'CI deploy',
-      userEmail: 'owner@acme.test',
-      role: 'owner',
-      createdAt: 'x',
-      expiresAt,
-      revokedAt: null,
-    });
+    assert.deepEqual(
+      { ...created.apiToken, id: 'x', createdAt: 'x' },
+      {
+        id: 'x',
+        name: 'CI deploy',
+        userEmail: 'owner@acme.test',
+        role: 'owner',
+        createdAt: 'x',
+        expiresAt,
+        revokedAt: null,
+      },
+    );
     assert.match(created.apiToken.createdAt, ISO);
     // The new token works at once, as the owner (may change models).
     const made = await new Admin(server, { token: created.token, workspaceId: owner.workspaceId }).createSimpleModel();
@@ -157,11 +194,17 @@ describe('token management', () => {
     const created = await create(owner.credentials, { name: 'to revoke' });
     const credentials = { token: created.token, workspaceId: owner.workspaceId };
     assert.equal((await connectivity(credentials)).status, 200);
-    assert.deepEqual(dataOf(await revokeRaw(owner.credentials, created.apiToken.id)).token.revoke, { id: created.apiToken.id, deleted: true });
+    assert.deepEqual(dataOf(await revokeRaw(owner.credentials, created.apiToken.id)).token.revoke, {
+      id: created.apiToken.id,
+      deleted: true,
+    });
     assertNotAuthorized(await connectivity(credentials));
     const entry = (await list(owner.credentials)).find((t) => t.id === created.apiToken.id);
     assert.match(entry.revokedAt, ISO);
-    assert.deepEqual(dataOf(await revokeRaw(owner.credentials, created.apiToken.id)).token.revoke, { id: created.apiToken.id, deleted: true });
+    assert.deepEqual(dataOf(await revokeRaw(owner.credentials, created.apiToken.id)).token.revoke, {
+      id: created.apiToken.id,
+      deleted: true,
+    });
     assert.equal((await list(owner.credentials)).find((t) => t.id === created.apiToken.id).revokedAt, entry.revokedAt);
   });
 
@@ -249,7 +292,10 @@ describe('token management', () => {
     assert.equal(created.apiToken.userEmail, 'admin@acme.test');
     assert.equal(created.apiToken.role, 'admin');
     assert.equal((await connectivity({ token: created.token, workspaceId: owner.workspaceId })).status, 200);
-    assert.deepEqual(dataOf(await revokeRaw(credentials, created.apiToken.id)).token.revoke, { id: created.apiToken.id, deleted: true });
+    assert.deepEqual(dataOf(await revokeRaw(credentials, created.apiToken.id)).token.revoke, {
+      id: created.apiToken.id,
+      deleted: true,
+    });
     assertNotAuthorized(await connectivity({ token: created.token, workspaceId: owner.workspaceId }));
     const withoutCsrf = await createRaw(sessionCredentials(session, owner.workspaceId, { csrf: false }), { name: 'csrf' });
     assert.equal(withoutCsrf.status, 403, withoutCsrf.text);

@@ -21,7 +21,11 @@ after(async () => {
 /** A fresh workspace (fresh budget) with a simple model. */
 async function freshWorkspace(): Promise<{ admin: Admin; modelId: string }> {
   workspaceCounter += 1;
-  const admin = await bootstrapAdmin(server, { org: 'acme', workspace: `budget-${workspaceCounter}`, email: `b${workspaceCounter}@acme.test` });
+  const admin = await bootstrapAdmin(server, {
+    org: 'acme',
+    workspace: `budget-${workspaceCounter}`,
+    email: `b${workspaceCounter}@acme.test`,
+  });
   const model = await admin.createSimpleModel();
   return { admin, modelId: model.id };
 }
@@ -110,7 +114,10 @@ describe('write budget', () => {
 
   test('write budget: an import costs one per row', async () => {
     const { admin, modelId } = await freshWorkspace();
-    const result = await admin.importRows(modelId, Array.from({ length: 7 }, (_, i) => ({ title: `i${i}` })));
+    const result = await admin.importRows(
+      modelId,
+      Array.from({ length: 7 }, (_, i) => ({ title: `i${i}` })),
+    );
     assert.equal(result.importedCount, 7);
     await createN(admin, modelId, BUDGET - 7);
     assertRateLimited(await admin.createRecordRaw(modelId, { title: 'over' }));
@@ -118,7 +125,10 @@ describe('write budget', () => {
 
   test('write budget: an import of exactly the whole budget is admitted', async () => {
     const { admin, modelId } = await freshWorkspace();
-    const result = await admin.importRows(modelId, Array.from({ length: BUDGET }, (_, i) => ({ title: `i${i}` })));
+    const result = await admin.importRows(
+      modelId,
+      Array.from({ length: BUDGET }, (_, i) => ({ title: `i${i}` })),
+    );
     assert.deepEqual(result, { importedCount: BUDGET, errors: [] });
     assertRateLimited(await admin.createRecordRaw(modelId, { title: 'over' }));
   });
@@ -126,15 +136,31 @@ describe('write budget', () => {
   test('write budget: an import that does not fit in what is left is 429, nothing written', async () => {
     const { admin, modelId } = await freshWorkspace();
     await createN(admin, modelId, 6);
-    assertRateLimited(await admin.importRaw(modelId, Array.from({ length: 5 }, (_, i) => ({ title: `i${i}` }))));
+    assertRateLimited(
+      await admin.importRaw(
+        modelId,
+        Array.from({ length: 5 }, (_, i) => ({ title: `i${i}` })),
+      ),
+    );
     assert.equal(await admin.total(modelId), 6);
     // What is left can still be used.
-    assert.equal((await admin.importRows(modelId, Array.from({ length: 4 }, (_, i) => ({ title: `j${i}` })))).importedCount, 4);
+    assert.equal(
+      (
+        await admin.importRows(
+          modelId,
+          Array.from({ length: 4 }, (_, i) => ({ title: `j${i}` })),
+        )
+      ).importedCount,
+      4,
+    );
   });
 
   test('write budget: an import is charged for the rows submitted, whatever their validation', async () => {
     const { admin, modelId } = await freshWorkspace();
-    const result = await admin.importRows(modelId, Array.from({ length: 6 }, () => ({ note: 'no title' })));
+    const result = await admin.importRows(
+      modelId,
+      Array.from({ length: 6 }, () => ({ note: 'no title' })),
+    );
     assert.equal(result.importedCount, 0);
     assert.equal(result.errors.length, 6);
     await createN(admin, modelId, BUDGET - 6);
@@ -166,7 +192,10 @@ describe('write budget', () => {
 
   test('write budget: one call costing more than the whole budget is HTTP 413 COST_EXCEEDS_BUDGET with cost and budget, nothing written, no budget consumed', async () => {
     const { admin, modelId } = await freshWorkspace();
-    const response = await admin.importRaw(modelId, Array.from({ length: BUDGET + 1 }, (_, i) => ({ title: `i${i}` })));
+    const response = await admin.importRaw(
+      modelId,
+      Array.from({ length: BUDGET + 1 }, (_, i) => ({ title: `i${i}` })),
+    );
     assert.equal(response.status, 413, response.text);
     assert.ok(Array.isArray(response.body?.errors), response.text);
     assert.equal(response.body.errors.length, 1);
@@ -174,7 +203,10 @@ describe('write budget', () => {
     assert.equal(error.extensions.code, 'COST_EXCEEDS_BUDGET');
     assert.equal(error.extensions.cost, BUDGET + 1);
     assert.equal(error.extensions.budget, BUDGET);
-    assert.equal(error.message, `Record write cost ${BUDGET + 1} exceeds the write budget of ${BUDGET} per minute; split the call`);
+    assert.equal(
+      error.message,
+      `Record write cost ${BUDGET + 1} exceeds the write budget of ${BUDGET} per minute; split the call`,
+    );
     assert.equal(await admin.total(modelId), 0);
     // No budget consumed: the whole budget is still there.
     await createN(admin, modelId, BUDGET);
@@ -221,7 +253,11 @@ describe('write budget', () => {
       );
       assert.equal(response.status, 401);
     }
-    const v = await server.createToken({ workspaceId: admin.workspaceId, email: `viewer${workspaceCounter}@acme.test`, role: 'viewer' });
+    const v = await server.createToken({
+      workspaceId: admin.workspaceId,
+      email: `viewer${workspaceCounter}@acme.test`,
+      role: 'viewer',
+    });
     const viewer = new Admin(server, { token: v.token, workspaceId: admin.workspaceId });
     for (let i = 0; i < BUDGET + 2; i++) assert.equal((await viewer.createRecordRaw(modelId, { title: 'x' })).status, 403);
     await createN(admin, modelId, BUDGET);
@@ -230,7 +266,10 @@ describe('write budget', () => {
 
   test('write budget: an import over 1000 rows is refused before any charge', async () => {
     const { admin, modelId } = await freshWorkspace();
-    const response = await admin.importRaw(modelId, Array.from({ length: 1001 }, (_, i) => ({ title: `i${i}` })));
+    const response = await admin.importRaw(
+      modelId,
+      Array.from({ length: 1001 }, (_, i) => ({ title: `i${i}` })),
+    );
     assert.ok(response.status === 400 || response.status === 413, response.text);
     assert.ok(['BAD_USER_INPUT', 'COST_EXCEEDS_BUDGET'].includes(response.body.errors?.[0]?.extensions?.code), response.text);
     assert.equal(await admin.total(modelId), 0);
@@ -247,7 +286,11 @@ describe('write budget', () => {
 
   test('write budget: tokens of different users of one workspace share its budget', async () => {
     const { admin, modelId } = await freshWorkspace();
-    const e = await server.createToken({ workspaceId: admin.workspaceId, email: `editor${workspaceCounter}@acme.test`, role: 'editor' });
+    const e = await server.createToken({
+      workspaceId: admin.workspaceId,
+      email: `editor${workspaceCounter}@acme.test`,
+      role: 'editor',
+    });
     const editor = new Admin(server, { token: e.token, workspaceId: admin.workspaceId });
     await createN(admin, modelId, BUDGET / 2);
     await createN(editor, modelId, BUDGET / 2);
@@ -269,7 +312,16 @@ describe('write budget', () => {
 
   test('write budget: workspace set-budget sets a per-workspace budget', async () => {
     const { admin, modelId } = await freshWorkspace();
-    const result = await runCli(['workspace', 'set-budget', '--workspace-id', admin.workspaceId, '--budget', '3', '--database', server.databaseUrl]);
+    const result = await runCli([
+      'workspace',
+      'set-budget',
+      '--workspace-id',
+      admin.workspaceId,
+      '--budget',
+      '3',
+      '--database',
+      server.databaseUrl,
+    ]);
     assert.equal(result.code, 0, result.stderr);
     await createN(admin, modelId, 3);
     assertRateLimited(await admin.createRecordRaw(modelId, { title: 'over' }));

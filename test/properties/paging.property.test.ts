@@ -39,7 +39,12 @@ after(async () => {
 let modelNumber = 0;
 
 /** Walks a model by offset paging, each page's limit taken in turn from `limits`; `between` runs after each page. */
-async function walk(modelId: string, sort: string, limits: number[], between: (offset: number) => Promise<void>): Promise<number[]> {
+async function walk(
+  modelId: string,
+  sort: string,
+  limits: number[],
+  between: (offset: number) => Promise<void>,
+): Promise<number[]> {
   const seen: number[] = [];
   let offset = 0;
   for (let page = 0; ; page++) {
@@ -55,7 +60,12 @@ async function walk(modelId: string, sort: string, limits: number[], between: (o
 
 async function modelWith(count: number): Promise<string> {
   const model = await models.create(actor, { name: 'N', slug: `n${modelNumber++}`, fields: [{ key: 'n', type: 'number' }] });
-  if (count > 0) await records.import(actor, model.id, Array.from({ length: count }, (_, n) => ({ n })));
+  if (count > 0)
+    await records.import(
+      actor,
+      model.id,
+      Array.from({ length: count }, (_, n) => ({ n })),
+    );
   return model.id;
 }
 
@@ -63,12 +73,17 @@ const pageLimits = fc.array(fc.integer({ min: 1, max: 100 }), { minLength: 1, ma
 
 test('record.list (property): any walk of varying limits sees every record exactly once, in order', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.integer({ min: 0, max: 150 }), pageLimits, fc.constantFrom('createdAt_asc', 'createdAt_desc'), async (count, limits, sort) => {
-      const modelId = await modelWith(count);
-      const seen = await walk(modelId, sort, limits, async () => {});
-      const expected = Array.from({ length: count }, (_, n) => n);
-      assert.deepEqual(seen, sort === 'createdAt_asc' ? expected : expected.reverse());
-    }),
+    fc.asyncProperty(
+      fc.integer({ min: 0, max: 150 }),
+      pageLimits,
+      fc.constantFrom('createdAt_asc', 'createdAt_desc'),
+      async (count, limits, sort) => {
+        const modelId = await modelWith(count);
+        const seen = await walk(modelId, sort, limits, async () => {});
+        const expected = Array.from({ length: count }, (_, n) => n);
+        assert.deepEqual(seen, sort === 'createdAt_asc' ? expected : expected.reverse());
+      },
+    ),
     { numRuns: 60 },
   );
 });
@@ -78,16 +93,25 @@ test('record.list (property): any walk of varying limits sees every record exact
 // paging cannot promise that order; docs/decisions.md says so.)
 test('record.list (property): a createdAt_asc walk sees every record exactly once while records are created', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.integer({ min: 0, max: 150 }), pageLimits, fc.integer({ min: 1, max: 5 }), async (count, limits, createdPerPage) => {
-      const modelId = await modelWith(count);
-      let created = 0;
-      const seen = await walk(modelId, 'createdAt_asc', limits, async (offset) => {
-        // Only while the walk is among the original records, so that it ends.
-        if (offset >= count) return;
-        for (let index = 0; index < createdPerPage; index++) await records.create(actor, modelId, { n: count + created++ });
-      });
-      assert.deepEqual(seen, Array.from({ length: count + created }, (_, n) => n), 'every record once, in creation order');
-    }),
+    fc.asyncProperty(
+      fc.integer({ min: 0, max: 150 }),
+      pageLimits,
+      fc.integer({ min: 1, max: 5 }),
+      async (count, limits, createdPerPage) => {
+        const modelId = await modelWith(count);
+        let created = 0;
+        const seen = await walk(modelId, 'createdAt_asc', limits, async (offset) => {
+          // Only while the walk is among the original records, so that it ends.
+          if (offset >= count) return;
+          for (let index = 0; index < createdPerPage; index++) await records.create(actor, modelId, { n: count + created++ });
+        });
+        assert.deepEqual(
+          seen,
+          Array.from({ length: count + created }, (_, n) => n),
+          'every record once, in creation order',
+        );
+      },
+    ),
     { numRuns: 60 },
   );
 });

@@ -10,7 +10,13 @@ const fields: FieldDefinition[] = [
   { key: 'active', label: 'Active', type: 'boolean', required: false },
   { key: 'released', label: 'Released', type: 'date', required: false },
   { key: 'name', label: 'Name', type: 'translatable', required: false },
-  { key: 'size', label: 'Size', type: 'object', required: false, fields: [{ key: 'width', label: 'W', type: 'number', required: true }] },
+  {
+    key: 'size',
+    label: 'Size',
+    type: 'object',
+    required: false,
+    fields: [{ key: 'width', label: 'W', type: 'number', required: true }],
+  },
 ];
 
 const noNul = fc.string().filter((text) => !text.includes('\u0000'));
@@ -19,7 +25,9 @@ const validRecord = fc.record(
     title: noNul,
     price: fc.double({ noNaN: true, noDefaultInfinity: true }),
     active: fc.boolean(),
-    released: fc.date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((date) => date.toISOString()),
+    released: fc
+      .date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true })
+      .map((date) => date.toISOString()),
     name: fc.dictionary(fc.constantFrom('en', 'pl', 'de', 'pt-BR'), noNul),
     size: fc.record({ width: fc.integer() }),
   },

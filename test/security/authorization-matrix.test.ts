@@ -82,9 +82,13 @@ const TOKEN_FIELDS = 'id name userEmail role createdAt expiresAt revokedAt';
 
 async function ownerToken(name: string): Promise<{ id: string; token: string }> {
   const created = dataOf(
-    await admin(owner.credentials, 'mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { id } } } }', {
-      input: { name },
-    }),
+    await admin(
+      owner.credentials,
+      'mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { id } } } }',
+      {
+        input: { name },
+      },
+    ),
   ).token.create;
   return { id: created.apiToken.id, token: created.token };
 }
@@ -117,9 +121,13 @@ const OPERATIONS: Operation[] = [
     kind: 'token-management',
     prepare: async () => ({ name: uniqueSlug('matrix-token') }),
     run: (c, t) =>
-      admin(c, `mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { ${TOKEN_FIELDS} } } } }`, {
-        input: { name: t.name },
-      }),
+      admin(
+        c,
+        `mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { ${TOKEN_FIELDS} } } } }`,
+        {
+          input: { name: t.name },
+        },
+      ),
     verify: async (r, t) => {
       const created = dataOf(r).token.create;
       assert.equal(created.apiToken.name, t.name);
@@ -221,9 +229,13 @@ const OPERATIONS: Operation[] = [
     kind: 'record-write',
     prepare: async () => ({ total: await owner.total(mainModel.id) }),
     run: (c) =>
-      admin(c, 'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }', {
-        input: { modelId: mainModel.id, rows: [{ title: 'imported 1' }, { title: 'imported 2' }] },
-      }),
+      admin(
+        c,
+        'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }',
+        {
+          input: { modelId: mainModel.id, rows: [{ title: 'imported 1' }, { title: 'imported 2' }] },
+        },
+      ),
     verify: async (r, t) => {
       assert.deepEqual(dataOf(r).record.import, { importedCount: 2, errors: [] });
       assert.equal(await owner.total(mainModel.id), t.total + 2);
@@ -313,9 +325,9 @@ function expected(principal: Principal, kind: Kind): Expected {
 
 /** Everything a refused call could have changed in the workspace, read with the owner token. */
 async function snapshot(): Promise<unknown> {
-  const models = (
-    await owner.ok(`{ model { list { ${MODEL_FIELDS} } } }`)
-  ).model.list.sort((a: any, b: any) => a.id.localeCompare(b.id));
+  const models = (await owner.ok(`{ model { list { ${MODEL_FIELDS} } } }`)).model.list.sort((a: any, b: any) =>
+    a.id.localeCompare(b.id),
+  );
   const records = [];
   for (const model of models) {
     if (model.recordCount > 0) records.push(...(await owner.listAll(model.id)).map((r) => ({ modelId: model.id, ...r })));
@@ -359,12 +371,19 @@ async function setUp(databaseUrl: string): Promise<void> {
   const revoked = await tokenFor('revoked@acme.test', 'owner');
   const expired = await tokenFor('expired@acme.test', 'owner');
   for (const t of [revoked, expired]) {
-    assert.equal((await admin({ token: t.token, workspaceId: ws }, CONNECTIVITY)).status, 200, 'works before revocation / expiry');
+    assert.equal(
+      (await admin({ token: t.token, workspaceId: ws }, CONNECTIVITY)).status,
+      200,
+      'works before revocation / expiry',
+    );
   }
   const revoke = await runCli(['token', 'revoke', '--token-id', revoked.tokenId, '--database', server.databaseUrl]);
   assert.equal(revoke.code, 0, revoke.stderr);
   // Expired a minute ago (token.create only takes a time in the future).
-  assert.equal(await runSql(server, 'UPDATE api_tokens SET expires_at = ? WHERE id = ?', [Date.now() - 60_000, expired.tokenId]), 1);
+  assert.equal(
+    await runSql(server, 'UPDATE api_tokens SET expires_at = ? WHERE id = ?', [Date.now() - 60_000, expired.tokenId]),
+    1,
+  );
   principals.set('revoked token', { token: revoked.token, workspaceId: ws });
   principals.set('expired token', { token: expired.token, workspaceId: ws });
   principals.set('token of another workspace', { token: other.token, workspaceId: ws });
@@ -418,7 +437,11 @@ function defineMatrix(): void {
           assert.equal(response.text.trim(), JSON.stringify(NOT_AUTHORIZED_BODY));
         } else {
           assert.equal(response.status, 403, `expected 403, got ${response.status}: ${response.text}`);
-          assert.deepEqual(response.body.errors, [{ message: outcome.message, extensions: { code: 'FORBIDDEN' } }], response.text);
+          assert.deepEqual(
+            response.body.errors,
+            [{ message: outcome.message, extensions: { code: 'FORBIDDEN' } }],
+            response.text,
+          );
           assert.ok(response.body.data === undefined || response.body.data === null, response.text);
         }
         assert.deepEqual(await snapshot(), before, 'a refused request changed the workspace');

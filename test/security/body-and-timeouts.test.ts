@@ -78,7 +78,8 @@ class RawClient {
     for (;;) {
       const parsed = parseAnswer(this.received);
       if (parsed) return parsed;
-      if (Date.now() > deadline) throw new Error(`no whole answer within ${timeoutMs} ms; received so far: ${JSON.stringify(this.received)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no whole answer within ${timeoutMs} ms; received so far: ${JSON.stringify(this.received)}`);
       await sleep(20);
     }
   }
@@ -124,7 +125,10 @@ describe('credentials before the body', () => {
   const cases: { what: string; headers: string }[] = [
     { what: 'an unknown token', headers: `authorization: Bearer cs_unknown0000000000000000\r\nx-workspace-id: whatever\r\n` },
     { what: 'no credentials at all', headers: '' },
-    { what: 'an unknown session cookie', headers: `cookie: cs_session=not-a-session\r\nx-csrf-token: x\r\nx-workspace-id: whatever\r\n` },
+    {
+      what: 'an unknown session cookie',
+      headers: `cookie: cs_session=not-a-session\r\nx-csrf-token: x\r\nx-workspace-id: whatever\r\n`,
+    },
   ];
   for (const { what, headers } of cases) {
     test(`POST /graphql with ${what} and a large body still being sent: 401 at once, the body never read`, async () => {
@@ -162,8 +166,15 @@ describe('credentials before the body', () => {
 
 describe('the delivery route reads small bodies only', () => {
   test('a body over 64 KB (the default) is refused with 413 PAYLOAD_TOO_LARGE; a short query is answered', async () => {
-    const body = JSON.stringify({ query: '{ public { model { definitions { slug } } } }', variables: { pad: 'x'.repeat(65 * 1024) } });
-    const tooLarge = await request(server.deliveryUrl('acme', 'main'), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const body = JSON.stringify({
+      query: '{ public { model { definitions { slug } } } }',
+      variables: { pad: 'x'.repeat(65 * 1024) },
+    });
+    const tooLarge = await request(server.deliveryUrl('acme', 'main'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     assert.equal(tooLarge.status, 413, tooLarge.text);
     assert.equal(tooLarge.body.errors[0].extensions.code, 'PAYLOAD_TOO_LARGE');
     assert.match(tooLarge.body.errors[0].message, /65536 bytes/);

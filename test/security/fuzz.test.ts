@@ -30,9 +30,50 @@ const chance = (p: number) => random() < p;
 const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
 
 const PIECES = [
-  'a', 'b', 'Z', '0', '9', ' ', '-', '_', '.', '"', '\\', '/', '{', '}', '[', ']', '$', '#', '\n', '\t',
-  '\u0000', '\ud800', '\udfff', '\u202e', '\u200f', '\u200b', '\ufeff', '\uffff', 'é', 'e\u0301', 'İ', 'ß', 'ﬃ',
-  '😀', '👩‍👩‍👧', '🇵🇱', '日本', 'مرحبا', 'שלום', '\u0085', '\u2028', '%00', "'; --", '<script>',
+  'a',
+  'b',
+  'Z',
+  '0',
+  '9',
+  ' ',
+  '-',
+  '_',
+  '.',
+  '"',
+  '\\',
+  '/',
+  '{',
+  '}',
+  '[',
+  ']',
+  '$',
+  '#',
+  '\n',
+  '\t',
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\u202e',
+  '\u200f',
+  '\u200b',
+  '\ufeff',
+  '\uffff',
+  'é',
+  'e\u0301',
+  'İ',
+  'ß',
+  'ﬃ',
+  '😀',
+  '👩‍👩‍👧',
+  '🇵🇱',
+  '日本',
+  'مرحبا',
+  'שלום',
+  '\u0085',
+  '\u2028',
+  '%00',
+  "'; --",
+  '<script>',
 ];
 const DANGEROUS_KEYS = ['__proto__', 'constructor', 'prototype'];
 
@@ -49,7 +90,11 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
 }
 
 function randomKey(): string {
-  return chance(0.25) ? pick(DANGEROUS_KEYS) : chance(0.3) ? pick(['sku', 'title', 'price', 'polluted', 'toString', 'valueOf', 'hasOwnProperty']) : randomString(8);
+  return chance(0.25)
+    ? pick(DANGEROUS_KEYS)
+    : chance(0.3)
+      ? pick(['sku', 'title', 'price', 'polluted', 'toString', 'valueOf', 'hasOwnProperty'])
+      : randomString(8);
 }
 
 function randomNumber(): number {
@@ -59,11 +104,17 @@ function randomNumber(): number {
 function randomJson(depth = 0): unknown {
   const kind = int(depth > 4 ? 4 : 7);
   switch (kind) {
-    case 0: return null;
-    case 1: return chance(0.5);
-    case 2: return randomNumber();
-    case 3: return randomString();
-    case 4: case 5: return Array.from({ length: int(4) }, () => randomJson(depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return chance(0.5);
+    case 2:
+      return randomNumber();
+    case 3:
+      return randomString();
+    case 4:
+    case 5:
+      return Array.from({ length: int(4) }, () => randomJson(depth + 1));
     default: {
       const object: Record<string, unknown> = {};
       for (let i = int(5); i > 0; i--) put(object, randomKey(), randomJson(depth + 1));
@@ -82,31 +133,107 @@ function pollutionPayload(): Record<string, unknown> {
 
 function deepNesting(levels: number): string {
   switch (int(4)) {
-    case 0: return '['.repeat(levels) + ']'.repeat(levels);
-    case 1: return '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
-    case 2: return '[{"__proto__":'.repeat(levels) + 'null' + '}]'.repeat(levels);
-    default: return '['.repeat(levels); // unterminated
+    case 0:
+      return '['.repeat(levels) + ']'.repeat(levels);
+    case 1:
+      return '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    case 2:
+      return '[{"__proto__":'.repeat(levels) + 'null' + '}]'.repeat(levels);
+    default:
+      return '['.repeat(levels); // unterminated
   }
 }
 
 // Names from the admin and delivery schemas, for generated documents.
 const NAMES = [
-  'model', 'record', 'list', 'get', 'create', 'update', 'patch', 'delete', 'import', 'id', 'slug', 'name', 'fields',
-  'key', 'type', 'data', 'items', 'total', 'hasMore', 'product', 'enabled', 'skuField', 'importedCount', 'errors',
-  'row', 'message', 'input', 'modelId', 'limit', 'offset', 'sort', 'force', 'rows', 'deleted', 'recordCount',
-  'createdAt', 'workspaceId', 'ofType', '__typename', '__schema', '__type', 'types', 'records', 'ModelRecord',
-  'Query', 'Mutation', 'RecordMutations', 'JSON', 'ID', 'String', 'Int',
+  'model',
+  'record',
+  'list',
+  'get',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'import',
+  'id',
+  'slug',
+  'name',
+  'fields',
+  'key',
+  'type',
+  'data',
+  'items',
+  'total',
+  'hasMore',
+  'product',
+  'enabled',
+  'skuField',
+  'importedCount',
+  'errors',
+  'row',
+  'message',
+  'input',
+  'modelId',
+  'limit',
+  'offset',
+  'sort',
+  'force',
+  'rows',
+  'deleted',
+  'recordCount',
+  'createdAt',
+  'workspaceId',
+  'ofType',
+  '__typename',
+  '__schema',
+  '__type',
+  'types',
+  'records',
+  'ModelRecord',
+  'Query',
+  'Mutation',
+  'RecordMutations',
+  'JSON',
+  'ID',
+  'String',
+  'Int',
 ];
-const PUNCTUATION = ['{', '}', '(', ')', ':', '$', '!', '...', 'on', '@include(if: true)', '@skip(if: $x)', ',', '=', '[', ']', '"x"', '1', 'null', '#'];
+const PUNCTUATION = [
+  '{',
+  '}',
+  '(',
+  ')',
+  ':',
+  '$',
+  '!',
+  '...',
+  'on',
+  '@include(if: true)',
+  '@skip(if: $x)',
+  ',',
+  '=',
+  '[',
+  ']',
+  '"x"',
+  '1',
+  'null',
+  '#',
+];
 
 function randomValueLiteral(depth = 0): string {
   switch (int(depth > 2 ? 4 : 6)) {
-    case 0: return JSON.stringify(randomString(6));
-    case 1: return String(randomNumber());
-    case 2: return pick(['true', 'null', 'ASC', '$x', '$input']);
-    case 3: return `"""${randomString(6).replace(/"/g, '')}"""`;
-    case 4: return `[${Array.from({ length: int(3) }, () => randomValueLiteral(depth + 1)).join(', ')}]`;
-    default: return `{ ${Array.from({ length: int(3) }, () => `${pick(NAMES)}: ${randomValueLiteral(depth + 1)}`).join(' ')} }`;
+    case 0:
+      return JSON.stringify(randomString(6));
+    case 1:
+      return String(randomNumber());
+    case 2:
+      return pick(['true', 'null', 'ASC', '$x', '$input']);
+    case 3:
+      return `"""${randomString(6).replace(/"/g, '')}"""`;
+    case 4:
+      return `[${Array.from({ length: int(3) }, () => randomValueLiteral(depth + 1)).join(', ')}]`;
+    default:
+      return `{ ${Array.from({ length: int(3) }, () => `${pick(NAMES)}: ${randomValueLiteral(depth + 1)}`).join(' ')} }`;
   }
 }
 
@@ -167,13 +294,18 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
   const json = (value: unknown) => JSON.stringify(value);
   const adminHeaders = (admin: Admin = owner) => ({ 'content-type': 'application/json', ...authHeaders(admin.credentials) });
   const adminRequest = (description: string, body: string | Uint8Array, track?: FuzzRequest['track']): FuzzRequest => ({
-    description, url: server.adminUrl, headers: adminHeaders(), body, ...(track ? { track } : {}),
+    description,
+    url: server.adminUrl,
+    headers: adminHeaders(),
+    body,
+    ...(track ? { track } : {}),
   });
 
   function productData(): Record<string, unknown> {
     if (chance(0.15)) return randomJson() as Record<string, unknown>;
     const data: Record<string, unknown> = {};
-    if (chance(0.9)) put(data, 'sku', chance(0.2) ? `dup-${int(20)}` : chance(0.1) ? randomJson() : `sku-${SEED}-${skuCounter++}`);
+    if (chance(0.9))
+      put(data, 'sku', chance(0.2) ? `dup-${int(20)}` : chance(0.1) ? randomJson() : `sku-${SEED}-${skuCounter++}`);
     if (chance(0.9)) put(data, 'title', chance(0.1) ? randomJson() : randomString());
     if (chance(0.5)) put(data, 'price', chance(0.2) ? randomJson() : randomNumber());
     if (chance(0.15)) put(data, randomKey(), randomJson());
@@ -205,11 +337,18 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
         const huge = 'x'.repeat(1 + int(1_000_000));
         if (where === 0) return adminRequest('huge query', json({ query: `{ model { list { id } } } # ${huge}` }));
         if (where === 1) return adminRequest('huge string literal', json({ query: `{ record { get(id: "${huge}") { id } } }` }));
-        return adminRequest('huge variable', json({ query: 'query($id: ID!) { record { get(id: $id) { id } } }', variables: { id: huge } }));
+        return adminRequest(
+          'huge variable',
+          json({ query: 'query($id: ID!) { record { get(id: $id) { id } } }', variables: { id: huge } }),
+        );
       }
       case 5: {
         const body: Record<string, unknown> = {};
-        put(body, 'query', chance(0.5) ? pick([1, true, null, [], {}, ['{ model { list { id } } }'], '', '   ']) : '{ model { list { id } } }');
+        put(
+          body,
+          'query',
+          chance(0.5) ? pick([1, true, null, [], {}, ['{ model { list { id } } }'], '', '   ']) : '{ model { list { id } } }',
+        );
         put(body, 'variables', pick(['a string', 1, [], [1, 2], true, randomJson()]));
         if (chance(0.5)) put(body, 'operationName', pick([1, {}, [], 'Missing', true]));
         return adminRequest('wrong types', json(body));
@@ -251,7 +390,8 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
         return adminRequest(
           'record.import',
           json({
-            query: 'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }',
+            query:
+              'mutation($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }',
             variables: { input: { modelId: productModelId, rows } },
           }),
           (response) => {
@@ -274,7 +414,10 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
         put(variables, 'input', { modelId: productModelId, data: pollutionPayload() });
         return adminRequest(
           'prototype pollution keys',
-          json({ query: 'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id data } } }', variables }),
+          json({
+            query: 'mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id data } } }',
+            variables,
+          }),
           (response) => {
             const record = response.status === 200 && !response.body.errors ? response.body.data?.record?.create : undefined;
             if (record) created.set(record.id, record.data);
@@ -282,9 +425,16 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
         );
       }
       case 11: {
-        const target = chance(0.7) ? server.adminUrl : server.deliveryUrl(pick(['acme', 'nope', '%00', '..']), pick(['main', 'x']));
+        const target = chance(0.7)
+          ? server.adminUrl
+          : server.deliveryUrl(pick(['acme', 'nope', '%00', '..']), pick(['main', 'x']));
         const variables = chance(0.5) ? {} : randomJson(1);
-        return { description: 'random document', url: target, headers: adminHeaders(), body: json({ query: randomDocument(), variables }) };
+        return {
+          description: 'random document',
+          url: target,
+          headers: adminHeaders(),
+          body: json({ query: randomDocument(), variables }),
+        };
       }
       case 12: {
         const headers = pick<Record<string, string>>([
@@ -320,7 +470,9 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
     const where = `request #${i} (${fuzz.description}, seed ${SEED}): ${response.status} ${response.text.slice(0, 300)}\nbody: ${String(fuzz.body).slice(0, 300)}`;
     assert.ok(ALLOWED_STATUS.has(response.status), `unexpected status, ${where}`);
     assert.ok(
-      response.body !== null && typeof response.body === 'object' && (Array.isArray(response.body.errors) || 'data' in response.body),
+      response.body !== null &&
+        typeof response.body === 'object' &&
+        (Array.isArray(response.body.errors) || 'data' in response.body),
       `not a JSON errors/data body, ${where}`,
     );
     assert.doesNotMatch(response.text, /\bat [^"]*\.js:\d/, `stack trace in the answer, ${where}`);
@@ -328,7 +480,9 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
     fuzz.track?.(response);
   }
   const elapsed = Date.now() - started;
-  console.log(`# fuzz seed ${SEED}: ${REQUESTS} requests in ${elapsed} ms; ${created.size} records created, ${imported.size} imported`);
+  console.log(
+    `# fuzz seed ${SEED}: ${REQUESTS} requests in ${elapsed} ms; ${created.size} records created, ${imported.size} imported`,
+  );
   console.log(`# by kind: ${[...counts].map(([kind, n]) => `${kind} ${n}`).join(', ')}`);
 
   // Still up.
@@ -356,7 +510,10 @@ test(`fuzz: ${REQUESTS} hostile requests (seed ${SEED}; replay with FUZZ_SEED=${
   assert.deepEqual(record.data, { title: 'after the fuzz' });
   const list = await owner.list(model.id);
   assert.equal(list.total, 1);
-  assert.deepEqual(list.items.map((item) => item.data), [{ title: 'after the fuzz' }]);
+  assert.deepEqual(
+    list.items.map((item) => item.data),
+    [{ title: 'after the fuzz' }],
+  );
   const refused = await viewer.createRecordRaw(model.id, { title: 'viewer may not' });
   assert.equal(refused.status, 403, refused.text);
   assert.equal(await owner.total(model.id), 1);

@@ -64,7 +64,10 @@ describe('GraphQL limits (introspection on, the default)', () => {
 
   test('introspection depth is bounded too', async () => {
     const ofType = 'ofType { '.repeat(12) + 'name' + ' }'.repeat(12);
-    expectRefused(await owner.q(`{ __schema { types { fields { type { ${ofType} } } } } }`), 'Query is too deep: 17 levels, at most 12');
+    expectRefused(
+      await owner.q(`{ __schema { types { fields { type { ${ofType} } } } } }`),
+      'Query is too deep: 17 levels, at most 12',
+    );
   });
 
   test('30 aliases work, 40 are refused', async () => {
@@ -128,7 +131,10 @@ describe('GraphQL limits with INTROSPECTION=off', () => {
   });
 
   test('__schema is refused on the delivery route', async () => {
-    expectRefused(await gql(server.deliveryUrl('acme', 'main'), {}, '{ __schema { types { name } } }'), 'Introspection is disabled');
+    expectRefused(
+      await gql(server.deliveryUrl('acme', 'main'), {}, '{ __schema { types { name } } }'),
+      'Introspection is disabled',
+    );
   });
 
   test('__typename and ordinary queries still work', async () => {
@@ -137,6 +143,9 @@ describe('GraphQL limits with INTROSPECTION=off', () => {
   });
 
   test('a bad INTROSPECTION value stops serve with a message', async () => {
-    await assert.rejects(startServer({ env: { INTROSPECTION: 'maybe' }, readyTimeoutMs: 5000 }), /INTROSPECTION: must be "on" or "off"/);
+    await assert.rejects(
+      startServer({ env: { INTROSPECTION: 'maybe' }, readyTimeoutMs: 5000 }),
+      /INTROSPECTION: must be "on" or "off"/,
+    );
   });
 });

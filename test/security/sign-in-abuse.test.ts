@@ -30,7 +30,12 @@ function assertThrottled(response: AddressedResponse): void {
   const retryAfter = Number(response.headers['retry-after']);
   assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
   assert.deepEqual(response.body, {
-    errors: [{ message: `Too many sign-in attempts; try again in ${retryAfter} seconds`, extensions: { code: 'RATE_LIMITED', retryAfter } }],
+    errors: [
+      {
+        message: `Too many sign-in attempts; try again in ${retryAfter} seconds`,
+        extensions: { code: 'RATE_LIMITED', retryAfter },
+      },
+    ],
   });
 }
 
@@ -55,7 +60,10 @@ describe('sign-in limits with the defaults: 30 attempts a minute per address, 10
 
   test('per address: one password tried against 30 emails, then 429 for any email from that address; other addresses unaffected', async () => {
     const sprayer = '127.0.0.21';
-    const tries = Array.from({ length: 30 }, (_, index) => () => signInFrom(server, sprayer, `spray-${index}@acme.test`, 'Summer2024!'));
+    const tries = Array.from(
+      { length: 30 },
+      (_, index) => () => signInFrom(server, sprayer, `spray-${index}@acme.test`, 'Summer2024!'),
+    );
     assert.deepEqual(statuses(await inBatches(tries)), Array(30).fill(401));
     assertThrottled(await signInFrom(server, sprayer, 'spray-30@acme.test', 'Summer2024!'));
     assertThrottled(await signInFrom(server, sprayer, 'owner@acme.test', 'another guess'));
@@ -66,7 +74,10 @@ describe('sign-in limits with the defaults: 30 attempts a minute per address, 10
 
   test('per email: 10 attempts at one email from 10 addresses, then 429 from every address; other emails unaffected', async () => {
     const email = 'editor@acme.test';
-    const tries = Array.from({ length: 10 }, (_, index) => () => signInFrom(server, `127.0.0.${31 + index}`, email, `guess ${index}`));
+    const tries = Array.from(
+      { length: 10 },
+      (_, index) => () => signInFrom(server, `127.0.0.${31 + index}`, email, `guess ${index}`),
+    );
     assert.deepEqual(statuses(await inBatches(tries)), Array(10).fill(401));
     assertThrottled(await signInFrom(server, '127.0.0.41', email, 'guess 10'));
     assertThrottled(await signInFrom(server, '127.0.0.42', 'EDITOR@acme.test ', 'guess 11'));
@@ -90,7 +101,11 @@ describe('a flood of sign-ins (limits raised out of the way, 2 password hashes a
 
   before(async () => {
     server = await startServer({
-      env: { SIGN_IN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '100000', SIGN_IN_ATTEMPTS_PER_MINUTE_PER_EMAIL: '100000', PASSWORD_HASH_CONCURRENCY: '2' },
+      env: {
+        SIGN_IN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '100000',
+        SIGN_IN_ATTEMPTS_PER_MINUTE_PER_EMAIL: '100000',
+        PASSWORD_HASH_CONCURRENCY: '2',
+      },
     });
     const workspace = await server.bootstrap({ org: 'acme', workspace: 'main', email: 'owner@acme.test', role: 'owner' });
     credentials = { token: workspace.token, workspaceId: workspace.workspaceId };
@@ -129,10 +144,15 @@ describe('a flood of sign-ins (limits raised out of the way, 2 password hashes a
     for (const answer of refused) {
       assert.equal(answer.headers['retry-after'], '1');
       assert.deepEqual(answer.body, {
-        errors: [{ message: 'Too many sign-ins at once; try again in a second', extensions: { code: 'RATE_LIMITED', retryAfter: 1 } }],
+        errors: [
+          { message: 'Too many sign-ins at once; try again in a second', extensions: { code: 'RATE_LIMITED', retryAfter: 1 } },
+        ],
       });
     }
-    assert.ok(Math.max(...readTimes) < 1000, `API reads during the flood took ${readTimes.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+    assert.ok(
+      Math.max(...readTimes) < 1000,
+      `API reads during the flood took ${readTimes.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+    );
 
     const after = await signInFrom(server, '127.0.0.61', 'owner@acme.test', PASSWORD);
     assert.equal(after.status, 200, after.text);

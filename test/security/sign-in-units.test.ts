@@ -41,7 +41,10 @@ test('password hash gate: at most `concurrency + queue` admitted, the rest refus
     releases.shift()!();
     await new Promise((resolve) => setImmediate(resolve));
   }
-  assert.deepEqual(await Promise.all(calls.slice(0, 5)), [0, 1, 2, 3, 4].map((value) => ({ busy: false, value })));
+  assert.deepEqual(
+    await Promise.all(calls.slice(0, 5)),
+    [0, 1, 2, 3, 4].map((value) => ({ busy: false, value })),
+  );
   assert.deepEqual(started, [0, 1, 2, 3, 4]);
   assert.equal(most, 2);
   assert.deepEqual(await gate.admit(async () => 'free again'), { busy: false, value: 'free again' });
@@ -49,6 +52,9 @@ test('password hash gate: at most `concurrency + queue` admitted, the rest refus
 
 test('password hash gate: a sign-in that fails frees its place', async () => {
   const gate = new PasswordHashGate(1, 0);
-  await assert.rejects(gate.admit((hash) => hash(() => Promise.reject(new Error('database down')))), /database down/);
+  await assert.rejects(
+    gate.admit((hash) => hash(() => Promise.reject(new Error('database down')))),
+    /database down/,
+  );
   assert.deepEqual(await gate.admit((hash) => hash(async () => 1)), { busy: false, value: 1 });
 });

@@ -29,7 +29,11 @@ before(async () => {
   records = new RecordService(store);
   const model = await new ModelService(store).create(actor, { name: 'N', slug: 'n', fields: [{ key: 'n', type: 'number' }] });
   modelId = model.id;
-  await records.import(actor, modelId, Array.from({ length: 250 }, (_, n) => ({ n })));
+  await records.import(
+    actor,
+    modelId,
+    Array.from({ length: 250 }, (_, n) => ({ n })),
+  );
 });
 
 after(async () => {

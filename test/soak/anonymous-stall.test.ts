@@ -58,12 +58,18 @@ test(`${ATTACKERS} anonymous clients listing ${LARGE_RECORDS} records of ~1 MB f
       const response = await fetch(deliveryUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: `{ public { model { records(modelSlug: "posters", limit: ${limit}) { items { id data } } } } }` }),
+        body: JSON.stringify({
+          query: `{ public { model { records(modelSlug: "posters", limit: ${limit}) { items { id data } } } } }`,
+        }),
       });
       const text = await response.text();
       if (response.status === 200 && text.startsWith(PAGE_START) && text.endsWith(PAGE_END) && countIds(text) === limit) {
         outcomes.served += 1;
-      } else if (response.status === 200 && text.length < 10_000 && JSON.parse(text).errors?.[0]?.extensions?.code === 'PAYLOAD_TOO_LARGE') {
+      } else if (
+        response.status === 200 &&
+        text.length < 10_000 &&
+        JSON.parse(text).errors?.[0]?.extensions?.code === 'PAYLOAD_TOO_LARGE'
+      ) {
         outcomes.refused += 1;
       } else {
         outcomes.other.push(`${response.status} ${text.slice(0, 200)}`);

@@ -44,6 +44,9 @@ test(`soak: ${CONNECTIONS} connections of mixed reads and writes for ${SECONDS} 
   assert.equal(report.records.stored, report.records.expected, 'records stored = acknowledged creates + imported rows − deletes');
   // Flat: after warm-up, the last quarter's RSS is within 25 % (+ 16 MiB of allocator slack) of the second quarter's.
   const limit = report.rss.secondQuarterMiB * 1.25 + 16;
-  assert.ok(report.rss.lastQuarterMiB <= limit, `RSS grew from ${report.rss.secondQuarterMiB.toFixed(1)} to ${report.rss.lastQuarterMiB.toFixed(1)} MiB`);
+  assert.ok(
+    report.rss.lastQuarterMiB <= limit,
+    `RSS grew from ${report.rss.secondQuarterMiB.toFixed(1)} to ${report.rss.lastQuarterMiB.toFixed(1)} MiB`,
+  );
   assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
 });

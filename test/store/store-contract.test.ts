@@ -202,8 +202,20 @@ for (const target of targets) {
 
     test('tokens: listed per workspace newest first, with user and role, never the hash; revoked in their workspace only', async () => {
       const orgSlug = `org-${randomBytes(4).toString('hex')}`;
-      const main = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'main', email: `owner-${orgSlug}@example.com`, role: 'owner', defaultRole: 'owner' });
-      const other = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'other', email: `owner-${orgSlug}@example.com`, role: 'owner', defaultRole: 'owner' });
+      const main = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'main',
+        email: `owner-${orgSlug}@example.com`,
+        role: 'owner',
+        defaultRole: 'owner',
+      });
+      const other = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'other',
+        email: `owner-${orgSlug}@example.com`,
+        role: 'owner',
+        defaultRole: 'owner',
+      });
       const editor = await store.tenancy.ensureMemberOf(main.workspace.id, `editor-${orgSlug}@example.com`, 'editor', 'editor');
       assert.ok(editor);
       const make = async (workspaceId: string, userId: string, name: string | null, expiresAt: string | null = null) => {
@@ -217,30 +229,54 @@ for (const target of targets) {
       const elsewhere = await make(other.workspace.id, main.membership.userId, 'other workspace');
 
       const listed = await store.tenancy.listTokens(main.workspace.id);
-      assert.deepEqual(listed.map((token) => token.id), [second, first], 'newest first, this workspace only');
-      assert.deepEqual(Object.keys(listed[0]!).sort(), ['createdAt', 'expiresAt', 'id', 'name', 'revokedAt', 'role', 'userEmail', 'userId']);
-      assert.deepEqual({ ...listed[0]!, createdAt: 'x' }, {
-        id: second,
-        name: null,
-        userId: editor.userId,
-        userEmail: `editor-${orgSlug}@example.com`,
-        role: 'editor',
-        createdAt: 'x',
-        expiresAt: '2100-01-01T00:00:00.000Z',
-        revokedAt: null,
-      });
+      assert.deepEqual(
+        listed.map((token) => token.id),
+        [second, first],
+        'newest first, this workspace only',
+      );
+      assert.deepEqual(Object.keys(listed[0]!).sort(), [
+        'createdAt',
+        'expiresAt',
+        'id',
+        'name',
+        'revokedAt',
+        'role',
+        'userEmail',
+        'userId',
+      ]);
+      assert.deepEqual(
+        { ...listed[0]!, createdAt: 'x' },
+        {
+          id: second,
+          name: null,
+          userId: editor.userId,
+          userEmail: `editor-${orgSlug}@example.com`,
+          role: 'editor',
+          createdAt: 'x',
+          expiresAt: '2100-01-01T00:00:00.000Z',
+          revokedAt: null,
+        },
+      );
       assert.match(listed[0]!.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.deepEqual(await store.tenancy.findWorkspaceToken(main.workspace.id, first), listed[1]);
       assert.equal(await store.tenancy.findWorkspaceToken(main.workspace.id, elsewhere), null, 'a token of another workspace');
 
-      assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, elsewhere), false, 'not a token of this workspace');
+      assert.equal(
+        await store.tenancy.revokeWorkspaceToken(main.workspace.id, elsewhere),
+        false,
+        'not a token of this workspace',
+      );
       assert.equal((await store.tenancy.findWorkspaceToken(other.workspace.id, elsewhere))?.revokedAt, null);
       assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, first), true);
       const revokedAt = (await store.tenancy.findWorkspaceToken(main.workspace.id, first))?.revokedAt;
       assert.ok(revokedAt);
       await sleep(5);
       assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, first), true, 'revoking again is fine');
-      assert.equal((await store.tenancy.findWorkspaceToken(main.workspace.id, first))?.revokedAt, revokedAt, 'and keeps the first time');
+      assert.equal(
+        (await store.tenancy.findWorkspaceToken(main.workspace.id, first))?.revokedAt,
+        revokedAt,
+        'and keeps the first time',
+      );
       assert.equal(await store.tenancy.revokeWorkspaceToken(main.workspace.id, 'no-such-token'), false);
       assert.deepEqual(await store.tenancy.listTokens('no-such-workspace'), []);
     });
@@ -248,8 +284,20 @@ for (const target of targets) {
     test('users: password hash by email, workspaces of a user, member access', async () => {
       const orgSlug = `org-${randomBytes(4).toString('hex')}`;
       const email = `user-${orgSlug}@example.com`;
-      const b = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'b-shop', email, role: 'viewer', defaultRole: 'owner' });
-      const a = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'a-main', email, role: 'admin', defaultRole: 'owner' });
+      const b = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'b-shop',
+        email,
+        role: 'viewer',
+        defaultRole: 'owner',
+      });
+      const a = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'a-main',
+        email,
+        role: 'admin',
+        defaultRole: 'owner',
+      });
       await store.tenancy.setWriteBudget(b.workspace.id, 42);
       const userId = a.membership.userId;
 
@@ -273,20 +321,47 @@ for (const target of targets) {
     test('sessions: created, found with the email, touched, deleted; expired ones swept; a new password ends them', async () => {
       const orgSlug = `org-${randomBytes(4).toString('hex')}`;
       const email = `session-${orgSlug}@example.com`;
-      const { membership } = await store.tenancy.ensureMembership({ orgSlug, workspaceSlug: 'main', email, role: 'owner', defaultRole: 'owner' });
+      const { membership } = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'main',
+        email,
+        role: 'owner',
+        defaultRole: 'owner',
+      });
       const userId = membership.userId;
       const now = Date.now();
-      const live = { idHash: randomBytes(32).toString('hex'), userId, csrfToken: 'csrf-live', createdAt: now, expiresAt: now + 60_000 };
-      const expired = { idHash: randomBytes(32).toString('hex'), userId, csrfToken: 'csrf-old', createdAt: now - 120_000, expiresAt: now - 1 };
+      const live = {
+        idHash: randomBytes(32).toString('hex'),
+        userId,
+        csrfToken: 'csrf-live',
+        createdAt: now,
+        expiresAt: now + 60_000,
+      };
+      const expired = {
+        idHash: randomBytes(32).toString('hex'),
+        userId,
+        csrfToken: 'csrf-old',
+        createdAt: now - 120_000,
+        expiresAt: now - 1,
+      };
       await store.tenancy.createSession(live);
       await store.tenancy.createSession(expired);
 
       assert.deepEqual(await store.tenancy.findSession(live.idHash), { ...live, email, lastSeen: now });
       assert.equal(await store.tenancy.findSession('unknown'), null);
       await store.tenancy.touchSession(live.idHash, now + 5000, now + 90_000);
-      assert.deepEqual(await store.tenancy.findSession(live.idHash), { ...live, email, lastSeen: now + 5000, expiresAt: now + 90_000 });
+      assert.deepEqual(await store.tenancy.findSession(live.idHash), {
+        ...live,
+        email,
+        lastSeen: now + 5000,
+        expiresAt: now + 90_000,
+      });
 
-      assert.equal((await store.tenancy.findSession(expired.idHash))?.expiresAt, now - 1, 'found even when expired: the caller decides');
+      assert.equal(
+        (await store.tenancy.findSession(expired.idHash))?.expiresAt,
+        now - 1,
+        'found even when expired: the caller decides',
+      );
       assert.ok((await store.tenancy.deleteExpiredSessions(now)) >= 1);
       assert.equal(await store.tenancy.findSession(expired.idHash), null);
       assert.ok(await store.tenancy.findSession(live.idHash), 'a live session is kept');
@@ -372,9 +447,15 @@ for (const target of targets) {
     test('records: a page that continues after a cursor equals the page at that offset, in every sort', async () => {
       const workspaceId = await newWorkspace(store);
       const context = await newModel(store, workspaceId, shape('cursor', [field('n', 'number')]));
-      await store.records.insertMany(context, Array.from({ length: 5 }, (_, n) => newRecord({ n })));
+      await store.records.insertMany(
+        context,
+        Array.from({ length: 5 }, (_, n) => newRecord({ n })),
+      );
       await sleep(3);
-      await store.records.insertMany(context, Array.from({ length: 6 }, (_, n) => newRecord({ n: n + 5 })));
+      await store.records.insertMany(
+        context,
+        Array.from({ length: 6 }, (_, n) => newRecord({ n: n + 5 })),
+      );
       for (const sort of ['createdAt_asc', 'createdAt_desc', 'updatedAt_asc', 'updatedAt_desc'] as const) {
         const all = await store.records.list(context.model.id, { limit: 100, offset: 0, sort });
         for (let offset = 1; offset < all.length; offset++) {
@@ -415,7 +496,9 @@ for (const target of targets) {
 
       await sleep(3);
       const touched = batch[2]!.id;
-      const modified = await store.records.modify(workspaceId, touched, 'editor-1', (current) => replacement({ ...current.data, n: 20 }));
+      const modified = await store.records.modify(workspaceId, touched, 'editor-1', (current) =>
+        replacement({ ...current.data, n: 20 }),
+      );
       assert.ok(modified && modified.updatedAt > modified.createdAt);
       assert.equal(modified.updatedBy, 'editor-1');
       const untouched = creationOrder.filter((id) => id !== touched);
@@ -433,7 +516,10 @@ for (const target of targets) {
         data: false,
         maxDataBytes: null,
       });
-      assert.deepEqual(bare.map((record) => [record.id, record.data]), small.map((record) => [record.id, {}]));
+      assert.deepEqual(
+        bare.map((record) => [record.id, record.data]),
+        small.map((record) => [record.id, {}]),
+      );
       assert.equal((await store.models.get(workspaceId, context.model.id))!.hasLargeRecords, false);
 
       const large = newRecord({ text: 'L'.repeat(20_000) });
@@ -443,14 +529,20 @@ for (const target of targets) {
 
       const window = { limit: 10, offset: 0, sort: 'createdAt_asc' } as const;
       const bounded = { data: true, maxDataBytes: 20_100 };
-      await assert.rejects(store.records.list(marked.id, window, undefined, { data: true, maxDataBytes: 20_000 }), (error: unknown) => {
-        assert.ok(error instanceof ServiceError);
-        assert.equal(error.code, 'PAYLOAD_TOO_LARGE');
-        assert.equal(error.extensions.fitting, 3);
-        return true;
-      });
+      await assert.rejects(
+        store.records.list(marked.id, window, undefined, { data: true, maxDataBytes: 20_000 }),
+        (error: unknown) => {
+          assert.ok(error instanceof ServiceError);
+          assert.equal(error.code, 'PAYLOAD_TOO_LARGE');
+          assert.equal(error.extensions.fitting, 3);
+          return true;
+        },
+      );
       const page = await store.records.list(marked.id, window, undefined, bounded);
-      assert.deepEqual(page.map((record) => record.data.text), ['small 0', 'small 1', 'small 2', 'L'.repeat(20_000)]);
+      assert.deepEqual(
+        page.map((record) => record.data.text),
+        ['small 0', 'small 1', 'small 2', 'L'.repeat(20_000)],
+      );
       // A modify that makes a record large marks its model too.
       const other = await newModel(store, workspaceId, shape('sized-later', [field('text', 'text')]));
       const record = await store.records.insert(other, newRecord({ text: 'short' }));
@@ -532,7 +624,12 @@ for (const target of targets) {
       // Each batch holds every SKU, in its own order: without a common lock order these would deadlock.
       const batches = [codes, [...codes].reverse(), codes.filter((_, n) => n % 2).concat(codes.filter((_, n) => n % 2 === 0))];
       const results = await Promise.all(
-        batches.map((batch) => store.records.insertMany(context, batch.map((code) => product({ code })))),
+        batches.map((batch) =>
+          store.records.insertMany(
+            context,
+            batch.map((code) => product({ code })),
+          ),
+        ),
       );
       const skipped = results.reduce((sum, result) => sum + result.skippedForSku.length, 0);
       assert.equal(skipped, codes.length * (batches.length - 1));
@@ -544,7 +641,14 @@ for (const target of targets) {
     test('records: 20 concurrent modifies of different keys of one record all land', async () => {
       const workspaceId = await newWorkspace(store);
       const keys = Array.from({ length: 20 }, (_, n) => `k${n}`);
-      const context = await newModel(store, workspaceId, shape('counters', keys.map((key) => field(key, 'number'))));
+      const context = await newModel(
+        store,
+        workspaceId,
+        shape(
+          'counters',
+          keys.map((key) => field(key, 'number')),
+        ),
+      );
       const record = await store.records.insert(context, newRecord({ k0: -1 }));
       const results = await Promise.all(
         keys.map((key, n) =>
@@ -664,7 +768,9 @@ for (const target of targets) {
       await store.records.insert(context, newRecord({ title: 'Four' }));
       assert.equal(await store.models.countRecordsWithValue(context.model.id, 'note'), 2, 'null and missing do not count');
       assert.equal(await store.models.countRecordsWithValue(context.model.id, 'see'), 1);
-      assert.deepEqual(await store.records.referencesTo(first.id), [{ sourceId: second.id, modelSlug: 'pages', fieldKey: 'see' }]);
+      assert.deepEqual(await store.records.referencesTo(first.id), [
+        { sourceId: second.id, modelSlug: 'pages', fieldKey: 'see' },
+      ]);
 
       const updated = await store.models.update(context.model, {
         shape: shape('pages', [fields[0]!], { name: 'Pages' }),
@@ -692,7 +798,11 @@ for (const target of targets) {
       await store.records.insert(context, newRecord({ code: 'Y' }));
       await store.records.insert(context, newRecord({ name: 'no code' }));
 
-      const becomeProduct = { shape: shape('catalog', fields, { product: PRODUCT }), removedFieldKeys: [], skuFieldChanged: { skuField: 'code' } };
+      const becomeProduct = {
+        shape: shape('catalog', fields, { product: PRODUCT }),
+        removedFieldKeys: [],
+        skuFieldChanged: { skuField: 'code' },
+      };
       await assert.rejects(
         store.models.update(context.model, becomeProduct),
         isConflict('product.skuField: stored records repeat values of "code"; A record with this SKU already exists'),
@@ -752,7 +862,6 @@ describe('PostgreSQL migrations', { skip: 'failure' in postgres ? postgres.failu
     const reopened = await openStore(url);
     await reopened.close();
   });
-
 });
 
 test('the pool size and schema come from the URL and are not passed on to pg', () => {

@@ -8,7 +8,12 @@ import { WriteGroup } from '../../src/store/sqlite/write-group.js';
 function setup() {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)');
-  return { db, group: new WriteGroup(db), insert: db.prepare('INSERT INTO t VALUES (?, ?)'), keys: () => db.prepare('SELECT k FROM t ORDER BY k').pluck().all() };
+  return {
+    db,
+    group: new WriteGroup(db),
+    insert: db.prepare('INSERT INTO t VALUES (?, ?)'),
+    keys: () => db.prepare('SELECT k FROM t ORDER BY k').pluck().all(),
+  };
 }
 
 test('write group: writes of one turn share one commit; a failed write rolls back only itself', async () => {
@@ -22,7 +27,10 @@ test('write group: writes of one turn share one commit; a failed write rolls bac
     }),
     group.run(() => insert.run('c', 3).changes),
   ]);
-  assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    outcomes.map((outcome) => outcome.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   assert.deepEqual(keys(), ['a', 'c']);
   assert.equal(group.commits, 1);
   assert.equal(group.writes, 3);
@@ -59,13 +67,18 @@ test('write group: nothing is acknowledged before the commit, and flush commits 
 
 test('write group: when the commit fails, every write of the group fails and nothing stays', async () => {
   const { db, group, insert, keys } = setup();
-  db.exec('CREATE TABLE parent (id TEXT PRIMARY KEY); CREATE TABLE child (p TEXT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)');
+  db.exec(
+    'CREATE TABLE parent (id TEXT PRIMARY KEY); CREATE TABLE child (p TEXT REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)',
+  );
   db.pragma('foreign_keys = ON');
   const outcomes = await Promise.allSettled([
     group.run(() => insert.run('a', 1)),
     group.run(() => db.prepare("INSERT INTO child VALUES ('missing')").run()), // deferred: fails at COMMIT
   ]);
-  assert.deepEqual(outcomes.map((outcome) => outcome.status), ['rejected', 'rejected']);
+  assert.deepEqual(
+    outcomes.map((outcome) => outcome.status),
+    ['rejected', 'rejected'],
+  );
   assert.deepEqual(keys(), []);
   assert.equal(db.inTransaction, false);
 });

@@ -71,7 +71,11 @@ export function onlyError(response: GqlResponse): { message: string; extensions?
 }
 
 /** Asserts exactly one error with that code (and HTTP status, 200 by default) and returns it. */
-export function expectError(response: GqlResponse, code: string, status = 200): { message: string; extensions?: Record<string, any> } {
+export function expectError(
+  response: GqlResponse,
+  code: string,
+  status = 200,
+): { message: string; extensions?: Record<string, any> } {
   assert.equal(response.status, status, `expected HTTP ${status}, got ${response.status}: ${response.text}`);
   const error = onlyError(response);
   assert.equal(typeof error.message, 'string');
@@ -213,7 +217,10 @@ export class Admin {
     );
   }
 
-  async importRows(modelId: string, rows: unknown[]): Promise<{ importedCount: number; errors: { row: number; message: string }[] }> {
+  async importRows(
+    modelId: string,
+    rows: unknown[],
+  ): Promise<{ importedCount: number; errors: { row: number; message: string }[] }> {
     return dataOf(await this.importRaw(modelId, rows)).record.import;
   }
 
@@ -248,7 +255,10 @@ export class Admin {
     );
   }
 
-  async list(modelId: string, args: { limit?: number; offset?: number; sort?: string } = {}): Promise<{
+  async list(
+    modelId: string,
+    args: { limit?: number; offset?: number; sort?: string } = {},
+  ): Promise<{
     total: number;
     hasMore: boolean;
     items: { id: string; data: any; createdAt: string; updatedAt: string }[];

@@ -33,7 +33,8 @@ export async function postgresTarget(): Promise<Target | { failure: string }> {
   const databaseUrl = process.env.DATABASE_URL;
   const suffix = randomBytes(5).toString('hex');
   const schemas = new Set<string>();
-  const admin = () => new pg.Client({ connectionString: parsePostgresUrl(databaseUrl ?? '').connectionString, connectionTimeoutMillis: 5000 });
+  const admin = () =>
+    new pg.Client({ connectionString: parsePostgresUrl(databaseUrl ?? '').connectionString, connectionTimeoutMillis: 5000 });
   const target: Target = {
     name: 'PostgreSQL',
     skip: undefined,
@@ -67,7 +68,6 @@ export async function postgresTarget(): Promise<Target | { failure: string }> {
     await client.end().catch(() => {});
   }
 }
-
 
 /** A URL for a new schema with a random name on the database of `databaseUrl`. */
 export function freshPostgresUrl(databaseUrl: string, purpose: string): string {

@@ -36,7 +36,11 @@ export async function startInProcessApp(clock: Clock): Promise<InProcessApp> {
   });
   const app = await buildApp({ store, config: DEFAULTS, logger: pino({ level: 'silent' }), clock });
   const tokenExpiringAt = async (expiresAt: number | null) =>
-    (await issueToken(store, workspace.id, membership.userId, { expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() })).token;
+    (
+      await issueToken(store, workspace.id, membership.userId, {
+        expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+      })
+    ).token;
   return {
     app,
     store,

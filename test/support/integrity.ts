@@ -40,14 +40,20 @@ function checkSqlite(path: string): IntegrityReport {
     if (integrity.length !== 1 || integrity[0]!.integrity_check !== 'ok') {
       problems.push(...integrity.map((row) => `integrity_check: ${row.integrity_check}`));
     }
-    for (const row of db.pragma('foreign_key_check') as Record<string, unknown>[]) problems.push(`foreign_key_check: ${JSON.stringify(row)}`);
+    for (const row of db.pragma('foreign_key_check') as Record<string, unknown>[])
+      problems.push(`foreign_key_check: ${JSON.stringify(row)}`);
     for (const sql of Object.values(INVARIANTS)) {
       for (const row of db.prepare(sql).all() as { problem: string }[]) problems.push(row.problem);
     }
-    for (const row of db.prepare(`SELECT id FROM records WHERE NOT json_valid(data) OR json_type(data) <> 'object'`).all() as { id: string }[]) {
+    for (const row of db.prepare(`SELECT id FROM records WHERE NOT json_valid(data) OR json_type(data) <> 'object'`).all() as {
+      id: string;
+    }[]) {
       problems.push(`record ${row.id}: data is not a JSON object`);
     }
-    return { checks: ['PRAGMA integrity_check', 'PRAGMA foreign_key_check', ...Object.keys(INVARIANTS), 'record data is a JSON object'], problems };
+    return {
+      checks: ['PRAGMA integrity_check', 'PRAGMA foreign_key_check', ...Object.keys(INVARIANTS), 'record data is a JSON object'],
+      problems,
+    };
   } finally {
     db.close();
   }
@@ -102,7 +108,9 @@ async function verifyIndexes(client: pg.Client, schema: string): Promise<{ check
   const problems: string[] = [];
   for (const { name } of indexes.rows) {
     try {
-      await client.query(`SELECT "${amcheckSchema}".bt_index_check(index => $1::regclass, heapallindexed => true)`, [`"${schema}"."${name}"`]);
+      await client.query(`SELECT "${amcheckSchema}".bt_index_check(index => $1::regclass, heapallindexed => true)`, [
+        `"${schema}"."${name}"`,
+      ]);
     } catch (error) {
       problems.push(`bt_index_check ${name}: ${(error as Error).message}`);
     }

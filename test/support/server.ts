@@ -39,7 +39,10 @@ export interface CliResult {
 }
 
 /** Runs `node bin/content-service.js ...args` to completion. Never throws on a non-zero exit. */
-export function runCli(args: string[], options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolveRun) => {
     execFile(
       process.execPath,
@@ -106,7 +109,17 @@ export function bootstrapArgs(args: BootstrapArgs, databaseUrl: string): string[
 }
 
 export function createTokenArgs(args: CreateTokenArgs, databaseUrl: string): string[] {
-  const argv = ['token', 'create', '--workspace-id', args.workspaceId, '--email', args.email, '--json', '--database', databaseUrl];
+  const argv = [
+    'token',
+    'create',
+    '--workspace-id',
+    args.workspaceId,
+    '--email',
+    args.email,
+    '--json',
+    '--database',
+    databaseUrl,
+  ];
   if (args.role !== undefined) argv.push('--role', args.role);
   return argv;
 }
@@ -217,7 +230,9 @@ export class TestServer {
     const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
     for (;;) {
       if (this.exited) {
-        throw new Error(`server exited before it was ready (code ${child.exitCode})\nstdout:\n${this.stdoutText}\nstderr:\n${this.stderrText}`);
+        throw new Error(
+          `server exited before it was ready (code ${child.exitCode})\nstdout:\n${this.stdoutText}\nstderr:\n${this.stderrText}`,
+        );
       }
       try {
         const response = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(1000) });
@@ -235,7 +250,10 @@ export class TestServer {
   }
 
   /** Sends `signal` (SIGTERM by default), then waits for the exit and returns it. Kills hard after `timeoutMs`. */
-  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  async stop(
+    signal: NodeJS.Signals = 'SIGTERM',
+    timeoutMs = 10_000,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     const child = this.child;
     const exit = this.exitPromise;
     if (child === undefined || exit === undefined) return { code: null, signal: null };

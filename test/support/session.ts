@@ -43,11 +43,7 @@ export async function setPassword(server: TestServer, email: string, password: s
   assert.equal(result.code, 0, `set-password exited ${result.code}\n${result.stdout}\n${result.stderr}`);
 }
 
-export function signInRaw(
-  server: TestServer,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<GqlResponse> {
+export function signInRaw(server: TestServer, body: unknown, headers: Record<string, string> = {}): Promise<GqlResponse> {
   return request(`${server.url}/admin/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -101,7 +97,10 @@ export async function runSql(server: TestServer, sql: string, parameters: unknow
   await client.connect();
   try {
     let index = 0;
-    const result = await client.query(sql.replace(/\?/g, () => `$${++index}`), parameters);
+    const result = await client.query(
+      sql.replace(/\?/g, () => `$${++index}`),
+      parameters,
+    );
     return result.rowCount ?? 0;
   } finally {
     await client.end();

@@ -40,7 +40,8 @@ const DELIVERY_SDL = /* GraphQL */ `
 
 async function publicModel(context: DeliveryContext, slug: string) {
   const model = await context.services.models.getBySlug(context.workspace.id, slug);
-  if (model?.deliveryAccess !== 'public') throw new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
+  if (model?.deliveryAccess !== 'public')
+    throw new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
   return model;
 }
 

@@ -120,8 +120,7 @@ const MIGRATION_LOCK_CLASS = 0x43530001;
  */
 export async function migrate(pool: Pool, schema: string | null): Promise<void> {
   await inTransaction(pool, async (client) => {
-    const target =
-      schema ?? (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema;
+    const target = schema ?? (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]?.schema;
     if (!target) throw new Error('PostgreSQL: no current schema to create the tables in; add ?schema=<name> to the URL');
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, target]);
     if (schema !== null) {
@@ -133,7 +132,10 @@ export async function migrate(pool: Pool, schema: string | null): Promise<void> 
     const current = rows[0]?.version ?? 0;
     for (const [index, sql] of MIGRATIONS.slice(current).entries()) {
       await client.query(sql);
-      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [current + index + 1, Date.now()]);
+      await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+        current + index + 1,
+        Date.now(),
+      ]);
     }
   });
 }

@@ -40,7 +40,10 @@ export class PostgresRecordStore implements RecordStore {
       );
       if (!rows[0]) throw skuConflict(model);
       if (isLargeRecord(record.dataText)) await client.query(MARK_LARGE, [model.id]);
-      await writeLinks(client, record.links.map((link) => ({ ...link, sourceId: record.id })));
+      await writeLinks(
+        client,
+        record.links.map((link) => ({ ...link, sourceId: record.id })),
+      );
       await addToCount(client, model.id, 1);
       return toRecord(rows[0]);
     });
@@ -116,7 +119,10 @@ export class PostgresRecordStore implements RecordStore {
         );
         if (isLargeRecord(next.dataText)) await client.query(MARK_LARGE, [row.model_id]);
         await client.query('DELETE FROM record_links WHERE source_id = $1', [id]);
-        await writeLinks(client, next.links.map((link) => ({ ...link, sourceId: id })));
+        await writeLinks(
+          client,
+          next.links.map((link) => ({ ...link, sourceId: id })),
+        );
         return toRecord(rows[0]!);
       });
     } catch (error) {
@@ -152,10 +158,10 @@ export class PostgresRecordStore implements RecordStore {
 
   async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM records WHERE model_id = $1 AND id = ANY($2::text[])', [
-      modelId,
-      ids,
-    ]);
+    const { rows } = await this.pool.query<{ id: string }>(
+      'SELECT id FROM records WHERE model_id = $1 AND id = ANY($2::text[])',
+      [modelId, ids],
+    );
     return new Set(rows.map((row) => row.id));
   }
 
@@ -167,7 +173,10 @@ export class PostgresRecordStore implements RecordStore {
           `SELECT ${columns} FROM records WHERE model_id = $1 AND ${afterCursor(window.sort, '$2', '$3')} ORDER BY ${order} LIMIT $4`,
           [modelId, after.time, after.id, window.limit],
         ]
-      : [`SELECT ${columns} FROM records WHERE model_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`, [modelId, window.limit, window.offset]];
+      : [
+          `SELECT ${columns} FROM records WHERE model_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`,
+          [modelId, window.limit, window.offset],
+        ];
     const bound = reading.data ? reading.maxDataBytes : null;
     if (bound === null) return (await this.pool.query<RecordRow>(pageSql, parameters)).rows.map(toRecord);
     const sql = boundedPageSql(pageSql, COLUMN_LIST, 'octet_length(data::text)', order, `$${parameters.length + 1}`);
@@ -185,7 +194,9 @@ export class PostgresRecordStore implements RecordStore {
  * more of it than the bound is ever sent to this process.
  */
 function boundedPageSql(pageSql: string, columns: readonly string[], dataBytes: string, order: string, bound: string): string {
-  const selected = columns.map((column) => (column === 'data' ? `CASE WHEN running_bytes <= ${bound} THEN data END AS data` : column));
+  const selected = columns.map((column) =>
+    column === 'data' ? `CASE WHEN running_bytes <= ${bound} THEN data END AS data` : column,
+  );
   return (
     `SELECT ${selected.join(', ')}, running_bytes FROM (` +
     `SELECT page.*, sum(${dataBytes}) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) AS running_bytes FROM (${pageSql}) page` +
@@ -207,7 +218,10 @@ async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<voi
 }
 
 async function addToCount(client: PoolClient, modelId: string, delta: number): Promise<void> {
-  await client.query('UPDATE models SET record_count = record_count + $1, write_version = write_version + 1 WHERE id = $2', [delta, modelId]);
+  await client.query('UPDATE models SET record_count = record_count + $1, write_version = write_version + 1 WHERE id = $2', [
+    delta,
+    modelId,
+  ]);
 }
 
 /** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */

@@ -16,9 +16,21 @@ import type {
 } from '../store.js';
 import { inTransaction } from './sql.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
-import { TOKEN_INFO_SELECT, TOKEN_SELECT, toApiTokenInfo, toTokenRecord, type TokenInfoRow, type TokenRow } from '../rows/token-rows.js';
-import { toUserWorkspace, toWorkspace, USER_WORKSPACES_SELECT, WORKSPACE_SELECT, type WorkspaceRow } from '../rows/workspace-rows.js';
-
+import {
+  TOKEN_INFO_SELECT,
+  TOKEN_SELECT,
+  toApiTokenInfo,
+  toTokenRecord,
+  type TokenInfoRow,
+  type TokenRow,
+} from '../rows/token-rows.js';
+import {
+  toUserWorkspace,
+  toWorkspace,
+  USER_WORKSPACES_SELECT,
+  WORKSPACE_SELECT,
+  type WorkspaceRow,
+} from '../rows/workspace-rows.js';
 
 /**
  * Every "create when missing" is `INSERT … ON CONFLICT DO NOTHING` and then a read: when two processes bootstrap
@@ -34,10 +46,11 @@ export class PostgresTenancyStore implements TenancyStore {
   async ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }> {
     return inTransaction(this.pool, async (client) => {
       const now = Date.now();
-      await client.query(
-        'INSERT INTO organisations (id, slug, created_at) VALUES ($1, $2, $3) ON CONFLICT (slug) DO NOTHING',
-        [newId(), input.orgSlug, now],
-      );
+      await client.query('INSERT INTO organisations (id, slug, created_at) VALUES ($1, $2, $3) ON CONFLICT (slug) DO NOTHING', [
+        newId(),
+        input.orgSlug,
+        now,
+      ]);
       const org = await client.query<{ id: string }>('SELECT id FROM organisations WHERE slug = $1', [input.orgSlug]);
       const orgId = org.rows[0]!.id;
       await client.query(
@@ -99,7 +112,6 @@ export class PostgresTenancyStore implements TenancyStore {
     const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE t.token_hash = $1`, [hash]);
     return rows[0] ? toTokenRecord(rows[0]) : null;
   }
-
 
   async revokeToken(id: string): Promise<boolean> {
     const result = await this.pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
@@ -185,7 +197,11 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async touchSession(idHash: string, lastSeen: number, expiresAt: number): Promise<void> {
-    await this.pool.query('UPDATE sessions SET last_seen = $1, expires_at = $2 WHERE id_hash = $3', [lastSeen, expiresAt, idHash]);
+    await this.pool.query('UPDATE sessions SET last_seen = $1, expires_at = $2 WHERE id_hash = $3', [
+      lastSeen,
+      expiresAt,
+      idHash,
+    ]);
   }
 
   async deleteSession(idHash: string): Promise<boolean> {

@@ -33,7 +33,16 @@ export function toRecord(row: RecordRow): StoredRecord {
       updatedBy: row.updated_by,
     };
   }
-  return recordWithText(row.id, row.model_id, row.workspace_id, row.data, row.created_at, row.updated_at, row.created_by, row.updated_by);
+  return recordWithText(
+    row.id,
+    row.model_id,
+    row.workspace_id,
+    row.data,
+    row.created_at,
+    row.updated_at,
+    row.created_by,
+    row.updated_by,
+  );
 }
 
 /** A record whose `data` is the JSON text, parsed on first read; the keys in the order of StoredRecord. */

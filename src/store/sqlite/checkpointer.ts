@@ -71,7 +71,12 @@ export class BackgroundCheckpointer {
     if (this.path === ':memory:' || this.path === '') return;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path: this.path, commits: this.commits.buffer, intervalMs: INTERVAL_MS },
+      workerData: {
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        path: this.path,
+        commits: this.commits.buffer,
+        intervalMs: INTERVAL_MS,
+      },
     });
     // Should the worker fail, the connection checkpoints by itself again, as SQLite does by default.
     worker.on('error', () => {

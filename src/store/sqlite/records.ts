@@ -61,7 +61,9 @@ export class SqliteRecordStore implements RecordStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
     );
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
-    this.addToCount = db.prepare('UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?');
+    this.addToCount = db.prepare(
+      'UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?',
+    );
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.writes = new WriteGroup(db, onCommit);
@@ -222,7 +224,11 @@ export class SqliteRecordStore implements RecordStore {
     const parameters = after ? [modelId, after.time, after.id] : [modelId, window.offset];
     const bound = reading.data ? reading.maxDataBytes : null;
     // The sizes first: SQLite tells a value's size from the row header, without reading the value.
-    if (bound !== null) refuseOversizedPage(this.listStatement(window.sort, window.limit, after !== undefined, 'sizes').all(...parameters) as [number][], bound);
+    if (bound !== null)
+      refuseOversizedPage(
+        this.listStatement(window.sort, window.limit, after !== undefined, 'sizes').all(...parameters) as [number][],
+        bound,
+      );
     const columns = reading.data ? 'data' : 'none';
     const rows = this.listStatement(window.sort, window.limit, after !== undefined, columns).all(...parameters) as ListRow[];
     if (rows.length === 0) return [];
@@ -239,7 +245,12 @@ export class SqliteRecordStore implements RecordStore {
    * The page query of a sort and page size, in raw mode (rows as arrays), prepared once. The limit is part of
    * the SQL text: bound as a parameter, it made SQLite (built with STAT4) prepare the statement again on every run.
    */
-  private listStatement(sort: RecordSort, limit: number, afterACursor: boolean, read: 'data' | 'none' | 'sizes'): Database.Statement {
+  private listStatement(
+    sort: RecordSort,
+    limit: number,
+    afterACursor: boolean,
+    read: 'data' | 'none' | 'sizes',
+  ): Database.Statement {
     const key = `${sort}|${limit}|${afterACursor}|${read}`;
     let statement = this.listStatements.get(key);
     if (!statement) {

@@ -15,8 +15,21 @@ import type {
   UserWorkspace,
 } from '../store.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
-import { TOKEN_INFO_SELECT, TOKEN_SELECT, toApiTokenInfo, toTokenRecord, type TokenInfoRow, type TokenRow } from '../rows/token-rows.js';
-import { toUserWorkspace, toWorkspace, USER_WORKSPACES_SELECT, WORKSPACE_SELECT, type WorkspaceRow } from '../rows/workspace-rows.js';
+import {
+  TOKEN_INFO_SELECT,
+  TOKEN_SELECT,
+  toApiTokenInfo,
+  toTokenRecord,
+  type TokenInfoRow,
+  type TokenRow,
+} from '../rows/token-rows.js';
+import {
+  toUserWorkspace,
+  toWorkspace,
+  USER_WORKSPACES_SELECT,
+  WORKSPACE_SELECT,
+  type WorkspaceRow,
+} from '../rows/workspace-rows.js';
 
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Database.Database) {}
@@ -28,16 +41,13 @@ export class SqliteTenancyStore implements TenancyStore {
   async ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }> {
     const run = this.db.transaction(() => {
       const now = Date.now();
-      let org = this.db.prepare('SELECT id FROM organisations WHERE slug = ?').get(input.orgSlug) as
-        | { id: string }
-        | undefined;
+      let org = this.db.prepare('SELECT id FROM organisations WHERE slug = ?').get(input.orgSlug) as { id: string } | undefined;
       if (!org) {
         org = { id: newId() };
         this.db.prepare('INSERT INTO organisations (id, slug, created_at) VALUES (?, ?, ?)').run(org.id, input.orgSlug, now);
       }
       let row = this.db.prepare(`${WORKSPACE_SELECT} WHERE w.org_id = ? AND w.slug = ?`).get(org.id, input.workspaceSlug) as
-        | WorkspaceRow
-        | undefined;
+        WorkspaceRow | undefined;
       if (!row) {
         const id = newId();
         this.db
@@ -88,8 +98,7 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null> {
     const row = this.db.prepare(`${WORKSPACE_SELECT} WHERE o.slug = ? AND w.slug = ?`).get(orgSlug, workspaceSlug) as
-      | WorkspaceRow
-      | undefined;
+      WorkspaceRow | undefined;
     return row ? toWorkspace(row) : null;
   }
 
@@ -119,11 +128,9 @@ export class SqliteTenancyStore implements TenancyStore {
     return row ? toTokenRecord(row) : null;
   }
 
-
   async revokeToken(id: string): Promise<boolean> {
     return (
-      this.db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id)
-        .changes > 0
+      this.db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0
     );
   }
 
@@ -136,8 +143,7 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async findWorkspaceToken(workspaceId: string, id: string): Promise<ApiTokenInfo | null> {
     const row = this.db.prepare(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = ? AND t.id = ?`).get(workspaceId, id) as
-      | TokenInfoRow
-      | undefined;
+      TokenInfoRow | undefined;
     return row ? toApiTokenInfo(row) : null;
   }
 
@@ -150,8 +156,7 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async findUserByEmail(email: string): Promise<UserRecord | null> {
     const row = this.db.prepare('SELECT id, email, password_hash FROM users WHERE email = ?').get(email) as
-      | { id: string; email: string; password_hash: string | null }
-      | undefined;
+      { id: string; email: string; password_hash: string | null } | undefined;
     return row ? { id: row.id, email: row.email, passwordHash: row.password_hash } : null;
   }
 
@@ -167,9 +172,12 @@ export class SqliteTenancyStore implements TenancyStore {
   }
 
   async workspacesOf(userId: string): Promise<UserWorkspace[]> {
-    const rows = this.db
-      .prepare(`${USER_WORKSPACES_SELECT} WHERE m.user_id = ? ORDER BY o.slug, w.slug, w.id`)
-      .all(userId) as { id: string; org_slug: string; slug: string; role: Role }[];
+    const rows = this.db.prepare(`${USER_WORKSPACES_SELECT} WHERE m.user_id = ? ORDER BY o.slug, w.slug, w.id`).all(userId) as {
+      id: string;
+      org_slug: string;
+      slug: string;
+      role: Role;
+    }[];
     return rows.map(toUserWorkspace);
   }
 
