@@ -74,12 +74,12 @@ export class RecordService {
     const before = await this.requireRecord(actor.workspaceId, id);
     const model = await this.requireModel(actor.workspaceId, before.modelId);
     refuseUnknownKeys(model, patch);
-    const merge = (data: unknown) => prepareData(model, mergePatch(data, patch), this.limits);
-    const preview = merge(before.data);
+    const merge = (data: unknown, limits: RecordSizeLimits | null) => prepareData(model, mergePatch(data, patch), limits);
+    const preview = merge(before.data, null);
     await checkReferences(this.store, actor.workspaceId, [preview]);
     throwFirstIssue(preview);
     return this.modify(actor, id, (current) => {
-      const prepared = merge(current.data);
+      const prepared = merge(current.data, this.limits);
       throwFirstIssue(prepared);
       return prepared.replacement;
     });

@@ -12,14 +12,19 @@ export interface PreparedData {
   references: RelationReference[];
 }
 
-export function prepareData(model: ModelDefinition, data: unknown, limits: RecordSizeLimits): PreparedData {
+/**
+ * Checks data against the model and, when it passes and `limits` are given, serialises it once and measures it.
+ * `limits` null: a preview that is not stored (its size is measured when the data is prepared to be written).
+ */
+export function prepareData(model: ModelDefinition, data: unknown, limits: RecordSizeLimits | null): PreparedData {
   const check: DataCheck = checkRecordData(model.fields, data);
   const skuField = skuFieldOf(model);
   const sku = skuField !== null && typeof check.data[skuField] === 'string' ? check.data[skuField] : null;
   // Data refused already is not stored, so not measured (it may nest too deeply to serialise).
-  const dataText = check.issues.length === 0 ? JSON.stringify(check.data) : '';
+  const measured = check.issues.length === 0 && limits !== null;
+  const dataText = measured ? JSON.stringify(check.data) : '';
   return {
-    issues: check.issues.length === 0 ? sizeIssues(check.data, dataText, limits) : check.issues,
+    issues: measured ? sizeIssues(check.data, dataText, limits) : check.issues,
     references: check.references,
     replacement: {
       data: check.data,
