@@ -1,6 +1,6 @@
 // The import loader: any number of rows, in calls the batcher sizes; each row's outcome in the summary.
 import { stripNulls } from './diff.js';
-import { abortedError, dataOf, importBatcher, rejection, resolveModel } from './load-steps.js';
+import { dataOf, importBatcher, numberedItems, rejection, resolveModel } from './load-steps.js';
 import { newSummary, progressReporter } from './load-summary.js';
 import type { ImportOptions, Items, Loader, LoadSummary } from './load-types.js';
 import type { JsonObject, ModelDefinition } from './types.js';
@@ -15,14 +15,7 @@ export async function importRows<T>(
   const summary = newSummary<T>(options.dryRun ?? false);
   const report = progressReporter(summary, options);
   const batcher = importBatcher<T>(loader, modelId, options, summary, report);
-  let row = 0;
-  for await (const item of items) {
-    if (options.signal?.aborted) {
-      batcher.stopped ??= abortedError(options.signal);
-      break;
-    }
-    row += 1;
-    summary.total = summary.progress.read = row;
+  for await (const { row, item } of numberedItems(items, options.signal, summary, batcher)) {
     let data: JsonObject;
     try {
       data = dataOf(item, options);

@@ -4,7 +4,7 @@ import { isPlainObject } from '../shared/json.js';
 import { ContentServiceError } from './errors.js';
 import { ImportBatcher, MAX_IMPORT_ROWS, type PendingRow } from './import.js';
 import type { RunningSummary } from './load-summary.js';
-import type { ImportOptions, Loader, LoaderClient } from './load-types.js';
+import type { ImportOptions, Items, Loader, LoaderClient } from './load-types.js';
 import type { JsonObject, ModelDefinition } from './types.js';
 
 export async function resolveModel(
@@ -33,6 +33,28 @@ export function rejection(error: unknown): { code: string; message: string } {
 
 export function abortedError(signal: AbortSignal): ContentServiceError {
   return new ContentServiceError('Aborted: the operation was aborted', { code: 'ABORTED', cause: signal.reason });
+}
+
+/**
+ * The input's items with their row numbers (from 1), counted into the summary as they are read. When the signal
+ * aborts, the batcher is stopped with the abort and no further item is read.
+ */
+export async function* numberedItems<T>(
+  items: Items<T>,
+  signal: AbortSignal | undefined,
+  summary: RunningSummary<T>,
+  batcher: Pick<ImportBatcher<T>, 'stopped'>,
+): AsyncGenerator<{ row: number; item: T }> {
+  let row = 0;
+  for await (const item of items) {
+    if (signal?.aborted) {
+      batcher.stopped ??= abortedError(signal);
+      return;
+    }
+    row += 1;
+    summary.total = summary.progress.read = row;
+    yield { row, item };
+  }
 }
 
 export function importBatcher<T>(

@@ -2,7 +2,7 @@
 // the rest alone, prune on request).
 import { mergeDiff, stripNulls } from './diff.js';
 import { ContentServiceError, fieldOfMessage } from './errors.js';
-import { abortedError, dataOf, importBatcher, rejection, resolveModel } from './load-steps.js';
+import { dataOf, importBatcher, numberedItems, rejection, resolveModel } from './load-steps.js';
 import { newSummary, progressReporter, type ProgressReporter, type RunningSummary } from './load-summary.js';
 import type { Items, Loader, LoadSummary, SyncOptions } from './load-types.js';
 import { Pool } from './pool.js';
@@ -53,15 +53,7 @@ export async function sync<T>(
     const resend = rows.filter((row) => !present.has(keyOf(row.data[key])!));
     return { resend, landed: rows.length - resend.length };
   });
-  let row = 0;
-  for await (const item of items) {
-    if (options.signal?.aborted) {
-      batcher.stopped ??= abortedError(options.signal);
-      break;
-    }
-    row += 1;
-    summary.total = summary.progress.read = row;
-    const current = row;
+  for await (const { row: current, item } of numberedItems(items, options.signal, summary, batcher)) {
     const fail = (code: string, message: string) => {
       batcher.fail([{ row: current, item, data: {} }], code, message);
       report.tick();

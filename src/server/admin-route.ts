@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OperationTypeNode } from 'graphql';
 import { authenticate, type Authenticated } from '../auth/authenticate.js';
 import { authenticateSession, headerValue, readCookie, SESSION_COOKIE } from '../auth/sessions.js';
 import type { WriteBudget } from '../budget/write-budget.js';
@@ -10,16 +9,9 @@ import { planAdminOperation } from '../graphql/admin/plan.js';
 import { buildAdminSchema } from '../graphql/admin/schema.js';
 import type { AdminContext, Services } from '../graphql/context.js';
 import { executeOperation } from '../graphql/execute.js';
-import {
-  DocumentCache,
-  operationKindOf,
-  prepareOperation,
-  readGraphQLQueryString,
-  readGraphQLRequest,
-  type GraphQLRequest,
-} from '../graphql/request.js';
+import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
 import type { Store } from '../store/store.js';
-import { answerGraphQL, mutationByGetError, sendRefusal } from './reply.js';
+import { answerGraphQL, readGetRequest, sendRefusal } from './reply.js';
 import { sendGraphiqlPage } from './graphiql.js';
 
 export interface AdminRouteOptions {
@@ -64,8 +56,6 @@ export function registerAdminRoute(
       reply,
       async (onUnexpected) => {
         const graphqlRequest = read();
-        if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION)
-          throw mutationByGetError();
         const { actor, writeBudget, viaSession } = authenticated.get(request)!;
         const prepared = prepareOperation(schema, documents, graphqlRequest);
         const plan = planAdminOperation(schema, prepared);
@@ -87,7 +77,7 @@ export function registerAdminRoute(
   );
   app.get('/graphql', { onRequest: authenticateFirst }, (request, reply) => {
     if (wantsGraphiql(request)) return sendGraphiqlPage(reply);
-    return answer(request, reply, () => readGraphQLQueryString(request.query));
+    return answer(request, reply, () => readGetRequest(request.query));
   });
 }
 

@@ -1,21 +1,13 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OperationTypeNode } from 'graphql';
 import { ServiceError } from '../domain/errors.js';
 import { requireStorableText } from '../domain/text.js';
 import type { Services } from '../graphql/context.js';
 import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/schema.js';
 import { executeOperation } from '../graphql/execute.js';
-import {
-  DocumentCache,
-  operationKindOf,
-  prepareOperation,
-  readGraphQLQueryString,
-  readGraphQLRequest,
-  type GraphQLRequest,
-} from '../graphql/request.js';
+import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
 import type { Store } from '../store/store.js';
-import { answerGraphQL, mutationByGetError } from './reply.js';
+import { answerGraphQL, readGetRequest } from './reply.js';
 
 export interface DeliveryRouteOptions {
   store: Store;
@@ -43,8 +35,6 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
       reply,
       async (onUnexpected) => {
         const graphqlRequest = read();
-        if (request.method === 'GET' && operationKindOf(graphqlRequest) === OperationTypeNode.MUTATION)
-          throw mutationByGetError();
         const prepared = prepareOperation(schema, documents, graphqlRequest);
         requireStorableText('org', request.params.org);
         requireStorableText('workspace', request.params.workspace);
@@ -69,7 +59,7 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         answer(request, reply, () => readGraphQLRequest(request.body)),
       );
       scope.get<Route>('/:org/:workspace/graphql', (request, reply) =>
-        answer(request, reply, () => readGraphQLQueryString(request.query)),
+        answer(request, reply, () => readGetRequest(request.query)),
       );
     },
     { prefix: '/public' },

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { OperationTypeNode } from 'graphql';
 import { ServiceError } from '../domain/errors.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../domain/size-limits.js';
 import { SerializedBody, serviceErrorBody, statusFor, type ErrorBody, type ResponseBody } from '../graphql/execute.js';
-import { GraphQLRequestError } from '../graphql/request.js';
+import { GraphQLRequestError, operationKindOf, readGraphQLQueryString, type GraphQLRequest } from '../graphql/request.js';
 
 const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 
@@ -85,4 +86,11 @@ export class MethodNotAllowedError extends ServiceError {
 /** GraphQL over HTTP: a mutation sent by GET is refused (GET must be safe), whatever else it carries. */
 export function mutationByGetError(): MethodNotAllowedError {
   return new MethodNotAllowedError('POST', 'Mutations must be sent by POST, not GET');
+}
+
+/** A GraphQL request from a GET's URL parameters; a mutation there is refused with 405. */
+export function readGetRequest(query: unknown): GraphQLRequest {
+  const request = readGraphQLQueryString(query);
+  if (operationKindOf(request) === OperationTypeNode.MUTATION) throw mutationByGetError();
+  return request;
 }
