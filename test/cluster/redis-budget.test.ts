@@ -1,22 +1,9 @@
 // With --redis, every server process that names the same Redis shares one write budget.
 import assert from 'node:assert/strict';
-import { createConnection } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { dataOf, gql, type Credentials } from '../support/client.js';
 import { startServer, type TestServer } from '../support/server.js';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(2000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-}
+import { reachable, REDIS_URL } from '../support/redis.js';
 
 const redisUp = await reachable(REDIS_URL);
 const unreachable = `Redis at ${REDIS_URL} is unreachable`;

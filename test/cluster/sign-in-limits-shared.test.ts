@@ -2,30 +2,17 @@
 // Redis) share them, so a second process does not give an attacker a second allowance.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createConnection } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { postgresTarget, type Target } from '../support/databases.js';
 import { postJsonFrom, type AddressedResponse } from '../support/from-address.js';
 import { runCli, startServer, type TestServer } from '../support/server.js';
+import { reachable, REDIS_URL } from '../support/redis.js';
 
 const postgres = await postgresTarget();
 if ('failure' in postgres) {
   test('sign-in limits on PostgreSQL (CI=true requires PostgreSQL)', () => assert.fail(postgres.failure));
 }
 const postgresSkip = 'failure' in postgres ? postgres.failure : postgres.skip;
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(2000);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => (socket.destroy(), resolve(false)));
-  });
-}
 
 const redisUp = await reachable(REDIS_URL);
 const redisSkip = redisUp ? undefined : `Redis at ${REDIS_URL} is unreachable`;
