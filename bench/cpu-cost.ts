@@ -1,12 +1,15 @@
 /**
  * Profiling aid (not one of the issue's benchmarks): the server's CPU time per request — user + system time of the
  * server process from /proc/<pid>/stat, all its threads — for record.create and record.patch (closed loop,
- * --connections), record.list limit 100 at offset 0 and record.import of 1000 rows (one at a time). CPU time moves
- * much less with the machine's load than wall-clock figures do; the client's own CPU time per request is printed
- * too (it shares the 2 cores in the benchmarks). On SQLite, in a fresh database seeded with --size records.
+ * --connections), record.list limit 100 at offset 0, the same page on the delivery route (`delivery`, no token) and
+ * record.import of 1000 rows (one at a time). CPU time moves much less with the machine's load than wall-clock
+ * figures do; the client's own CPU time per request is printed too (it shares the 2 cores in the benchmarks). In a
+ * fresh database seeded with --size records: SQLite, or PostgreSQL with --db postgres (DATABASE_URL), where the
+ * CPU time of the PostgreSQL backends serving the server's connections is printed as well, and the statements a
+ * request runs (transactions committed in the database, so run it on a database no one else uses).
  *
- *   node --import tsx bench/cpu-cost.ts [--ops create,patch,list,import] [--connections 8] [--requests 3000]
- *     [--warmup 3] [--size 2000]
+ *   node --import tsx bench/cpu-cost.ts [--ops create,patch,list,delivery,import] [--connections 8] [--requests 3000]
+ *     [--warmup 3] [--size 2000] [--db sqlite|postgres]
  *
  * PERF_OUT=<prefix>: also `perf record -g` the server while measuring, into <prefix>.<op> (start the server with
  * BENCH_NODE_ARGS=--perf-basic-prof to see JavaScript function names).
@@ -19,6 +22,8 @@ import { importBodies, productRow, seedCatalog, skuPrefix } from './lib/catalog.
 import { cleanupAll } from './lib/cleanup.js';
 import { closedLoop } from './lib/load.js';
 import { startService } from './lib/run.js';
+import type { DbKind } from './lib/database.js';
+import pg from 'pg';
 
 const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
 const PATCH = 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }';
@@ -26,6 +31,11 @@ const LIST =
   'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
 const LIST_IDS =
   'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
+const DELIVERY_PATH = '/public/bench/main/graphql';
+const DELIVERY_LIST = JSON.stringify({
+  query:
+    '{ public { model { records(modelSlug: "product", limit: 100, offset: 0) { total hasMore items { id data createdAt updatedAt } } } } }',
+});
 const IMPORT_ROWS = 1000;
 
 /** CPU time of a process so far, in microseconds (clock ticks of 10 ms). */
@@ -40,11 +50,13 @@ const connections = args.int('connections', 8);
 const requests = args.int('requests', 3000);
 const warmupMs = args.int('warmup', 3) * 1000;
 const size = args.int('size', 2000);
+const kind = args.string('db', 'sqlite') as DbKind;
 
-const service = await startService('sqlite');
+const service = await startService(kind);
+const backends = kind === 'postgres' ? await postgresBackends(service.database.url) : null;
 try {
   const setup = service.client(1);
-  const { modelId } = await seedCatalog(setup, size);
+  const { modelId } = await seedCatalog(setup, size, 'product', 'public');
   const ids: string[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {
@@ -57,7 +69,7 @@ try {
   const prefix = skuPrefix();
   let created = 0;
   for (const op of ops) {
-    const oneAtATime = op === 'list' || op === 'import';
+    const oneAtATime = op === 'list' || op === 'delivery' || op === 'import';
     const concurrency = oneAtATime ? 1 : connections;
     const measured = op === 'import' ? Math.max(1, Math.round(requests / 20)) : requests;
     const client = service.client(concurrency);
@@ -71,6 +83,7 @@ try {
         const id = ids[(worker + ((n * concurrency) % ids.length)) % ids.length]!;
         return (await client.request(PATCH, { input: { id, data: { price: (n % 1000) + 0.5, stock: n % 500 } } })).ms;
       }
+      if (op === 'delivery') return (await client.sendDelivery(DELIVERY_PATH, DELIVERY_LIST)).ms;
       return (await client.request(LIST, { model: modelId, offset: 0 })).ms;
     };
     // Long enough for the JIT to settle, as in the benchmarks, whose cells run for seconds.
@@ -95,6 +108,7 @@ try {
         )
       : null;
     if (perf) await new Promise((resolve) => setTimeout(resolve, 300));
+    const databaseBefore = await backends?.sample();
     const serverBefore = cpuMicros(service.server.pid);
     const clientBefore = process.cpuUsage();
     const first = sent;
@@ -104,19 +118,57 @@ try {
     const count = sent - first;
     const serverAfter = cpuMicros(service.server.pid);
     const clientCpu = process.cpuUsage(clientBefore);
+    const databaseAfter = await backends?.sample();
     if (perf) {
       perf.kill('SIGINT');
       await new Promise((resolve) => perf.once('exit', resolve));
     }
     const user = (serverAfter.user - serverBefore.user) / count;
     const system = (serverAfter.system - serverBefore.system) / count;
+    const database = backends
+      ? `, PostgreSQL backends' CPU ${(backends.spent(databaseBefore!, databaseAfter!) / count).toFixed(0)} µs`
+      : '';
     console.log(
       `${op} × ${concurrency}: ${count} requests, server CPU ${(user + system).toFixed(0)} µs a request (user ${user.toFixed(0)}, system ` +
-        `${system.toFixed(0)}), client CPU ${((clientCpu.user + clientCpu.system) / count).toFixed(0)} µs, ${(count / seconds).toFixed(0)} requests/s`,
+        `${system.toFixed(0)})${database}, client CPU ${((clientCpu.user + clientCpu.system) / count).toFixed(0)} µs, ${(count / seconds).toFixed(0)} requests/s`,
     );
     await client.close();
   }
 } finally {
+  await backends?.close();
   await service.dispose();
   await cleanupAll();
+}
+
+/**
+ * The CPU time of the PostgreSQL backends connected to the service's database (all of them but this one: run it
+ * on a database no one else is using), by process id; a backend that started in between counts from zero.
+ */
+async function postgresBackends(serviceUrl: string) {
+  const url = new URL(serviceUrl);
+  url.searchParams.delete('schema');
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  const total = (pid: number) => {
+    try {
+      const { user, system } = cpuMicros(pid);
+      return user + system;
+    } catch {
+      return 0; // the backend has gone
+    }
+  };
+  return {
+    async sample(): Promise<Map<number, number>> {
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      return new Map(rows.map((row) => [row.pid, total(row.pid)]));
+    },
+    spent(before: Map<number, number>, after: Map<number, number>): number {
+      let sum = 0;
+      for (const [pid, micros] of after) sum += micros - (before.get(pid) ?? 0);
+      return sum;
+    },
+    close: () => client.end(),
+  };
 }

@@ -1,16 +1,17 @@
 /**
  * Profiling aid (not one of the issue's benchmarks): instructions the server executes per request, counted by
  * valgrind's callgrind — the same figure however busy the machine is, so changes can be compared while others
- * use it. The server runs under callgrind (about 50 × slower) on a fresh SQLite database seeded with --size
- * records, with counting off until --warmup requests of each operation have run (the JIT has settled); then
+ * use it. The server runs under callgrind (about 50 × slower) on a fresh database (SQLite, or PostgreSQL with
+ * --db postgres and DATABASE_URL; PostgreSQL's own work is not counted) seeded with --size records, with counting off until --warmup requests of each operation have run (the JIT has settled); then
  * --requests requests are counted. Printed: instructions a request on the main (event-loop) thread, which bounds
  * throughput, and in all threads (GC and compiler threads too). System calls are not counted.
  * Compare runs with the same --ops: earlier operations change what the JIT made of the shared code.
  *
  *   node --import tsx bench/instructions.ts [--ops create,patch] [--requests 1000] [--warmup 3000] [--size 2000]
+ *     [--db sqlite|postgres]
  *
- * Operations: create, patch (8 connections, --connections), list (limit 100, offset 0), import (1000 rows a call;
- * --requests / 50 calls are counted). The callgrind files are kept (callgrind_annotate reads them).
+ * Operations: create, patch (8 connections, --connections), list (limit 100, offset 0), delivery (the same page on
+ * the delivery route, no token), import (1000 rows a call; --requests / 50 calls are counted). The callgrind files are kept (callgrind_annotate reads them).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
@@ -21,7 +22,7 @@ import { Args } from './lib/args.js';
 import { importBodies, productRow, seedCatalog, skuPrefix } from './lib/catalog.js';
 import { GqlClient } from './lib/client.js';
 import { cleanupAll } from './lib/cleanup.js';
-import { createDatabase } from './lib/database.js';
+import { createDatabase, type DbKind } from './lib/database.js';
 import { bootstrap, REPO_ROOT } from './lib/server.js';
 
 const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
@@ -30,6 +31,11 @@ const LIST =
   'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
 const LIST_IDS =
   'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
+const DELIVERY_PATH = '/public/bench/main/graphql';
+const DELIVERY_LIST = JSON.stringify({
+  query:
+    '{ public { model { records(modelSlug: "product", limit: 100, offset: 0) { total hasMore items { id data createdAt updatedAt } } } } }',
+});
 const IMPORT_ROWS = 1000;
 
 const args = new Args();
@@ -38,9 +44,10 @@ const requests = args.int('requests', 1000);
 const warmup = args.int('warmup', 3000);
 const size = args.int('size', 2000);
 const connections = args.int('connections', 8);
+const kind = args.string('db', 'sqlite') as DbKind;
 
 const outDir = mkdtempSync(join(tmpdir(), 'cs-callgrind-'));
-const database = await createDatabase('sqlite');
+const database = await createDatabase(kind);
 const workspace = await bootstrap(database.url);
 const port = 20_000 + Math.floor(Math.random() * 20_000);
 const child = spawn(
@@ -80,7 +87,7 @@ const control = (...flags: string[]) => execFileSync('callgrind_control', [...fl
 const baseUrl = `http://127.0.0.1:${port}`;
 const setup = new GqlClient(baseUrl, workspace, 2);
 try {
-  const { modelId } = await seedCatalog(setup, size);
+  const { modelId } = await seedCatalog(setup, size, 'product', 'public');
   const ids: string[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {
@@ -93,7 +100,7 @@ try {
   const prefix = skuPrefix();
   let created = 0;
   for (const op of ops) {
-    const concurrency = op === 'list' || op === 'import' ? 1 : connections;
+    const concurrency = op === 'list' || op === 'delivery' || op === 'import' ? 1 : connections;
     const perCall = op === 'import' ? 50 : 1;
     const warmCalls = Math.round(warmup / perCall);
     const countedCalls = Math.max(1, Math.round(requests / perCall));
@@ -106,6 +113,7 @@ try {
       if (op === 'patch')
         return client.request(PATCH, { input: { id: ids[n % ids.length]!, data: { price: (n % 1000) + 0.5, stock: n % 500 } } });
       if (op === 'import') return client.send(bodies[n]!);
+      if (op === 'delivery') return client.sendDelivery(DELIVERY_PATH, DELIVERY_LIST);
       return client.request(LIST, { model: modelId, offset: 0 });
     };
     const runUntil = async (total: number) => {

@@ -2,7 +2,9 @@
  * Reads: record.list with limit 100 at offset 0, 10,000 and near the end (the last 100 records), one request at
  * a time, at each catalogue size (default 1,000 and 200,000 records; --large: 1,000 and 1,000,000). p50 and p99
  * client-side and server-side (the durationMs of the server's request log line). The cost of `total`: at offset 0
- * the same list selecting only `items` and selecting `total` and `items`, on the same server.
+ * the same list selecting only `items` and selecting `total` and `items`, on the same server. The same first page
+ * on the delivery route too (`/public/bench/main/graphql`, no token; the model is public), which finds the
+ * workspace by its slugs and the model by its slug instead of authenticating a token.
  *
  *   node --import tsx bench/reads.ts [--sizes 1000,200000 | --large] [--requests 200] [--max-seconds 10] [--reps 3]
  */
@@ -17,14 +19,28 @@ const SELECTIONS = {
   list: `total hasMore ${ITEM_FIELDS}`,
   'items only': ITEM_FIELDS,
   'items + total': `total ${ITEM_FIELDS}`,
+  'list, delivery route': `total hasMore ${ITEM_FIELDS}`,
 } as const;
 type QueryName = keyof typeof SELECTIONS;
+/** The workspace bench/lib/server.ts bootstraps, and the slug seedCatalog gives the model. */
+const DELIVERY_PATH = '/public/bench/main/graphql';
+const MODEL_SLUG = 'product';
 
 function listBody(modelId: string, offset: number, query: QueryName): string {
+  if (query === 'list, delivery route') {
+    return JSON.stringify({
+      query: `query ($slug: String!, $offset: Int) { public { model { records(modelSlug: $slug, limit: 100, offset: $offset) { ${SELECTIONS[query]} } } } }`,
+      variables: { slug: MODEL_SLUG, offset },
+    });
+  }
   return JSON.stringify({
     query: `query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { ${SELECTIONS[query]} } } }`,
     variables: { model: modelId, offset },
   });
+}
+
+function sender(client: GqlClient, query: QueryName): (body: string) => Promise<{ ms: number; requestId: string }> {
+  return query === 'list, delivery route' ? (body) => client.sendDelivery(DELIVERY_PATH, body) : (body) => client.send(body);
 }
 
 interface CellRun {
@@ -37,14 +53,20 @@ interface CellRun {
 }
 
 /** `requests` sequential requests (or as many as fit in maxSeconds, at least 20) after 30 unmeasured ones (or 3 s of them). */
-async function measureCell(service: Service, client: GqlClient, body: string, requests: number, maxSeconds: number) {
+async function measureCell(
+  service: Service,
+  send: (body: string) => Promise<{ ms: number; requestId: string }>,
+  body: string,
+  requests: number,
+  maxSeconds: number,
+) {
   const warmUntil = Date.now() + 3_000;
-  for (let index = 0; index < 30 && (index < 3 || Date.now() < warmUntil); index++) await client.send(body);
+  for (let index = 0; index < 30 && (index < 3 || Date.now() < warmUntil); index++) await send(body);
   const clientMs: number[] = [];
   const requestIds: string[] = [];
   const deadline = Date.now() + maxSeconds * 1000;
   while (clientMs.length < requests && (clientMs.length < 20 || Date.now() < deadline)) {
-    const result = await client.send(body);
+    const result = await send(body);
     clientMs.push(result.ms);
     requestIds.push(result.requestId);
   }
@@ -63,7 +85,7 @@ await runBenchmark('reads', async ({ args, kind, reps }) => {
     const service = await startService(kind);
     try {
       const client = service.client(1);
-      const { modelId, ms } = await seedCatalog(client, size);
+      const { modelId, ms } = await seedCatalog(client, size, MODEL_SLUG, 'public');
       seeding.push({ size, seconds: ms / 1000 });
       console.log(`${fmtInt(size)} records seeded in ${(ms / 1000).toFixed(1)} s`);
       const offsets = [...new Set([0, ...(size >= 10_100 ? [10_000] : []), Math.max(0, size - 100)])];
@@ -71,10 +93,12 @@ await runBenchmark('reads', async ({ args, kind, reps }) => {
         ...offsets.map((offset) => ({ query: 'list' as const, offset })),
         { query: 'items only', offset: 0 },
         { query: 'items + total', offset: 0 },
+        { query: 'list, delivery route', offset: 0 },
       ];
       for (let rep = 1; rep <= reps; rep++) {
         for (const cell of cells) {
-          const result = await measureCell(service, client, listBody(modelId, cell.offset, cell.query), requests, maxSeconds);
+          const body = listBody(modelId, cell.offset, cell.query);
+          const result = await measureCell(service, sender(client, cell.query), body, requests, maxSeconds);
           runs.push({ size, ...cell, rep, ...result });
           console.log(
             `rep ${rep} ${fmtInt(size)} records, ${cell.query} at offset ${fmtInt(cell.offset)}: ` +
@@ -124,12 +148,15 @@ await runBenchmark('reads', async ({ args, kind, reps }) => {
     offset0ServerP50AtSmallestMs: at(smallest, 'list'),
     growthLargestOverSmallest: at(largest, 'list') / at(smallest, 'list'),
     totalCostServerP50Ms: Object.fromEntries(sizes.map((size) => [size, at(size, 'items + total') - at(size, 'items only')])),
+    deliveryOffset0ServerP50Ms: Object.fromEntries(sizes.map((size) => [size, at(size, 'list, delivery route')])),
   };
   console.log(
     `offset 0 server p50: ${fmtMs(checks.offset0ServerP50AtLargestMs)} ms at ${fmtInt(largest)} records, ` +
       `${fmtRatio(checks.growthLargestOverSmallest)} × its ${fmtMs(checks.offset0ServerP50AtSmallestMs)} ms at ${fmtInt(smallest)} ` +
       `(target: < 1 ms at 1,000,000 and ≤ 1.5 ×); cost of total (server p50, items+total − items only): ` +
-      sizes.map((size) => `${fmtMs(checks.totalCostServerP50Ms[size]!)} ms at ${fmtInt(size)}`).join(', '),
+      sizes.map((size) => `${fmtMs(checks.totalCostServerP50Ms[size]!)} ms at ${fmtInt(size)}`).join(', ') +
+      '; delivery route offset 0 server p50: ' +
+      sizes.map((size) => `${fmtMs(checks.deliveryOffset0ServerP50Ms[size]!)} ms at ${fmtInt(size)}`).join(', '),
   );
   return { sizes, requestsPerCell: requests, maxSecondsPerCell: maxSeconds, seeding, summary, checks, runs };
 });

@@ -2,12 +2,12 @@ import { performance } from 'node:perf_hooks';
 import type { GqlClient } from './client.js';
 
 /** The product model every benchmark uses: SKU unique (indexed), ~200-byte rows. */
-export function productModelInput(slug: string) {
+export function productModelInput(slug: string, deliveryAccess: 'none' | 'public' = 'none') {
   return {
     name: `Product ${slug}`,
     slug,
     displayField: 'title',
-    deliveryAccess: 'none',
+    deliveryAccess,
     product: { enabled: true, skuField: 'sku', priceField: 'price' },
     fields: [
       { key: 'title', label: 'Title', type: 'text', required: true },
@@ -20,10 +20,14 @@ export function productModelInput(slug: string) {
   };
 }
 
-export async function createProductModel(client: GqlClient, slug = 'product'): Promise<string> {
+export async function createProductModel(
+  client: GqlClient,
+  slug = 'product',
+  deliveryAccess: 'none' | 'public' = 'none',
+): Promise<string> {
   const result = await client.request<{ model: { create: { id: string } } }>(
     'mutation ($input: CreateModelDefinitionInput!) { model { create(input: $input) { id } } }',
-    { input: productModelInput(slug) },
+    { input: productModelInput(slug, deliveryAccess) },
   );
   return result.data.model.create.id;
 }
@@ -126,9 +130,14 @@ export async function importRows(client: GqlClient, plan: ImportPlan): Promise<{
   return { ms: performance.now() - started, rows: imported };
 }
 
-/** A product model holding `rows` records (imported over HTTP, 2 calls in flight). */
-export async function seedCatalog(client: GqlClient, rows: number, slug = 'product'): Promise<{ modelId: string; ms: number }> {
-  const modelId = await createProductModel(client, slug);
+/** A product model holding `rows` records (imported over HTTP, 2 calls in flight); `public` on the delivery route if asked. */
+export async function seedCatalog(
+  client: GqlClient,
+  rows: number,
+  slug = 'product',
+  deliveryAccess: 'none' | 'public' = 'none',
+): Promise<{ modelId: string; ms: number }> {
+  const modelId = await createProductModel(client, slug, deliveryAccess);
   const { ms } = await importRows(client, { modelId, prefix: skuPrefix(), rows, concurrency: 2 });
   return { modelId, ms };
 }

@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { Workspace } from './server.js';
 
+const DELIVERY_HEADERS = { 'content-type': 'application/json' };
+
 export interface GqlResult<T> {
   data: T;
   /** Client-side time from sending the request to having parsed the answer, ms. */
@@ -11,7 +13,7 @@ export interface GqlResult<T> {
 }
 
 /**
- * A GraphQL client for the admin API over keep-alive HTTP/1.1 connections (undici): at most `connections`
+ * A GraphQL client for the admin API (and the delivery route) over keep-alive HTTP/1.1 connections (undici): at most `connections`
  * requests in flight, one per connection, no pipelining.
  */
 export class GqlClient {
@@ -28,9 +30,18 @@ export class GqlClient {
   }
 
   /** Sends a ready JSON body ({query, variables}); throws on an HTTP error or a GraphQL `errors` entry. */
-  async send<T>(body: string): Promise<GqlResult<T>> {
+  send<T>(body: string): Promise<GqlResult<T>> {
+    return this.post<T>('/graphql', this.headers, body);
+  }
+
+  /** Sends a ready JSON body to a delivery route (`/public/{org}/{workspace}/graphql`): no token, no workspace header. */
+  sendDelivery<T>(path: string, body: string): Promise<GqlResult<T>> {
+    return this.post<T>(path, DELIVERY_HEADERS, body);
+  }
+
+  private async post<T>(path: string, headers: Record<string, string>, body: string): Promise<GqlResult<T>> {
     const started = performance.now();
-    const response = await this.pool.request({ path: '/graphql', method: 'POST', headers: this.headers, body });
+    const response = await this.pool.request({ path, method: 'POST', headers, body });
     const text = await response.body.text();
     const ms = performance.now() - started;
     const requestId = String(response.headers['x-request-id'] ?? '');
