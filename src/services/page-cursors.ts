@@ -18,9 +18,14 @@ export class PageCursors {
 
   constructor(private readonly capacity = 10_000) {}
 
+  /** Whether a cursor may start this window (so the model is needed before the page is read). */
+  mayStart(window: ListWindow): boolean {
+    return window.offset > 0 && window.sort.startsWith('createdAt');
+  }
+
   /** A cursor where `window.offset` starts, when one is known and still true. */
   find(model: ModelDefinition, window: ListWindow): PageCursor | undefined {
-    if (window.offset === 0 || !window.sort.startsWith('createdAt')) return undefined;
+    if (!this.mayStart(window)) return undefined;
     const entry = this.entries.get(key(model.id, window.sort, window.offset));
     return entry?.writeVersion === model.writeVersion ? entry.cursor : undefined;
   }

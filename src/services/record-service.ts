@@ -1,11 +1,11 @@
 import { ServiceError, SKU_EXISTS } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
-import { hasMore, listWindow, type ListArguments } from '../domain/listing.js';
+import { hasMore, listWindow, type ListArguments, type ListWindow } from '../domain/listing.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { suggest } from '../domain/model-definition.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
-import type { Store } from '../store/store.js';
+import type { ModelKey, ModelPage, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
 import { MAX_IMPORT_ROWS, importRowLimitError } from './limits.js';
 import { PageCursors } from './page-cursors.js';
@@ -115,8 +115,52 @@ export class RecordService {
   }
 
   async list(workspaceId: string, modelId: string, args: ListArguments, options: ListOptions = WITH_DATA): Promise<RecordPage> {
-    const model = await this.requireModel(workspaceId, modelId);
-    return this.listModel(model, args, options);
+    const found = await this.listOf(workspaceId, { id: modelId }, args, options);
+    if (!found) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
+    return found.page;
+  }
+
+  /**
+   * The model `key` names in the workspace and a page of its records; null when there is no such model or
+   * `visible` refuses it (then nothing about it shows, not even a bad window or a page over the size bound). A page
+   * that no remembered cursor can start (the first page; any page not in creation order) is read together with
+   * the model, in one round trip on PostgreSQL; the others read the model first, then the page from its cursor.
+   */
+  async listOf(
+    workspaceId: string,
+    key: ModelKey,
+    args: ListArguments,
+    options: ListOptions = WITH_DATA,
+    visible: (model: ModelDefinition) => boolean = () => true,
+  ): Promise<{ model: ModelDefinition; page: RecordPage } | null> {
+    const visibleModel = async () => {
+      const model = await ('id' in key
+        ? this.store.models.get(workspaceId, key.id)
+        : this.store.models.getBySlug(workspaceId, key.slug));
+      return model && visible(model) ? model : null;
+    };
+    let window: ListWindow;
+    try {
+      window = listWindow(args);
+    } catch (error) {
+      if (!(await visibleModel())) return null;
+      throw error;
+    }
+    if (this.cursors.mayStart(window)) {
+      const model = await visibleModel();
+      return model && { model, page: await this.listModel(model, args, options) };
+    }
+    let found: ModelPage | null;
+    try {
+      const reading = { data: options.withData, maxDataBytes: this.maxResponseBytes };
+      found = await this.store.records.listWithModel(workspaceId, key, window, reading);
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'PAYLOAD_TOO_LARGE' && !(await visibleModel())) return null;
+      throw error;
+    }
+    if (!found || !visible(found.model)) return null;
+    this.cursors.remember(found.model, window, found.items);
+    return { model: found.model, page: pageOf(found.model, window, found.items) };
   }
 
   /**
@@ -128,7 +172,7 @@ export class RecordService {
     const reading = { data: withData, maxDataBytes: model.hasLargeRecords ? this.maxResponseBytes : null };
     const items = await this.store.records.list(model.id, window, this.cursors.find(model, window), reading);
     this.cursors.remember(model, window, items);
-    return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
+    return pageOf(model, window, items);
   }
 
   private async modify(actor: Actor, id: string, change: Parameters<Store['records']['modify']>[3]): Promise<StoredRecord> {
@@ -148,6 +192,10 @@ export class RecordService {
     if (!record) throw recordNotFound();
     return record;
   }
+}
+
+function pageOf(model: ModelDefinition, window: ListWindow, items: StoredRecord[]): RecordPage {
+  return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
 }
 
 function recordNotFound(): ServiceError {

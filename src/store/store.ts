@@ -221,6 +221,22 @@ export interface RecordStore {
    * `window.offset` rows: the same page when nothing was inserted or deleted in between, without the scan.
    */
   list(modelId: string, window: ListWindow, after?: PageCursor, reading?: PageReading): Promise<StoredRecord[]>;
+  /**
+   * The model that `key` names in the workspace, and the page of its records at the window (skipping
+   * `window.offset` rows), read together: on PostgreSQL in one statement, so one round trip to the database
+   * instead of two, and the page and the model's record count from one snapshot. Null when the workspace has no
+   * such model. `reading.maxDataBytes` bounds the page only when the model holds large records, as `list` does
+   * when given the bound for such a model.
+   */
+  listWithModel(workspaceId: string, key: ModelKey, window: ListWindow, reading: PageReading): Promise<ModelPage | null>;
+}
+
+/** A model named by its id or by its slug, within a workspace. */
+export type ModelKey = { id: string } | { slug: string };
+
+export interface ModelPage {
+  model: ModelDefinition;
+  items: StoredRecord[];
 }
 
 /** How a page's records are read (default: with their data, no size bound). */

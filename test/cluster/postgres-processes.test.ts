@@ -15,6 +15,8 @@ const skip = 'failure' in postgres ? postgres.failure : postgres.skip;
 const CREATE_MODEL = `mutation($input: CreateModelDefinitionInput!) { model { create(input: $input) { id } } }`;
 const CREATE_RECORD = `mutation($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }`;
 const PATCH_RECORD = `mutation($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }`;
+const UPDATE_MODEL = `mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { id } } }`;
+const PUBLIC_RECORDS = `query($slug: String!) { public { model { records(modelSlug: $slug) { total items { id data } } } } }`;
 const LIST = `query($modelId: ID!, $offset: Int) { record { list(modelId: $modelId, limit: 100, offset: $offset) { total hasMore items { id data } } } }`;
 
 async function bootstrap(databaseUrl: string, workspace: string): Promise<Credentials> {
@@ -113,6 +115,46 @@ describe('three server processes on one PostgreSQL', { skip }, () => {
       assert.equal(response.body.errors[0].extensions.code, 'RATE_LIMITED');
     }
     assert.equal((await allRecords(servers[0]!, credentials, modelId)).length, 100);
+  });
+
+  test('the next read in another process sees what one process changed: records, total, the model, a revoked token', async () => {
+    const credentials = await bootstrap(databaseUrl, 'visibility');
+    const [writer, reader] = [servers[0]!, servers[1]!];
+    const modelId = await createModel(writer, credentials, {
+      name: 'Page',
+      slug: 'page',
+      deliveryAccess: 'public',
+      fields: [
+        { key: 'title', type: 'text' },
+        { key: 'note', type: 'text' },
+      ],
+    });
+    const list = async () => dataOf(await gql(reader.adminUrl, credentials, LIST, { modelId, offset: 0 })).record.list;
+    const delivered = () => gql(reader.deliveryUrl('acme', 'visibility'), {}, PUBLIC_RECORDS, { slug: 'page' });
+    assert.equal((await list()).total, 0);
+    assert.equal(dataOf(await delivered()).public.model.records.total, 0);
+    for (let n = 1; n <= 3; n++) {
+      dataOf(await gql(writer.adminUrl, credentials, CREATE_RECORD, { input: { modelId, data: { title: `t${n}`, note: 'x' } } }));
+      const page = await list();
+      assert.equal(page.total, n);
+      assert.deepEqual(
+        page.items.map((item: { data: { title: string } }) => item.data.title),
+        Array.from({ length: n }, (_, index) => `t${index + 1}`),
+      );
+      assert.equal(dataOf(await delivered()).public.model.records.items.length, n);
+    }
+
+    dataOf(await gql(writer.adminUrl, credentials, UPDATE_MODEL, { input: { id: modelId, deliveryAccess: 'none' } }));
+    assert.equal((await delivered()).body.errors?.[0]?.extensions?.code, 'NOT_FOUND');
+    const removeNote = { id: modelId, deliveryAccess: 'public', fields: [{ key: 'title', type: 'text' }] };
+    dataOf(await gql(writer.adminUrl, credentials, UPDATE_MODEL, { input: removeNote }));
+    assert.deepEqual(dataOf(await delivered()).public.model.records.items[0].data, { title: 't1' });
+    assert.deepEqual((await list()).items[0].data, { title: 't1' });
+
+    const revoked = await runCli(['token', 'revoke', '--token', credentials.token!, '--database', databaseUrl]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    const refused = await gql(reader.adminUrl, credentials, LIST, { modelId, offset: 0 });
+    assert.equal(refused.status, 401, refused.text);
   });
 
   test('killing one process mid-traffic loses no acknowledged write', async () => {

@@ -96,6 +96,17 @@ describe('delivery route', () => {
     assert.equal(hidden.body.data?.public?.model?.records ?? null, null);
   });
 
+  test('delivery: a hidden model is NOT_FOUND whatever the window asks (a bad limit, offset or sort tells nothing)', async () => {
+    for (const window of [{ limit: -1 }, { offset: -1 }, { sort: 'nonsense' }, { offset: 5 }]) {
+      const hidden = await deliver(RECORDS, { slug: hiddenModel.slug, ...window });
+      assert.equal(hidden.body.errors?.[0]?.extensions?.code, 'NOT_FOUND', `${JSON.stringify(window)}: ${hidden.text}`);
+      const missing = await deliver(RECORDS, { slug: uniqueSlug('missing'), ...window });
+      assert.equal(missing.body.errors?.[0]?.extensions?.code, 'NOT_FOUND', `${JSON.stringify(window)}: ${missing.text}`);
+    }
+    const bad = await deliver(RECORDS, { slug: publicModel.slug, limit: -1 });
+    assert.equal(bad.body.errors?.[0]?.extensions?.code, 'BAD_USER_INPUT', bad.text);
+  });
+
   test('delivery: records take limit, offset and sort like the admin list', async () => {
     const page = (await deliver(RECORDS, { slug: publicModel.slug, limit: 10, offset: 20, sort: 'createdAt_asc' })).body.data
       .public.model.records;

@@ -230,6 +230,14 @@ describe('record.list errors', () => {
     const foreign = await other.createSimpleModel();
     await other.createRecord(foreign.id, { title: 'secret' });
     expectError(await owner.listRaw(foreign.id), 'NOT_FOUND');
+    expectError(await owner.listRaw(foreign.id, { limit: -1 }), 'NOT_FOUND');
+  });
+
+  test('record.list: a model that is not there is NOT_FOUND before a bad limit, offset or sort', async () => {
+    for (const window of [{ limit: -1 }, { offset: -1 }, { sort: 'nonsense' }, { offset: 20 }]) {
+      const error = expectError(await owner.listRaw(randomUUID(), window), 'NOT_FOUND');
+      assert.equal(error.message, 'modelId: model not found');
+    }
   });
 
   test('record.list: a limit that is not an Int is a GraphQL validation error (200 for application/json, 400 for application/graphql-response+json)', async () => {

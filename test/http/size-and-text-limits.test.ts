@@ -175,6 +175,19 @@ describe('response size cap', () => {
         }),
       });
       assert.match(expectError(delivery, 'PAYLOAD_TOO_LARGE').message, /limit: 4 fit/);
+
+      // Hidden from the delivery route, the model is not there: not even its size shows.
+      await admin.ok('mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { id } } }', {
+        input: { id: model.id, deliveryAccess: 'none' },
+      });
+      const hidden = await request(server.deliveryUrl('acme', 'main'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({
+          query: `{ public { model { records(modelSlug: "${model.slug}", limit: 8) { items { data } } } } }`,
+        }),
+      });
+      expectError(hidden, 'NOT_FOUND');
     } finally {
       await server.dispose();
     }

@@ -43,6 +43,7 @@ function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShap
 }
 
 const PRODUCT = { enabled: true, skuField: 'code', priceField: null };
+const FULL = { data: true, maxDataBytes: null };
 
 function newRecord(data: RecordData, options: { sku?: string | null; links?: RecordLink[] } = {}): NewRecord {
   return { id: newId(), data, dataText: JSON.stringify(data), sku: options.sku ?? null, links: options.links ?? [] };
@@ -548,6 +549,98 @@ for (const target of targets) {
       const record = await store.records.insert(other, newRecord({ text: 'short' }));
       await store.records.modify(workspaceId, record.id, null, () => replacement({ text: 'M'.repeat(20_000) }));
       assert.equal((await store.models.get(workspaceId, other.model.id))!.hasLargeRecords, true);
+    });
+
+    test('records: listWithModel reads the model (by id or slug) and the same page as list, in every sort', async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('paired', [field('n', 'number'), field('tags', 'object')]));
+      await store.records.insertMany(
+        context,
+        Array.from({ length: 4 }, (_, n) => newRecord({ n, tags: { nested: [n, 'a, b: "c"', null, 1.5e300] } })),
+      );
+      await sleep(3);
+      await store.records.insert(context, newRecord({ n: 4, tags: { text: 'ünïcödé \u2028' } }));
+      const model = (await store.models.get(workspaceId, context.model.id))!;
+      for (const sort of ['createdAt_asc', 'createdAt_desc', 'updatedAt_asc', 'updatedAt_desc'] as const) {
+        for (const [limit, offset] of [
+          [100, 0],
+          [2, 0],
+          [2, 3],
+          [3, 5],
+          [0, 0],
+        ] as const) {
+          const window = { limit, offset, sort };
+          const expected = await store.records.list(model.id, window);
+          for (const key of [{ id: model.id }, { slug: 'paired' }]) {
+            const found = await store.records.listWithModel(workspaceId, key, window, { data: true, maxDataBytes: null });
+            assert.deepEqual(found?.model, model, `${sort} ${limit}@${offset} ${JSON.stringify(key)}`);
+            assert.deepEqual(found.items, expected, `${sort} ${limit}@${offset} ${JSON.stringify(key)}`);
+            assert.deepEqual(JSON.parse(JSON.stringify(found.items)), JSON.parse(JSON.stringify(expected)));
+          }
+        }
+      }
+      const bare = await store.records.listWithModel(
+        workspaceId,
+        { id: model.id },
+        { limit: 2, offset: 0, sort: 'createdAt_asc' },
+        { data: false, maxDataBytes: null },
+      );
+      assert.deepEqual(
+        bare?.items.map((record) => record.data),
+        [{}, {}],
+      );
+
+      const empty = await newModel(store, workspaceId, shape('empty', [field('n', 'number')]));
+      const window = { limit: 10, offset: 0, sort: 'createdAt_asc' } as const;
+      assert.deepEqual(await store.records.listWithModel(workspaceId, { slug: 'empty' }, window, FULL), {
+        model: empty.model,
+        items: [],
+      });
+      const elsewhere = await newWorkspace(store);
+      assert.equal(await store.records.listWithModel(elsewhere, { id: model.id }, window, FULL), null);
+      assert.equal(await store.records.listWithModel(elsewhere, { slug: 'paired' }, window, FULL), null);
+      assert.equal(await store.records.listWithModel(workspaceId, { id: newId() }, window, FULL), null);
+      assert.equal(await store.records.listWithModel(workspaceId, { slug: 'nothing' }, window, FULL), null);
+    });
+
+    test('records: listWithModel bounds the page only of a model that holds large records', async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('bounded', [field('text', 'text')]));
+      await store.records.insertMany(
+        context,
+        Array.from({ length: 3 }, (_, n) => newRecord({ text: `small ${n}` })),
+      );
+      const window = { limit: 10, offset: 0, sort: 'createdAt_asc' } as const;
+      const tiny = { data: true, maxDataBytes: 10 };
+      const small = await store.records.listWithModel(workspaceId, { id: context.model.id }, window, tiny);
+      assert.deepEqual(
+        small?.items.map((record) => record.data.text),
+        ['small 0', 'small 1', 'small 2'],
+        'no large records: no bound',
+      );
+
+      await store.records.insert(context, newRecord({ text: 'L'.repeat(20_000) }));
+      for (const key of [{ id: context.model.id }, { slug: 'bounded' }]) {
+        await assert.rejects(
+          store.records.listWithModel(workspaceId, key, window, { data: true, maxDataBytes: 20_000 }),
+          (error: unknown) => {
+            assert.ok(error instanceof ServiceError);
+            assert.equal(error.code, 'PAYLOAD_TOO_LARGE');
+            assert.equal(error.extensions.fitting, 3);
+            return true;
+          },
+        );
+        const page = await store.records.listWithModel(workspaceId, key, window, { data: true, maxDataBytes: 20_100 });
+        assert.equal(page?.model.hasLargeRecords, true);
+        assert.deepEqual(
+          page.items.map((record) => record.data.text),
+          ['small 0', 'small 1', 'small 2', 'L'.repeat(20_000)],
+        );
+        const unbounded = await store.records.listWithModel(workspaceId, key, window, FULL);
+        assert.equal(unbounded?.items.length, 4);
+        const bare = await store.records.listWithModel(workspaceId, key, window, { data: false, maxDataBytes: 10 });
+        assert.equal(bare?.items.length, 4, 'a page without data is not measured');
+      }
     });
 
     test('records: record_count follows insert, insertMany and delete', async () => {

@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { ServiceError } from '../../domain/errors.js';
+import type { ModelDefinition } from '../../domain/fields.js';
 import type { ListArguments } from '../../domain/listing.js';
 import type { Workspace } from '../../domain/workspace.js';
 import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
@@ -38,19 +39,19 @@ const DELIVERY_SDL = /* GraphQL */ `
   }
 `;
 
-async function publicModel(context: DeliveryContext, slug: string) {
-  const model = await context.services.models.getBySlug(context.workspace.id, slug);
-  if (model?.deliveryAccess !== 'public')
-    throw new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
-  return model;
+const isPublic = (model: ModelDefinition) => model.deliveryAccess === 'public';
+
+function modelNotFound(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
 }
 
 const publicModelQueries: TypeResolvers<DeliveryContext> = {
-  definitions: async (_, __, { workspace, services }) =>
-    (await services.models.list(workspace.id)).filter((model) => model.deliveryAccess === 'public'),
-  records: async (_, args: ListArguments & { modelSlug: string }, context, info) => {
-    const model = await publicModel(context, args.modelSlug);
-    return context.services.records.listModel(model, args, { withData: selectsItemData(info) });
+  definitions: async (_, __, { workspace, services }) => (await services.models.list(workspace.id)).filter(isPublic),
+  records: async (_, args: ListArguments & { modelSlug: string }, { workspace, services }, info) => {
+    const key = { slug: args.modelSlug };
+    const found = await services.records.listOf(workspace.id, key, args, { withData: selectsItemData(info) }, isPublic);
+    if (!found) throw modelNotFound();
+    return found.page;
   },
 };
 

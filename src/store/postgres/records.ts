@@ -5,6 +5,8 @@ import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
+  ModelKey,
+  ModelPage,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -19,6 +21,7 @@ import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sq
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { skuConflict } from '../conflicts.js';
+import { selectModelPage } from './model-page.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -184,6 +187,10 @@ export class PostgresRecordStore implements RecordStore {
     const fitting = rows.findIndex((row) => Number(row.running_bytes) > bound);
     if (fitting !== -1) throw pageTooLargeError(fitting, bound);
     return rows.map(toRecord);
+  }
+
+  async listWithModel(workspaceId: string, key: ModelKey, window: ListWindow, reading: PageReading): Promise<ModelPage | null> {
+    return selectModelPage(this.pool, workspaceId, key, window, reading);
   }
 }
 

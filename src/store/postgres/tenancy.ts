@@ -80,10 +80,12 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null> {
-    const { rows } = await this.pool.query<WorkspaceRow>(`${WORKSPACE_SELECT} WHERE o.slug = $1 AND w.slug = $2`, [
-      orgSlug,
-      workspaceSlug,
-    ]);
+    // Named (as the token lookup): read on every delivery request, parsed and planned once per connection.
+    const { rows } = await this.pool.query<WorkspaceRow>({
+      name: 'workspace_by_slugs',
+      text: `${WORKSPACE_SELECT} WHERE o.slug = $1 AND w.slug = $2`,
+      values: [orgSlug, workspaceSlug],
+    });
     return rows[0] ? toWorkspace(rows[0]) : null;
   }
 
@@ -109,7 +111,12 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
-    const { rows } = await this.pool.query<TokenRow>(`${TOKEN_SELECT} WHERE t.token_hash = $1`, [hash]);
+    // A named statement: read on every request with a token, parsed and planned once per connection.
+    const { rows } = await this.pool.query<TokenRow>({
+      name: 'token_by_hash',
+      text: `${TOKEN_SELECT} WHERE t.token_hash = $1`,
+      values: [hash],
+    });
     return rows[0] ? toTokenRecord(rows[0]) : null;
   }
 

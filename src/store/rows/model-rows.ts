@@ -21,6 +21,26 @@ export interface ModelRow {
   updated_at: Millis;
 }
 
+/** Every column of ModelRow, for queries that name them (adding a column to ModelRow without listing it here fails the typecheck). */
+export const MODEL_COLUMNS = [
+  'id',
+  'workspace_id',
+  'slug',
+  'name',
+  'description',
+  'display_field',
+  'fields',
+  'product',
+  'delivery_access',
+  'record_count',
+  'write_version',
+  'has_large_records',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ModelRow)[];
+const everyModelColumn: Exclude<keyof ModelRow, (typeof MODEL_COLUMNS)[number]> extends never ? true : never = true;
+void everyModelColumn;
+
 export function toModel(row: ModelRow): ModelDefinition {
   return {
     id: row.id,

@@ -4,6 +4,8 @@ import type { ListWindow, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
+  ModelKey,
+  ModelPage,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -23,6 +25,7 @@ import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js
 import { isoTime } from '../rows/time.js';
 import { skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
+import { selectModelPage } from './model-page.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -239,6 +242,10 @@ export class SqliteRecordStore implements RecordStore {
       records[index] = recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]);
     }
     return records;
+  }
+
+  async listWithModel(workspaceId: string, key: ModelKey, window: ListWindow, reading: PageReading): Promise<ModelPage | null> {
+    return selectModelPage(this.db, this, workspaceId, key, window, reading);
   }
 
   /**

@@ -1,0 +1,125 @@
+// A model and a page of its records in one statement: one round trip to PostgreSQL for a listing instead of two.
+import type { CustomTypesConfig, Pool, QueryArrayConfig } from 'pg';
+import { MAX_LIMIT, type ListWindow, type RecordSort } from '../../domain/listing.js';
+import { pageTooLargeError } from '../../domain/size-limits.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
+import type { ModelKey, ModelPage, PageReading } from '../store.js';
+import { MODEL_COLUMNS, toModel, type ModelRow } from '../rows/model-rows.js';
+import { ORDER_BY } from '../rows/record-order.js';
+import { recordWithText } from '../rows/record-rows.js';
+
+/**
+ * A row of the answer, every value as PostgreSQL's text: the record's columns (null on the one row of a model
+ * without records in the window), the running total of the page's data bytes (for a model that holds large
+ * records), then the model's columns, on the first row only (the model's `fields` are not sent a hundred times).
+ */
+type PageRow = (string | null)[];
+const RUNNING_BYTES = 6;
+const FIRST_MODEL_COLUMN = 7;
+
+/**
+ * Values as text, unparsed: `data` goes into the answer as the JSON text PostgreSQL wrote (not parsed into
+ * objects and serialised again), the model's `fields` text hits the parsed-once cache (sharedJson), and numbers
+ * are read where they are used.
+ */
+const AS_TEXT: CustomTypesConfig = {
+  getTypeParser: () => (value: string) => value,
+};
+
+const statements = new Map<string, QueryArrayConfig>();
+
+/**
+ * The LIMIT written into a statement: the window's limit rounded up to one of these, the rows past the window's
+ * own limit dropped by position. A LIMIT (or OFFSET) that is a parameter makes PostgreSQL cost the plan it keeps
+ * for the statement as if a tenth of the model's records were read, so it judged that plan dearer than one made
+ * for the values of each call and planned the statement again on every call; with the LIMIT written in and no
+ * OFFSET, the kept plan is the one it would make anyway, and the first page is planned once per connection. The
+ * steps keep the statements a connection holds few, whatever limits callers send.
+ */
+const LIMIT_STEPS = [20, MAX_LIMIT];
+
+/**
+ * The statement of a key, sort, reading, limit step and whether it skips rows, named: each connection parses it
+ * once. The page is the LATERAL subquery, read through the (model_id, created_at | updated_at, id) index; the
+ * window over it numbers its rows and, for a model that holds large records, adds up their data bytes in the
+ * same pass: such a model gets no `data` past the bound, so no more of it than one answer may carry ever leaves
+ * PostgreSQL. Parameters: workspace, id or slug, limit, then the offset (when skipping) and the bound (with data).
+ */
+function statementFor(key: 'id' | 'slug', sort: RecordSort, withData: boolean, step: number, skips: boolean): QueryArrayConfig {
+  const name = `model_page_${key}_${sort}_${withData ? 'data' : 'bare'}_${step}${skips ? '_offset' : ''}`;
+  let statement = statements.get(name);
+  if (!statement) {
+    const order = ORDER_BY[sort];
+    const bound = skips ? '$5' : '$4';
+    const first = 'p.position IS NULL OR p.position = 1';
+    const text = `SELECT p.id,
+        ${withData ? `CASE WHEN NOT m.has_large_records OR p.running_bytes <= ${bound} THEN p.data::text END` : "'{}'::text"},
+        p.created_at, p.updated_at, p.created_by, p.updated_by, CASE WHEN m.has_large_records THEN p.running_bytes END,
+        ${MODEL_COLUMNS.map((column) => `CASE WHEN ${first} THEN m.${column} END`).join(', ')}
+      FROM models m
+      LEFT JOIN LATERAL (
+        SELECT page.*, row_number() OVER w AS position,
+          ${withData ? 'sum(CASE WHEN m.has_large_records THEN octet_length(page.data::text) END) OVER w' : 'NULL'} AS running_bytes
+        FROM (
+          SELECT id, ${withData ? 'data, ' : ''}created_at, updated_at, created_by, updated_by
+          FROM records WHERE model_id = m.id ORDER BY ${order} LIMIT ${step}${skips ? ' OFFSET $4' : ''}
+        ) page
+        WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
+      ) p ON p.position <= $3
+      WHERE m.workspace_id = $1 AND m.${key} = $2
+      ORDER BY p.position`;
+    statement = { name, text, rowMode: 'array', types: AS_TEXT };
+    statements.set(name, statement);
+  }
+  return statement;
+}
+
+export async function selectModelPage(
+  pool: Pool,
+  workspaceId: string,
+  key: ModelKey,
+  window: ListWindow,
+  reading: PageReading,
+): Promise<ModelPage | null> {
+  const { limit, offset, sort } = window;
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`Bad page size ${limit}`);
+  const step = LIMIT_STEPS.find((candidate) => limit <= candidate) ?? limit;
+  const [column, value] = 'id' in key ? (['id', key.id] as const) : (['slug', key.slug] as const);
+  const parameters: unknown[] = [workspaceId, value, limit];
+  if (offset > 0) parameters.push(offset);
+  const bound = reading.data ? reading.maxDataBytes : null;
+  // Without a bound, one no page can reach.
+  if (reading.data) parameters.push(bound ?? Number.MAX_SAFE_INTEGER);
+  const statement = statementFor(column, sort, reading.data, step, offset > 0);
+  const { rows } = await pool.query<PageRow>({ ...statement, values: parameters });
+  const first = rows[0];
+  if (!first) return null;
+  const model = modelOf(first);
+  if (first[0] === null) return { model, items: [] };
+  if (bound !== null && model.hasLargeRecords) {
+    const fitting = rows.findIndex((row) => Number(row[RUNNING_BYTES]) > bound);
+    if (fitting !== -1) throw pageTooLargeError(fitting, bound);
+  }
+  const items = new Array<StoredRecord>(rows.length);
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index]!;
+    items[index] = recordWithText(
+      row[0]!,
+      model.id,
+      model.workspaceId,
+      row[1]!,
+      row[2]!,
+      row[3]!,
+      row[4] ?? null,
+      row[5] ?? null,
+    );
+  }
+  return { model, items };
+}
+
+function modelOf(row: PageRow): ModelPage['model'] {
+  const columns: Record<string, unknown> = {};
+  MODEL_COLUMNS.forEach((column, index) => (columns[column] = row[FIRST_MODEL_COLUMN + index]));
+  columns.has_large_records = columns.has_large_records === 't';
+  return toModel(columns as unknown as ModelRow);
+}
