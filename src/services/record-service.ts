@@ -116,7 +116,7 @@ export class RecordService {
 
   async list(workspaceId: string, modelId: string, args: ListArguments, options: ListOptions = WITH_DATA): Promise<RecordPage> {
     const found = await this.listOf(workspaceId, { id: modelId }, args, options);
-    if (!found) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
+    if (!found) throw modelNotFound();
     return found.page;
   }
 
@@ -183,7 +183,7 @@ export class RecordService {
 
   private async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
     const model = await this.store.models.get(workspaceId, modelId);
-    if (!model) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
+    if (!model) throw modelNotFound();
     return model;
   }
 
@@ -196,6 +196,10 @@ export class RecordService {
 
 function pageOf(model: ModelDefinition, window: ListWindow, items: StoredRecord[]): RecordPage {
   return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
+}
+
+function modelNotFound(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
 }
 
 function recordNotFound(): ServiceError {
