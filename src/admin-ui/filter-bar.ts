@@ -53,7 +53,8 @@ function isoOfLocal(local: string): string {
 }
 
 function pathOf(draft: Draft): string {
-  return draft.target.localized ? `${draft.target.path}.${draft.locale.trim()}` : draft.target.path;
+  const locale = draft.locale.trim();
+  return draft.target.localized && locale !== '' ? `${draft.target.path}.${locale}` : draft.target.path;
 }
 
 /** The value control of a condition, typed by its path; writes what is typed into the draft. */
@@ -172,7 +173,8 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
       const target = paths.find((candidate) => candidate.path === fieldSelect.value) ?? draft.target;
       const sameKind = target.kind === draft.target.kind && target.many === draft.target.many;
       draft.target = target;
-      if (!operatorsFor(target).includes(draft.operator)) draft.operator = operatorsFor(target)[0]!;
+      // Another kind of value starts over with that kind's first operator (on or after, for times).
+      if (!sameKind || !operatorsFor(target).includes(draft.operator)) draft.operator = operatorsFor(target)[0]!;
       if (!sameKind) draft.value = '';
       if (target.localized && draft.locale === '') draft.locale = options.defaultLocale;
       redraw(`filter-field-${n}`);

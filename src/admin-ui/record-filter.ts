@@ -142,7 +142,8 @@ export function filterPaths(model: ModelDefinition): FilterPath[] {
 
 /** The path a condition names, and its locale for a translatable field; an unknown path is kept as it is. */
 export function resolvePath(paths: readonly FilterPath[], path: string): { target: FilterPath; locale?: string } {
-  const exact = paths.find((candidate) => candidate.path === path && !candidate.localized);
+  // A translatable field's path without a locale is kept too: the bar asks for the locale.
+  const exact = paths.find((candidate) => candidate.path === path);
   if (exact) return { target: exact };
   for (const candidate of paths) {
     if (!candidate.localized || !path.startsWith(`${candidate.path}.`)) continue;
