@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     await page.getByLabel('Price').fill('149.99');
     await page.getByLabel('In stock').selectOption('true');
     await page.locator('[data-field="name"] input').nth(1).fill('Match ball Pro');
-    await page.getByLabel('Category').selectOption({ label: 'Balls' });
+    await page.getByLabel('Category', { exact: true }).selectOption({ label: 'Balls' });
     await page.getByLabel('Width (cm)').fill('22');
     await page.getByRole('button', { name: 'Create record' }).click();
     await page.locator('[data-field="sku"] .field-error').waitFor();
