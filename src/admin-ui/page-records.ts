@@ -246,21 +246,31 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
       : null;
   if (loaded.refusal && !loaded.refusal.startsWith('filter')) errors.show(new Error(loaded.refusal));
 
-  const empty = filtering
-    ? h('p', { class: 'empty' }, loaded.refusal ? 'No records shown.' : 'No records match the filter.')
-    : h(
-        'p',
-        { class: 'empty' },
-        'No records yet. ',
-        canWrite
-          ? [
-              h('a', { href: `#/models/${model.id}/records/new` }, 'Add one'),
-              ' or ',
-              h('a', { href: `#/models/${model.id}/import` }, 'import a CSV'),
-              '.',
-            ]
-          : null,
-      );
+  const empty = loaded.refusal
+    ? loaded.refusal.startsWith('filter')
+      ? h('p', { class: 'empty' }, 'No records shown: the server refused the filter above.')
+      : h(
+          'p',
+          { class: 'empty' },
+          'No records shown: the server refused the sort. ',
+          h('a', { href: href({ sort: sortOrderOf(DEFAULT_SORT, model), offset: 0 }) }, 'Show them newest first'),
+          '.',
+        )
+    : filtering
+      ? h('p', { class: 'empty' }, 'No records match the filter.')
+      : h(
+          'p',
+          { class: 'empty' },
+          'No records yet. ',
+          canWrite
+            ? [
+                h('a', { href: `#/models/${model.id}/records/new` }, 'Add one'),
+                ' or ',
+                h('a', { href: `#/models/${model.id}/import` }, 'import a CSV'),
+                '.',
+              ]
+            : null,
+        );
   const table =
     page.total === 0
       ? empty

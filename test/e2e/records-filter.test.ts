@@ -206,8 +206,19 @@ describe('records table: filter bar, sort by column, relation search', { skip: m
     assert.match(serverMessage, /^filter\.price\.\$lt: /);
     assert.equal(await alert.innerText(), serverMessage);
     assert.equal(await condition(1, 'value').getAttribute('aria-invalid'), 'true');
-    await page.getByText('No records shown.').waitFor();
+    await page.getByText('No records shown: the server refused the filter above.').waitFor();
     assert.equal(await page.locator('table.records').count(), 0);
+  });
+
+  test('a sort the server does not know shows its refusal and a way back', async () => {
+    await page.goto(`${recordsUrl()}?sort=colour_asc`);
+    const alert = page.getByRole('alert').filter({ hasText: /^sort: must be one of / });
+    await alert.waitFor();
+    for (const allowed of ['createdAt_desc', 'price_asc', 'price_desc', 'released_asc', 'inStock_desc']) {
+      assert.ok((await alert.innerText()).includes(allowed), `the message names ${allowed}`);
+    }
+    await page.getByRole('link', { name: 'Show them newest first' }).click();
+    await counted(PRODUCTS.length).waitFor();
   });
 
   test('the relation picker finds a target by part of its name and saves the relation', async () => {
