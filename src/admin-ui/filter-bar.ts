@@ -199,7 +199,8 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
           autocomplete: 'off',
           spellcheck: 'false',
           'aria-label': `Condition ${n}: locale`,
-          placeholder: 'en',
+          title: 'A locale such as en, or empty for any translation',
+          placeholder: 'any',
         })
       : null;
     localeInput?.addEventListener('input', () => {

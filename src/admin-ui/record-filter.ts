@@ -11,11 +11,14 @@ export type ValueKind = 'text' | 'number' | 'boolean' | 'date' | 'timestamp' | '
 
 /** A path a condition can name (delivery.md: `key`, `key.sub`, `key.<locale>`, `id`, `createdAt`, `updatedAt`). */
 export interface FilterPath {
-  /** Without the locale for a translatable field, which the condition adds. */
+  /** Without the locale for a translatable field, which the condition adds (none: any translation). */
   path: string;
   label: string;
   kind: ValueKind;
-  /** A translatable field: the condition names `path.<locale>`. */
+  /**
+   * A translatable field: the condition names `path.<locale>`, or `path` for any translation, to which `$contains`,
+   * `$startsWith` and `$exists` apply (the server refuses the others, naming the path).
+   */
   localized?: boolean;
   /** hasMany relations hold several ids: `$contains` means "holds this id". */
   many?: boolean;
@@ -142,7 +145,6 @@ export function filterPaths(model: ModelDefinition): FilterPath[] {
 
 /** The path a condition names, and its locale for a translatable field; an unknown path is kept as it is. */
 export function resolvePath(paths: readonly FilterPath[], path: string): { target: FilterPath; locale?: string } {
-  // A translatable field's path without a locale is kept too: the bar asks for the locale.
   const exact = paths.find((candidate) => candidate.path === path);
   if (exact) return { target: exact };
   for (const candidate of paths) {
@@ -217,10 +219,6 @@ export function buildFilter(conditions: readonly Condition[], paths: readonly Fi
     const value = condition.value.trim();
     if (!takesNoValue(condition.operator) && value === '') {
       problems.push(`Condition ${index + 1} (${target.label}): enter a value`);
-      return;
-    }
-    if (target.localized && condition.path === target.path) {
-      problems.push(`Condition ${index + 1} (${target.label}): enter a locale, such as en`);
       return;
     }
     const [operator, json] = operatorJson(condition, target.kind);

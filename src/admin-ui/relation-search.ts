@@ -3,8 +3,7 @@
 // time, and lists them as buttons; choosing one hands it to the picker, which sets or adds its id.
 import { gql } from './api.js';
 import { h, uid } from './dom.js';
-import { displayFieldOf, preferredLocales, recordName } from './record-names.js';
-import { LOCALE_PATTERN } from '../shared/field-types.js';
+import { displayFieldOf, recordName } from './record-names.js';
 import type { JsonObject, ModelDefinition, ModelRecord, RecordPage } from './types.js';
 
 const SEARCH_LIMIT = 20;
@@ -18,23 +17,20 @@ export interface RelationSearchOptions {
   pick(record: ModelRecord, name: string): void;
 }
 
-/** The filter for records whose display field contains `text`; undefined when that field cannot be searched so. */
-export function searchFilter(target: ModelDefinition, text: string, locales: readonly string[]): JsonObject | undefined {
+/**
+ * The filter for records whose display field contains `text` (in any translation of a translatable one); undefined
+ * when that field is not text.
+ */
+export function searchFilter(target: ModelDefinition, text: string): JsonObject | undefined {
   const field = displayFieldOf(target);
-  if (field?.type === 'text') return { [field.key]: { $contains: text } };
-  if (field?.type === 'translatable') {
-    // `$contains` applies to one locale of a translatable field: any of the reader's languages, or English.
-    const tried = [...new Set([...locales, 'en'])].filter((locale) => LOCALE_PATTERN.test(locale));
-    return { $or: tried.map((locale) => ({ [`${field.key}.${locale}`]: { $contains: text } })) };
-  }
-  return undefined;
+  return field?.type === 'text' || field?.type === 'translatable' ? { [field.key]: { $contains: text } } : undefined;
 }
 
 /** The search box and its list of matches, or null when the target's display field is not text. */
 export function relationSearch(options: RelationSearchOptions): HTMLElement | null {
   const { target } = options;
   const display = displayFieldOf(target);
-  if (!display || searchFilter(target, '', []) === undefined) return null;
+  if (!display || searchFilter(target, '') === undefined) return null;
   const inputId = uid('relation-search');
   const box = h('input', {
     id: inputId,
@@ -63,7 +59,7 @@ export function relationSearch(options: RelationSearchOptions): HTMLElement | nu
       clear();
       return;
     }
-    const filter = searchFilter(target, text, preferredLocales())!;
+    const filter = searchFilter(target, text)!;
     status.textContent = 'Searching…';
     try {
       const data = await gql<{ record: { list: RecordPage } }>(

@@ -133,17 +133,25 @@ describe('conditions → filter', () => {
     assert.deepEqual(buildFilter([{ path: 'price', operator: 'gte', value: 'abc' }], paths).filter, { price: { $gte: 'abc' } });
   });
 
-  test('an empty value or a missing locale is a problem found before sending; no conditions, no filter', () => {
+  test('an empty value is a problem found before sending; no conditions, no filter', () => {
     const built = buildFilter(
       [
         { path: 'title', operator: 'eq', value: '  ' },
-        { path: 'name', operator: 'contains', value: 'x' },
+        { path: 'price', operator: 'set', value: '' },
+        { path: 'released', operator: 'lt', value: '' },
       ],
       paths,
     );
     assert.equal(built.filter, undefined);
-    assert.deepEqual(built.problems, ['Condition 1 (Title): enter a value', 'Condition 2 (Name): enter a locale, such as en']);
+    assert.deepEqual(built.problems, ['Condition 1 (Title): enter a value', 'Condition 3 (Released): enter a value']);
     assert.deepEqual(buildFilter([], paths), { problems: [] });
+  });
+
+  test('a translatable field without a locale names the field: any translation', () => {
+    assert.deepEqual(buildFilter([{ path: 'name', operator: 'contains', value: 'piłka' }], paths).filter, {
+      name: { $contains: 'piłka' },
+    });
+    assert.deepEqual(resolvePath(paths, 'name').target.localized, true);
   });
 });
 
