@@ -300,6 +300,29 @@ describe('records table: filter bar, sort by column, relation search', { skip: m
     await counted(PRODUCTS.length).waitFor();
   });
 
+  test('the filter bar works from the keyboard alone', async () => {
+    await page.getByRole('button', { name: 'Add condition' }).focus();
+    await page.keyboard.press('Enter');
+    // The new condition's field (the first field, Title) has the focus; its operator is "is".
+    const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    assert.equal(await focusedLabel(), 'Condition 1: field');
+    await page.keyboard.press('Tab');
+    assert.equal(await focusedLabel(), 'Condition 1: operator');
+    await page.keyboard.press('Tab');
+    assert.equal(await focusedLabel(), 'Condition 1: value');
+    await page.keyboard.type('Goal net');
+    await page.keyboard.press('Enter');
+    await counted(1).waitFor();
+    assert.deepEqual(await shownTitles(), ['Goal net']);
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Apply filter');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await focusedLabel(), 'Remove condition 1');
+    await page.keyboard.press('Enter');
+    await counted(PRODUCTS.length).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Add condition');
+  });
+
   test('the relation picker finds a target by part of its name and saves the relation', async () => {
     await page.goto(`${setup.url}/admin#/models/${productModelId}/records/new`);
     await page.getByRole('heading', { level: 1, name: 'New Product record' }).waitFor();
