@@ -181,6 +181,13 @@ describe('records table: filter bar, sort by column, relation search', { skip: m
     assert.equal(await condition(1, 'operator').inputValue(), 'gte');
     assert.equal(await condition(1, 'value').inputValue(), '20');
     assert.equal(await condition(2, 'value').inputValue(), 'BALL');
+    // The pager keeps the filter: another page size shows the same records.
+    await page.getByLabel('Per page').selectOption('20');
+    await page.waitForURL(/limit=20/);
+    await counted(expected.length).waitFor();
+    assert.deepEqual((await shownTitles()).sort(), sortedTitles(expected));
+    await page.goBack();
+    await page.waitForURL(/limit=50/);
 
     // Removing the text condition leaves the price one.
     await page.getByRole('button', { name: 'Remove condition 2' }).click();
