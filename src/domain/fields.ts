@@ -25,6 +25,10 @@ export interface ModelShape {
   name: string;
   slug: string;
   description: string | null;
+  /** How the model is shown in lists (an icon name or an emoji, at most 64 characters); null: none. */
+  icon: string | null;
+  /** A CSS hex colour (`#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`); null: none. */
+  color: string | null;
   displayField: string;
   fields: FieldDefinition[];
   product: ProductSettings | null;

@@ -8,6 +8,8 @@ export interface ModelDefinitionInput {
   name?: unknown;
   slug?: unknown;
   description?: unknown;
+  icon?: unknown;
+  color?: unknown;
   displayField?: unknown;
   fields?: unknown;
   product?: unknown;
@@ -25,7 +27,11 @@ export const MODEL_LIMITS = {
   maxNameLength: 200,
   maxLabelLength: 200,
   maxDescriptionLength: 5000,
+  maxIconLength: 64,
 } as const;
+
+/** A CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa. */
+const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -82,16 +88,44 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
   } else if (typeof description === 'string') {
     checkText(issues, 'description', description, MODEL_LIMITS.maxDescriptionLength);
   }
+  const icon = normaliseIcon(input.icon, issues);
+  const color = normaliseColor(input.color, issues);
   issues.throwFirst();
   return {
     name,
     slug,
     description: typeof description === 'string' ? description : null,
+    icon,
+    color,
     displayField,
     fields,
     product,
     deliveryAccess: deliveryAccess as DeliveryAccess,
   };
+}
+
+/** An optional setting given as a string; "" clears it like null (what a cleared form field sends). */
+function optionalText(value: unknown, path: string, issues: IssueList): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') {
+    issues.add(path, 'must be a string');
+    return null;
+  }
+  return value;
+}
+
+function normaliseIcon(value: unknown, issues: IssueList): string | null {
+  const icon = optionalText(value, 'icon', issues);
+  if (icon !== null) checkText(issues, 'icon', icon, MODEL_LIMITS.maxIconLength);
+  return icon;
+}
+
+function normaliseColor(value: unknown, issues: IssueList): string | null {
+  const color = optionalText(value, 'color', issues);
+  if (color !== null && !COLOR_PATTERN.test(color)) {
+    issues.add('color', 'must be a CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa (such as #1e90ff)');
+  }
+  return color;
 }
 
 function normaliseFields(

@@ -18,6 +18,9 @@ const recordData = sourceOnlyResolver((record: unknown): unknown => {
   return unparsedData(stored) ?? stored.data;
 });
 
+/** `ModelRecord.status`: this service has no lifecycle states, so always null (never a property of the source). */
+const recordStatus = sourceOnlyResolver((): null => null);
+
 /**
  * The resolver of one field, on the schema's context. graphql-js calls it with what the parent field resolved to
  * and with the arguments the SDL declares, coerced and checked: each resolver names their types in its own
@@ -50,6 +53,8 @@ export function buildExecutableSchema<TContext>(sdl: string, resolvers: Resolver
   const recordType = schema.getType('ModelRecord');
   const dataField = recordType instanceof GraphQLObjectType ? recordType.getFields().data : undefined;
   if (dataField && !dataField.resolve) dataField.resolve = recordData;
+  const statusField = recordType instanceof GraphQLObjectType ? recordType.getFields().status : undefined;
+  if (statusField && !statusField.resolve) statusField.resolve = recordStatus;
   for (const scalar of [JsonScalar, DateTimeScalar]) {
     const type = schema.getType(scalar.name);
     if (type instanceof GraphQLScalarType) Object.assign(type, scalar.toConfig(), { extensions: {} });

@@ -114,6 +114,6 @@ export class ModelService {
 }
 
 function currentShape(model: ModelDefinition): ModelShape {
-  const { name, slug, description, displayField, fields, product, deliveryAccess } = model;
-  return { name, slug, description, displayField, fields, product, deliveryAccess };
+  const { name, slug, description, icon, color, displayField, fields, product, deliveryAccess } = model;
+  return { name, slug, description, icon, color, displayField, fields, product, deliveryAccess };
 }

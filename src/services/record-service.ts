@@ -137,7 +137,8 @@ export class RecordService {
     return result;
   }
 
-  private async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
+  /** The model, or NOT_FOUND naming `modelId`. */
+  async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
     const model = await this.store.models.get(workspaceId, modelId);
     if (!model) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
     return model;

@@ -113,6 +113,7 @@ export interface TenancyStore {
   findWorkspace(id: string): Promise<Workspace | null>;
   findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null>;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
+  setDefaultLocale(workspaceId: string, locale: string): Promise<boolean>;
   createToken(token: NewToken): Promise<void>;
   /** The token with its user's current role in the token's workspace. */
   findTokenByHash(hash: string): Promise<TokenRecord | null>;
@@ -200,6 +201,12 @@ export interface RecordStore {
   /** Inserts in one transaction; rows whose SKU is taken (stored or earlier in the batch) are skipped and their indexes returned. */
   insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }>;
   get(workspaceId: string, id: string): Promise<StoredRecord | null>;
+  /**
+   * The records of the workspace among `ids`, in one query, in no particular order (missing ids are left out).
+   * With `maxDataBytes`, the database measures their data first: over the bound, nothing is read and the answer
+   * is 'too-large'.
+   */
+  getMany(workspaceId: string, ids: readonly string[], maxDataBytes?: number | null): Promise<StoredRecord[] | 'too-large'>;
   /**
    * Reads the record and writes `change(current)` atomically: no other write of the same record
    * can come between the read and the write. Returns null when the record does not exist.

@@ -33,6 +33,7 @@ import { runOperation } from '../../src/graphql/execute.js';
 import { DocumentCache, prepareOperation } from '../../src/graphql/request.js';
 import type { Actor } from '../../src/services/actor.js';
 import { ModelService } from '../../src/services/model-service.js';
+import { RecordReader } from '../../src/services/record-reader.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { TokenService } from '../../src/services/token-service.js';
 import { WorkspaceService } from '../../src/services/workspace-service.js';
@@ -121,9 +122,11 @@ let productIds: string[];
 const openStores: Store[] = [];
 
 function servicesOf(store: Store): Services {
+  const records = new RecordService(store);
   return {
     models: new ModelService(store),
-    records: new RecordService(store),
+    records,
+    reader: new RecordReader(store, records),
     tokens: new TokenService(store),
     workspaces: new WorkspaceService(store, 600),
   };

@@ -34,6 +34,8 @@ function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShap
     name: slug,
     slug,
     description: null,
+    icon: null,
+    color: null,
     displayField: fields[0]!.key,
     fields,
     product: null,
@@ -127,6 +129,7 @@ for (const target of targets) {
         orgId: a.workspace.orgId,
         orgSlug: input.orgSlug,
         writeBudget: null,
+        defaultLocale: 'en',
       });
       const again = await store.tenancy.ensureMembership(input);
       assert.deepEqual(again, a);
@@ -156,6 +159,14 @@ for (const target of targets) {
       assert.equal(await store.tenancy.setWriteBudget(workspaceId, null), true);
       assert.equal((await store.tenancy.findWorkspace(workspaceId))?.writeBudget, null);
       assert.equal(await store.tenancy.setWriteBudget('no-such-workspace', 1), false);
+    });
+
+    test('tenancy: a workspace default locale is en until set', async () => {
+      const workspaceId = await newWorkspace(store);
+      assert.equal((await store.tenancy.findWorkspace(workspaceId))?.defaultLocale, 'en');
+      assert.equal(await store.tenancy.setDefaultLocale(workspaceId, 'pt-BR'), true);
+      assert.equal((await store.tenancy.findWorkspace(workspaceId))?.defaultLocale, 'pt-BR');
+      assert.equal(await store.tenancy.setDefaultLocale('no-such-workspace', 'de'), false);
     });
 
     test('tokens: found by hash with the member role, revoked once', async () => {
@@ -385,7 +396,13 @@ for (const target of targets) {
       const created = await store.models.create(
         workspaceId,
         newId(),
-        shape('items', fields, { description: 'All items', deliveryAccess: 'public', product: { ...PRODUCT, enabled: false } }),
+        shape('items', fields, {
+          description: 'All items',
+          icon: '🛒',
+          color: '#1e90ff',
+          deliveryAccess: 'public',
+          product: { ...PRODUCT, enabled: false },
+        }),
       );
       assert.deepEqual(created, {
         id: created.id,
@@ -393,6 +410,8 @@ for (const target of targets) {
         name: 'items',
         slug: 'items',
         description: 'All items',
+        icon: '🛒',
+        color: '#1e90ff',
         displayField: 'title',
         fields,
         product: { ...PRODUCT, enabled: false },

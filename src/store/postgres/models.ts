@@ -33,8 +33,8 @@ export class PostgresModelStore implements ModelStore {
     try {
       const { rows } = await this.pool.query<ModelRow>(
         `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-           delivery_access, record_count, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $10) RETURNING *`,
+           delivery_access, icon, color, record_count, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) RETURNING *`,
         [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
       );
       return toModel(rows[0]!);
@@ -48,7 +48,7 @@ export class PostgresModelStore implements ModelStore {
     return inTransaction(this.pool, async (client) => {
       await client.query(
         `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
-           delivery_access = $6, updated_at = $7 WHERE id = $8`,
+           delivery_access = $6, icon = $7, color = $8, updated_at = $9 WHERE id = $10`,
         [...shapeColumns(change.shape), Date.now(), model.id],
       );
       for (const key of change.removedFieldKeys) {

@@ -99,6 +99,33 @@ export class PostgresRecordStore implements RecordStore {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
+  async getMany(
+    workspaceId: string,
+    ids: readonly string[],
+    maxDataBytes: number | null = null,
+  ): Promise<StoredRecord[] | 'too-large'> {
+    if (ids.length === 0) return [];
+    if (maxDataBytes === null) {
+      const { rows } = await this.pool.query<RecordRow>(
+        `SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+        [workspaceId, ids],
+      );
+      return rows.map(toRecord);
+    }
+    // Measured by the database in the same query: over the bound, the rows come without their data.
+    const selected = COLUMN_LIST.map((column) =>
+      column === 'data' ? 'CASE WHEN total_bytes <= $3 THEN data END AS data' : column,
+    );
+    const { rows } = await this.pool.query<RecordRow & { total_bytes: string }>(
+      `SELECT ${selected.join(', ')}, total_bytes FROM (
+         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes
+         FROM records WHERE workspace_id = $1 AND id = ANY($2::text[])) measured`,
+      [workspaceId, ids, maxDataBytes],
+    );
+    if (rows.length > 0 && Number(rows[0]!.total_bytes) > maxDataBytes) return 'too-large';
+    return rows.map(({ total_bytes: _total, ...row }) => toRecord(row));
+  }
+
   async modify(
     workspaceId: string,
     id: string,

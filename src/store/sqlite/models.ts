@@ -30,8 +30,8 @@ export class SqliteModelStore implements ModelStore {
       this.db
         .prepare(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-             delivery_access, record_count, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+             delivery_access, icon, color, record_count, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
         )
         .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
     } catch (error) {
@@ -46,7 +46,7 @@ export class SqliteModelStore implements ModelStore {
       this.db
         .prepare(
           `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
-             delivery_access = ?, updated_at = ? WHERE id = ?`,
+             delivery_access = ?, icon = ?, color = ?, updated_at = ? WHERE id = ?`,
         )
         .run(...shapeColumns(change.shape), Date.now(), model.id);
       for (const key of change.removedFieldKeys) {

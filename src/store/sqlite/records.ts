@@ -45,6 +45,8 @@ export class SqliteRecordStore implements RecordStore {
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
   private readonly selectById: Database.Statement;
+  private readonly selectMany: Database.Statement;
+  private readonly selectManySizes: Database.Statement;
   private readonly markLarge: Database.Statement;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly workspaces = new Map<string, string>();
@@ -65,6 +67,9 @@ export class SqliteRecordStore implements RecordStore {
       'UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?',
     );
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
+    const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?))';
+    this.selectMany = db.prepare(`SELECT * FROM records WHERE ${inIds}`);
+    this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.writes = new WriteGroup(db, onCommit);
   }
@@ -138,6 +143,21 @@ export class SqliteRecordStore implements RecordStore {
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
     const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
     return row ? toRecord(row) : null;
+  }
+
+  async getMany(
+    workspaceId: string,
+    ids: readonly string[],
+    maxDataBytes: number | null = null,
+  ): Promise<StoredRecord[] | 'too-large'> {
+    if (ids.length === 0) return [];
+    const idList = JSON.stringify(ids);
+    if (maxDataBytes !== null) {
+      // SQLite tells a value's size from the row header, without reading the value.
+      const { bytes } = this.selectManySizes.get(workspaceId, idList) as { bytes: number | null };
+      if ((bytes ?? 0) > maxDataBytes) return 'too-large';
+    }
+    return (this.selectMany.all(workspaceId, idList) as RecordRow[]).map(toRecord);
   }
 
   async modify(
