@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { ServiceError } from '../../src/domain/errors.js';
 import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
+import type { StoredRecord } from '../../src/domain/stored-record.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
@@ -772,6 +773,31 @@ for (const target of targets) {
       const b = await store.records.insert(two, newRecord({ x: 'b' }));
       assert.deepEqual(await store.records.existingIds(one.model.id, [a.id, b.id, 'missing']), new Set([a.id]));
       assert.deepEqual(await store.records.existingIds(one.model.id, []), new Set());
+    });
+
+    test('records: getMany reads the workspace records among the ids in one call; over a size bound it reads none', async () => {
+      const workspaceId = await newWorkspace(store);
+      const one = await newModel(store, workspaceId, shape('one', [field('x', 'text')]));
+      const two = await newModel(store, workspaceId, shape('two', [field('x', 'text')]));
+      const elsewhere = await newModel(store, await newWorkspace(store), shape('one', [field('x', 'text')]));
+      const a = await store.records.insert(one, newRecord({ x: 'a' }));
+      const b = await store.records.insert(two, newRecord({ x: 'b'.repeat(1000) }));
+      const foreign = await store.records.insert(elsewhere, newRecord({ x: 'foreign' }));
+      const byId = (found: Awaited<ReturnType<Store['records']['getMany']>>) => {
+        assert.notEqual(found, 'too-large');
+        return new Map((found as StoredRecord[]).map((record) => [record.id, record]));
+      };
+      const found = byId(await store.records.getMany(workspaceId, [b.id, 'missing', a.id, foreign.id, a.id]));
+      assert.deepEqual([...found.keys()].sort(), [a.id, b.id].sort());
+      assert.deepEqual(found.get(a.id), await store.records.get(workspaceId, a.id));
+      assert.equal(found.get(b.id)!.modelId, two.model.id);
+      assert.deepEqual(await store.records.getMany(workspaceId, []), []);
+      assert.deepEqual(
+        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], 2000)).keys()].sort(),
+        [a.id, b.id].sort(),
+      );
+      assert.equal(await store.records.getMany(workspaceId, [a.id, b.id], 1000), 'too-large');
+      assert.deepEqual([...byId(await store.records.getMany(workspaceId, ['missing'], 0)).keys()], []);
     });
 
     test('models: a removed field is stripped from every record, with its links; countRecordsWithValue', async () => {
