@@ -60,6 +60,11 @@ export function mayChangeModels(role: Role | undefined): boolean {
   return role === 'owner' || role === 'admin';
 }
 
+/** Roles that may change the workspace's settings (its default locale). */
+export function mayChangeWorkspaceSettings(role: Role | undefined): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
 export function mayWriteRecords(role: Role | undefined): boolean {
   return role === 'owner' || role === 'admin' || role === 'editor';
 }
