@@ -1,12 +1,20 @@
 // The data of an answer's records as a read asked for it: translatable values in one locale (locale.ts) and
 // relation ids replaced by the records they point at (populate.ts). Pure: the targets come fetched.
+//
+// The shaped data is written as JSON text, and the records carry it as the store's records carry theirs (parsed
+// only if someone reads `data`; the answer copies the text): a target that 100 records point at is written once,
+// and a target whose data does not change is copied as the text the database returned.
 import type { FieldDefinition, RecordData } from './fields.js';
+import { defineLazyData, unparsedData } from './json-text.js';
 import { hasTranslatable, pickTranslation } from './locale.js';
 import { isEmptyLevel, type PopulateLevel, type PopulateNode } from './populate.js';
 import type { StoredRecord } from './stored-record.js';
 import { isPlainObject } from '../shared/json.js';
 
-/** A target record as populate writes it into its source's data. */
+/**
+ * A target record as populate writes it into its source's data: `{id, modelId, data, createdAt, updatedAt}`.
+ * (The shaper writes it as JSON text; this is what that text reads as.)
+ */
 export interface PopulatedRecord {
   id: string;
   modelId: string;
@@ -22,9 +30,10 @@ export interface ReadShape {
   targets: ReadonlyMap<PopulateNode, ReadonlyMap<string, StoredRecord>>;
 }
 
-/** Writes records' data in a read's shape; a target that many records point at is shaped once. */
+/** Writes records' data in a read's shape; a target that many records point at is written once. */
 export class RecordShaper {
-  private readonly populated = new Map<PopulateNode, Map<string, PopulatedRecord | null>>();
+  /** The JSON text of each populated target (`null` for none), by node and id. */
+  private readonly populated = new Map<PopulateNode, Map<string, string>>();
 
   constructor(private readonly shape: ReadShape) {}
 
@@ -36,73 +45,93 @@ export class RecordShaper {
   /** The record with its data in the read's shape (the record itself when nothing changes). */
   record(record: StoredRecord, fields: readonly FieldDefinition[], level: PopulateLevel | null): StoredRecord {
     if (!this.changes(fields, level)) return record;
-    return {
-      id: record.id,
-      modelId: record.modelId,
-      workspaceId: record.workspaceId,
-      data: this.data(fields, record.data, level),
-      createdAt: record.createdAt,
-      updatedAt: record.updatedAt,
-      createdBy: record.createdBy,
-      updatedBy: record.updatedBy,
-    };
+    // The keys in the order of StoredRecord, `data` lazy (as the store makes records).
+    const shaped = { id: record.id, modelId: record.modelId, workspaceId: record.workspaceId } as StoredRecord;
+    defineLazyData(shaped, this.objectText(fields, readData(record), level));
+    shaped.createdAt = record.createdAt;
+    shaped.updatedAt = record.updatedAt;
+    shaped.createdBy = record.createdBy;
+    shaped.updatedBy = record.updatedBy;
+    return shaped;
   }
 
-  private data(fields: readonly FieldDefinition[], data: RecordData, level: PopulateLevel | null): RecordData {
+  private objectText(fields: readonly FieldDefinition[], data: RecordData, level: PopulateLevel | null): string {
     const byKey = fieldsByKey(fields);
-    const result: RecordData = {};
+    let json = '{';
     for (const key of Object.keys(data)) {
+      if (json.length > 1) json += ',';
       const field = byKey.get(key);
-      // Keys are field keys (checked when written), never __proto__: plain assignment is safe.
-      result[key] = field ? this.value(field, data[key], level) : data[key];
+      json += `${JSON.stringify(key)}:${field ? this.valueText(field, data[key], level) : stringify(data[key])}`;
     }
-    return result;
+    return `${json}}`;
   }
 
-  private value(field: FieldDefinition, value: unknown, level: PopulateLevel | null): unknown {
-    if (value === null || value === undefined) return value;
+  private valueText(field: FieldDefinition, value: unknown, level: PopulateLevel | null): string {
+    if (value === null || value === undefined) return stringify(value);
     switch (field.type) {
       case 'translatable':
-        return this.shape.locales ? pickTranslation(value, this.shape.locales) : value;
+        return stringify(this.shape.locales ? pickTranslation(value, this.shape.locales) : value);
       case 'object': {
-        if (!field.fields || !isPlainObject(value)) return value;
+        if (!field.fields || !isPlainObject(value)) return stringify(value);
         const inner = level?.objects.get(field.key) ?? null;
-        return this.changes(field.fields, inner) ? this.data(field.fields, value, inner) : value;
+        return this.changes(field.fields, inner) ? this.objectText(field.fields, value, inner) : stringify(value);
       }
       case 'relation': {
         const node = level?.relations.get(field.key);
-        if (!node) return value;
-        if (Array.isArray(value)) return value.map((id: unknown) => (typeof id === 'string' ? this.target(node, id) : null));
-        return typeof value === 'string' ? this.target(node, value) : value;
+        if (!node) return stringify(value);
+        if (Array.isArray(value)) {
+          return `[${value.map((id: unknown) => (typeof id === 'string' ? this.targetText(node, id) : 'null')).join(',')}]`;
+        }
+        return typeof value === 'string' ? this.targetText(node, value) : stringify(value);
       }
       default:
-        return value;
+        return stringify(value);
     }
   }
 
-  private target(node: PopulateNode, id: string): PopulatedRecord | null {
-    let shaped = this.populated.get(node);
-    if (!shaped) this.populated.set(node, (shaped = new Map<string, PopulatedRecord | null>()));
-    let populated = shaped.get(id);
-    if (populated === undefined) {
+  private targetText(node: PopulateNode, id: string): string {
+    let texts = this.populated.get(node);
+    if (!texts) this.populated.set(node, (texts = new Map<string, string>()));
+    let text = texts.get(id);
+    if (text === undefined) {
       const record = this.shape.targets.get(node)?.get(id);
       // Only a record of the field's target model: on the delivery route that model is public.
-      populated =
-        record?.modelId === node.target.id
-          ? {
-              id: record.id,
-              modelId: record.modelId,
-              data: this.changes(node.target.fields, node.inner)
-                ? this.data(node.target.fields, record.data, node.inner)
-                : record.data,
-              createdAt: record.createdAt,
-              updatedAt: record.updatedAt,
-            }
-          : null;
-      shaped.set(id, populated);
+      text = record?.modelId === node.target.id ? this.populatedText(record, node) : 'null';
+      texts.set(id, text);
     }
-    return populated;
+    return text;
   }
+
+  private populatedText(record: StoredRecord, node: PopulateNode): string {
+    const data = this.changes(node.target.fields, node.inner)
+      ? this.objectText(node.target.fields, readData(record), node.inner)
+      : (unparsedData(record)?.text ?? stringify(record.data));
+    return (
+      `{"id":${JSON.stringify(record.id)},"modelId":${JSON.stringify(record.modelId)},"data":${data},` +
+      `"createdAt":${JSON.stringify(record.createdAt)},"updatedAt":${JSON.stringify(record.updatedAt)}}`
+    );
+  }
+}
+
+const parsed = new WeakMap<StoredRecord, RecordData>();
+
+/**
+ * A record's data for reading it here: its JSON text parsed once, without turning the record's lazy `data` into a
+ * property (which costs more than the parse); the record itself stays as the store made it.
+ */
+export function readData(record: StoredRecord): RecordData {
+  let data = parsed.get(record);
+  if (data === undefined) {
+    const text = unparsedData(record)?.text;
+    data = text === undefined ? record.data : (JSON.parse(text) as RecordData);
+    parsed.set(record, data);
+  }
+  return data;
+}
+
+/** JSON text of a value of stored data (never undefined: a key present in data has a JSON value). */
+function stringify(value: unknown): string {
+  return JSON.stringify(value) ?? 'null';
 }
 
 const keyMaps = new WeakMap<readonly FieldDefinition[], Map<string, FieldDefinition>>();

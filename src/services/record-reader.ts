@@ -16,7 +16,7 @@ import {
   type PopulateNode,
   type PopulateScope,
 } from '../domain/populate.js';
-import { RecordShaper } from '../domain/record-shape.js';
+import { readData, RecordShaper } from '../domain/record-shape.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { Store } from '../store/store.js';
@@ -195,7 +195,7 @@ export class RecordReader {
           ? this.fetchTargets(
               reader.workspaceId,
               level,
-              records.filter((record) => record.modelId === modelId).map((record) => record.data),
+              records.filter((record) => record.modelId === modelId).map(readData),
               targets,
             )
           : undefined,
@@ -238,12 +238,7 @@ export class RecordReader {
         // Only records of the field's target model (on the delivery route a public one), whatever the ids say.
         for (const record of found) if (record.modelId === node.target.id) byId.set(record.id, record);
         if (!isEmptyLevel(node.inner)) {
-          await this.fetchTargets(
-            workspaceId,
-            node.inner,
-            [...byId.values()].map((record) => record.data),
-            targets,
-          );
+          await this.fetchTargets(workspaceId, node.inner, [...byId.values()].map(readData), targets);
         }
       }),
     );

@@ -38,6 +38,17 @@ type ListRow = [
   updatedBy: string | null,
 ];
 const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+/** A row of getMany, the columns of MANY_COLUMNS (raw mode, as ListRow; the workspace is the one asked for). */
+type ManyRow = [
+  id: string,
+  modelId: string,
+  data: string,
+  createdAt: number,
+  updatedAt: number,
+  createdBy: string | null,
+  updatedBy: string | null,
+];
+const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 export class SqliteRecordStore implements RecordStore {
@@ -68,7 +79,7 @@ export class SqliteRecordStore implements RecordStore {
     );
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
     const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?))';
-    this.selectMany = db.prepare(`SELECT * FROM records WHERE ${inIds}`);
+    this.selectMany = db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true);
     this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.writes = new WriteGroup(db, onCommit);
@@ -157,7 +168,8 @@ export class SqliteRecordStore implements RecordStore {
       const { bytes } = this.selectManySizes.get(workspaceId, idList) as { bytes: number | null };
       if ((bytes ?? 0) > maxDataBytes) return 'too-large';
     }
-    return (this.selectMany.all(workspaceId, idList) as RecordRow[]).map(toRecord);
+    const rows = this.selectMany.all(workspaceId, idList) as ManyRow[];
+    return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
   }
 
   async modify(
