@@ -107,9 +107,13 @@ export class RecordReader {
       // The keys are checked before anything is read when the model is known.
       if (model) plans = await this.plansOf(reader, request, [model], 'strict', models);
     }
-    // The admin route reads any model's records, large ones too: their size is measured first.
+    // The admin route reads any model's records, large ones too: their size is measured first. (Read by model,
+    // the bound counts only that model's records: the size of others, of models that are not public, tells nothing.)
     const bound = model && !model.hasLargeRecords ? null : this.maxResponseBytes;
-    const found = await this.store.records.getMany(reader.workspaceId, [...new Set(ids)], bound);
+    const found = await this.store.records.getMany(reader.workspaceId, [...new Set(ids)], {
+      modelId: model?.id,
+      maxDataBytes: bound,
+    });
     if (found === 'too-large') {
       throw new ServiceError(
         'PAYLOAD_TOO_LARGE',
@@ -117,6 +121,7 @@ export class RecordReader {
         { field: 'ids', maxResponseBytes: this.maxResponseBytes },
       );
     }
+    // Read by model already; checked again because a record of another model must never come out here.
     const records = model ? found.filter((record) => record.modelId === model.id) : found;
     if (!request || !reader.withData || records.length === 0) return records;
     const modelIds = new Set(records.map((record) => record.modelId));
@@ -227,7 +232,7 @@ export class RecordReader {
           });
         }
         const bound = node.target.hasLargeRecords ? this.maxResponseBytes : null;
-        const found = await this.store.records.getMany(workspaceId, [...ids], bound);
+        const found = await this.store.records.getMany(workspaceId, [...ids], { modelId: node.target.id, maxDataBytes: bound });
         if (found === 'too-large') {
           throw new ServiceError(
             'PAYLOAD_TOO_LARGE',

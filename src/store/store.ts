@@ -202,11 +202,11 @@ export interface RecordStore {
   insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }>;
   get(workspaceId: string, id: string): Promise<StoredRecord | null>;
   /**
-   * The records of the workspace among `ids`, in one query, in no particular order (missing ids are left out).
-   * With `maxDataBytes`, the database measures their data first: over the bound, nothing is read and the answer
-   * is 'too-large'.
+   * The records of the workspace among `ids` (of `reading.modelId` only, when given), in one query, in no
+   * particular order; missing ids are left out. With `reading.maxDataBytes`, the database measures their data
+   * first: over the bound, no data is read and the answer is 'too-large'.
    */
-  getMany(workspaceId: string, ids: readonly string[], maxDataBytes?: number | null): Promise<StoredRecord[] | 'too-large'>;
+  getMany(workspaceId: string, ids: readonly string[], reading?: ManyReading): Promise<StoredRecord[] | 'too-large'>;
   /**
    * Reads the record and writes `change(current)` atomically: no other write of the same record
    * can come between the read and the write. Returns null when the record does not exist.
@@ -228,6 +228,12 @@ export interface RecordStore {
    * `window.offset` rows: the same page when nothing was inserted or deleted in between, without the scan.
    */
   list(modelId: string, window: ListWindow, after?: PageCursor, reading?: PageReading): Promise<StoredRecord[]>;
+}
+
+/** How getMany reads (default: records of any model, no size bound). */
+export interface ManyReading {
+  modelId?: string | null;
+  maxDataBytes?: number | null;
 }
 
 /** How a page's records are read (default: with their data, no size bound). */

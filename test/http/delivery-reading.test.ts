@@ -470,3 +470,116 @@ describe('delivery reading: other arguments', () => {
     assert.equal((await page({ filter: null })).length, 3);
   });
 });
+
+describe('delivery reading: bounds', () => {
+  let bounded: TestServer;
+  let admin: Admin;
+  let url: string;
+  const big = 'x'.repeat(60_000);
+
+  before(async () => {
+    bounded = await startServer({ env: { MAX_RESPONSE_BYTES: '300000' } });
+    admin = await bootstrapAdmin(bounded, { org: 'acme', workspace: 'main', email: 'owner@acme.test' });
+    url = bounded.deliveryUrl('acme', 'main');
+  });
+
+  after(async () => {
+    await bounded?.dispose();
+  });
+
+  const read = (query: string, variables: Record<string, unknown>) => gql(url, {}, query, variables);
+
+  /** The ids of a model's records (read without their data, which may be large). */
+  async function idsOf(modelId: string): Promise<string[]> {
+    const page = await admin.ok('query($m: ID!) { record { list(modelId: $m, limit: 100) { items { id } } } }', { m: modelId });
+    return page.record.list.items.map((item: any) => item.id);
+  }
+
+  test('delivery reading: ids of large records of a model that is not public are null, never measured against the bound', async () => {
+    const hidden = await admin.createModel({ slug: uniqueSlug('hidden'), fields: [{ key: 'text', type: 'text' }] });
+    const shown = await admin.createModel({
+      slug: uniqueSlug('shown'),
+      fields: [{ key: 'text', type: 'text' }],
+      deliveryAccess: 'public',
+    });
+    await admin.createRecord(shown.id, { text: big }); // the public model holds large records: its reads are measured
+    const { importedCount } = await admin.importRows(
+      hidden.id,
+      Array.from({ length: 10 }, () => ({ text: big })),
+    );
+    assert.equal(importedCount, 10);
+    const hiddenIds = await idsOf(hidden.id);
+    const response = await read(BY_IDS, { slug: shown.slug, ids: hiddenIds });
+    assert.deepEqual(dataOf(response).public.model.recordsByIds, Array(10).fill(null));
+    const own = await admin.importRows(
+      shown.id,
+      Array.from({ length: 9 }, () => ({ text: big })),
+    );
+    assert.equal(own.importedCount, 9);
+    const shownIds = await idsOf(shown.id);
+    const tooLarge = expectError(await read(BY_IDS, { slug: shown.slug, ids: shownIds }), 'PAYLOAD_TOO_LARGE');
+    assert.equal(
+      tooLarge.message,
+      'ids: these records hold more data than the 300000 bytes one response may carry; ask for fewer',
+    );
+  });
+
+  test('delivery reading: a populate path whose records hold more than one answer may carry is refused, naming it', async () => {
+    const category = await admin.createModel({
+      slug: uniqueSlug('category'),
+      fields: [{ key: 'text', type: 'text' }],
+      deliveryAccess: 'public',
+    });
+    const product = await admin.createModel({
+      slug: uniqueSlug('product'),
+      fields: [{ key: 'category', type: 'relation', relationTo: `model:${category.slug}` }],
+      deliveryAccess: 'public',
+    });
+    await admin.importRows(
+      category.id,
+      Array.from({ length: 6 }, () => ({ text: big })),
+    );
+    const categoryIds = await idsOf(category.id);
+    await admin.importRows(
+      product.id,
+      categoryIds.map((id) => ({ category: id })),
+    );
+    const error = expectError(await read(RECORDS, { slug: product.slug, populate: ['category'] }), 'PAYLOAD_TOO_LARGE');
+    assert.equal(
+      error.message,
+      'populate.category: the records it brings hold more data than the 300000 bytes one response may carry; ask for fewer records',
+    );
+    assert.equal((await deliverFrom(url, RECORDS, { slug: product.slug, populate: ['category'], limit: 2 })).length, 2);
+  });
+
+  test('delivery reading: one populate path brings at most 1000 records into an answer', async () => {
+    const tag = await admin.createModel({
+      slug: uniqueSlug('tag'),
+      fields: [{ key: 'n', type: 'number' }],
+      deliveryAccess: 'public',
+    });
+    const post = await admin.createModel({
+      slug: uniqueSlug('post'),
+      fields: [{ key: 'tags', type: 'relation', relationTo: `model:${tag.slug}`, relationType: 'hasMany' }],
+      deliveryAccess: 'public',
+    });
+    await admin.importRows(
+      tag.id,
+      Array.from({ length: 1000 }, (_, n) => ({ n })),
+    );
+    await admin.importRows(tag.id, [{ n: 1000 }]);
+    const tagIds = (await admin.listAll(tag.id)).map((item) => item.id);
+    await admin.createRecord(post.id, { tags: tagIds.slice(0, 1000) });
+    assert.equal((await deliverFrom(url, RECORDS, { slug: post.slug, populate: ['tags'] }))[0].data.tags.length, 1000);
+    await admin.createRecord(post.id, { tags: tagIds.slice(1000) });
+    const error = expectError(await read(RECORDS, { slug: post.slug, populate: ['tags'] }), 'BAD_USER_INPUT');
+    assert.equal(
+      error.message,
+      'populate.tags: these records point at 1001 records through it, more than the 1000 one populate path may bring; ask for fewer records',
+    );
+  });
+});
+
+async function deliverFrom(url: string, query: string, variables: Record<string, unknown>): Promise<any[]> {
+  return dataOf(await gql(url, {}, query, variables)).public.model.records.items;
+}

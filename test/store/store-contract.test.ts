@@ -793,11 +793,18 @@ for (const target of targets) {
       assert.equal(found.get(b.id)!.modelId, two.model.id);
       assert.deepEqual(await store.records.getMany(workspaceId, []), []);
       assert.deepEqual(
-        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], 2000)).keys()].sort(),
+        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], { maxDataBytes: 2000 })).keys()].sort(),
         [a.id, b.id].sort(),
       );
-      assert.equal(await store.records.getMany(workspaceId, [a.id, b.id], 1000), 'too-large');
-      assert.deepEqual([...byId(await store.records.getMany(workspaceId, ['missing'], 0)).keys()], []);
+      assert.equal(await store.records.getMany(workspaceId, [a.id, b.id], { maxDataBytes: 1000 }), 'too-large');
+      assert.deepEqual([...byId(await store.records.getMany(workspaceId, ['missing'], { maxDataBytes: 0 })).keys()], []);
+      // Of one model: the others' records are neither read nor measured.
+      const ofOne = { modelId: one.model.id, maxDataBytes: 100 };
+      assert.deepEqual([...byId(await store.records.getMany(workspaceId, [a.id, b.id], ofOne)).keys()], [a.id]);
+      assert.deepEqual(
+        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], { modelId: two.model.id })).keys()],
+        [b.id],
+      );
     });
 
     test('models: a removed field is stripped from every record, with its links; countRecordsWithValue', async () => {

@@ -5,6 +5,7 @@ import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
+  ManyReading,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -99,28 +100,25 @@ export class PostgresRecordStore implements RecordStore {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
-  async getMany(
-    workspaceId: string,
-    ids: readonly string[],
-    maxDataBytes: number | null = null,
-  ): Promise<StoredRecord[] | 'too-large'> {
+  async getMany(workspaceId: string, ids: readonly string[], reading: ManyReading = {}): Promise<StoredRecord[] | 'too-large'> {
     if (ids.length === 0) return [];
+    const parameters: unknown[] = [workspaceId, ids];
+    let where = 'workspace_id = $1 AND id = ANY($2::text[])';
+    if (reading.modelId) where += ` AND model_id = $${parameters.push(reading.modelId)}`;
+    const maxDataBytes = reading.maxDataBytes ?? null;
     if (maxDataBytes === null) {
-      const { rows } = await this.pool.query<RecordRow>(
-        `SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = ANY($2::text[])`,
-        [workspaceId, ids],
-      );
+      const { rows } = await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE ${where}`, parameters);
       return rows.map(toRecord);
     }
     // Measured by the database in the same query: over the bound, the rows come without their data.
+    const bound = `$${parameters.push(maxDataBytes)}`;
     const selected = COLUMN_LIST.map((column) =>
-      column === 'data' ? 'CASE WHEN total_bytes <= $3 THEN data END AS data' : column,
+      column === 'data' ? `CASE WHEN total_bytes <= ${bound} THEN data END AS data` : column,
     );
     const { rows } = await this.pool.query<RecordRow & { total_bytes: string }>(
       `SELECT ${selected.join(', ')}, total_bytes FROM (
-         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes
-         FROM records WHERE workspace_id = $1 AND id = ANY($2::text[])) measured`,
-      [workspaceId, ids, maxDataBytes],
+         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes FROM records WHERE ${where}) measured`,
+      parameters,
     );
     if (rows.length > 0 && Number(rows[0]!.total_bytes) > maxDataBytes) return 'too-large';
     return rows.map(({ total_bytes: _total, ...row }) => toRecord(row));

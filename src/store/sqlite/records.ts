@@ -4,6 +4,7 @@ import type { ListWindow, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
+  ManyReading,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -78,7 +79,8 @@ export class SqliteRecordStore implements RecordStore {
       'UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?',
     );
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
-    const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?))';
+    // The model only when one is given (bound twice): one statement for both reads.
+    const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?)) AND (? IS NULL OR model_id = ?)';
     this.selectMany = db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true);
     this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
@@ -156,19 +158,17 @@ export class SqliteRecordStore implements RecordStore {
     return row ? toRecord(row) : null;
   }
 
-  async getMany(
-    workspaceId: string,
-    ids: readonly string[],
-    maxDataBytes: number | null = null,
-  ): Promise<StoredRecord[] | 'too-large'> {
+  async getMany(workspaceId: string, ids: readonly string[], reading: ManyReading = {}): Promise<StoredRecord[] | 'too-large'> {
     if (ids.length === 0) return [];
-    const idList = JSON.stringify(ids);
+    const modelId = reading.modelId ?? null;
+    const parameters = [workspaceId, JSON.stringify(ids), modelId, modelId];
+    const maxDataBytes = reading.maxDataBytes ?? null;
     if (maxDataBytes !== null) {
       // SQLite tells a value's size from the row header, without reading the value.
-      const { bytes } = this.selectManySizes.get(workspaceId, idList) as { bytes: number | null };
+      const { bytes } = this.selectManySizes.get(...parameters) as { bytes: number | null };
       if ((bytes ?? 0) > maxDataBytes) return 'too-large';
     }
-    const rows = this.selectMany.all(workspaceId, idList) as ManyRow[];
+    const rows = this.selectMany.all(...parameters) as ManyRow[];
     return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
   }
 
