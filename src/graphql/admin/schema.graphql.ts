@@ -10,6 +10,8 @@ const sharedTypes = /* GraphQL */ `
     relationTo: String
     relationType: String
     fields: [FieldDefinition!]
+    "Filters and sorts on the field are served by a database index (the SKU field always is, whatever this says)."
+    indexed: Boolean!
   }
 
   type ModelRecord {
@@ -114,7 +116,7 @@ export const ADMIN_SDL = /* GraphQL */ `
   }
 
   type RecordQueries {
-    list(modelId: ID!, limit: Int, offset: Int, sort: String): ModelRecordList!
+    list(modelId: ID!, limit: Int, offset: Int, sort: String, filter: JSON): ModelRecordList!
     get(id: ID!): ModelRecord
   }
 
@@ -155,6 +157,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     relationTo: String
     relationType: String
     fields: [FieldDefinitionInput!]
+    "Build a database index for filters and sorts on the field: text, number, boolean, date and relation fields."
+    indexed: Boolean
   }
 
   input ProductSettingsInput {

@@ -26,7 +26,7 @@ const DELIVERY_SDL = /* GraphQL */ `
 
   type PublicModelQueries {
     definitions: [PublicModelDefinition!]!
-    records(modelSlug: String!, limit: Int, offset: Int, sort: String): ModelRecordList!
+    records(modelSlug: String!, filter: JSON, sort: String, limit: Int, offset: Int): ModelRecordList!
   }
 
   type PublicModelDefinition {

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
-import type { ListWindow } from '../../domain/listing.js';
+import type { FilterNode } from '../../domain/filter.js';
+import type { ListWindow, RecordQuery } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
@@ -19,6 +20,7 @@ import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sq
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { skuConflict } from '../conflicts.js';
+import { countMatching, findRows } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -184,6 +186,17 @@ export class PostgresRecordStore implements RecordStore {
     const fitting = rows.findIndex((row) => Number(row.running_bytes) > bound);
     if (fitting !== -1) throw pageTooLargeError(fitting, bound);
     return rows.map(toRecord);
+  }
+
+  async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const bound = reading.data ? reading.maxDataBytes : null;
+    const select = reading.data ? (column: string) => column : (column: string) => (column === 'data' ? "'{}'::jsonb AS data" : column);
+    const rows = await findRows<RecordRow>(this.pool, modelId, query, COLUMN_LIST, select, bound);
+    return rows.map(toRecord);
+  }
+
+  count(modelId: string, filter: FilterNode): Promise<number> {
+    return countMatching(this.pool, modelId, filter);
   }
 }
 
