@@ -53,8 +53,9 @@ export function resolvePath(model: Pick<ModelDefinition, 'fields' | 'product'>, 
     if (FORBIDDEN_KEYS.has(segment)) return new PathProblem('key not allowed');
     const field = fields.find((candidate) => candidate.key === segment);
     if (!field) {
-      const known = fields.map((candidate) => candidate.key);
-      return new PathProblem(`${index === 0 ? 'unknown field' : `unknown sub-field of ${keys.join('.')}`}${suggest(segment, known)}`);
+      // A name of one or two letters is close to too many others for a suggestion to help.
+      const hint = segment.length >= 3 ? suggest(segment, fields.map((candidate) => candidate.key)) : '';
+      return new PathProblem(`${index === 0 ? 'unknown field' : `unknown sub-field of ${keys.join('.')}`}${hint}`);
     }
     keys.push(segment);
     const last = index === segments.length - 1;

@@ -70,6 +70,11 @@ function prefixOf(text: string): string {
   return text.length <= TEXT_PREFIX_CHARS ? text : Array.from(text).slice(0, TEXT_PREFIX_CHARS).join('');
 }
 
+/** Whether a text has as many code points as the indexed prefix, or more (UTF-16 length is an upper bound). */
+function beyondPrefix(text: string): boolean {
+  return text.length >= TEXT_PREFIX_CHARS && Array.from(text).length >= TEXT_PREFIX_CHARS;
+}
+
 /** The comparison a text value's prefix must pass for the whole value to pass `op`. */
 const PREFIX_COMPARISON = { eq: '=', gt: '>=', gte: '>=', lt: '<=', lte: '<=' } as const;
 
@@ -94,15 +99,21 @@ export const POSTGRES_FILTERS: FilterDialect = {
   compare(target, op, value, parameters) {
     if (target.kind === 'value' && prefixed(target)) {
       const text = value as string;
+      // A value shorter than the prefix compares with the prefix exactly as with the whole text (a prefix is
+      // shorter only when the whole text is), so the index alone answers, and the planner sees one condition.
+      if (!beyondPrefix(text)) return `${textPrefix(target)} ${COMPARISON_SQL[op]} ${parameters.add(text)}`;
       return `${textPrefix(target)} ${PREFIX_COMPARISON[op]} ${parameters.add(prefixOf(text))} AND ${valueSql(target)} ${COMPARISON_SQL[op]} ${parameters.add(text)}`;
     }
     return `${comparedSql(target)} ${COMPARISON_SQL[op]} ${parameters.add(value)}`;
   },
   in(target, values, parameters) {
-    const whole = `${comparedSql(target)} = ANY(${parameters.add(values)}::${arrayType(target)})`;
-    if (target.kind !== 'value' || !prefixed(target)) return whole;
-    const prefixes = [...new Set((values as string[]).map(prefixOf))];
-    return `${textPrefix(target)} = ANY(${parameters.add(prefixes)}::text[]) AND ${whole}`;
+    if (target.kind !== 'value' || !prefixed(target)) {
+      return `${comparedSql(target)} = ANY(${parameters.add(values)}::${arrayType(target)})`;
+    }
+    const texts = values as string[];
+    if (!texts.some(beyondPrefix)) return `${textPrefix(target)} = ANY(${parameters.add(texts)}::text[])`;
+    const prefixes = [...new Set(texts.map(prefixOf))];
+    return `${textPrefix(target)} = ANY(${parameters.add(prefixes)}::text[]) AND ${valueSql(target)} = ANY(${parameters.add(texts)}::text[])`;
   },
   text(target: DataValue | LocalesTarget, op, text, parameters) {
     const needle = parameters.add(text);
