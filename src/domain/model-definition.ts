@@ -67,7 +67,10 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
   }
   const indexedCount = countFields(fields, (field) => field.indexed === true);
   if (indexedCount > MODEL_LIMITS.maxIndexedFields) {
-    issues.add('fields', `a model may have at most ${MODEL_LIMITS.maxIndexedFields} indexed fields, sub-fields included; got ${indexedCount}`);
+    issues.add(
+      'fields',
+      `a model may have at most ${MODEL_LIMITS.maxIndexedFields} indexed fields, sub-fields included; got ${indexedCount}`,
+    );
   }
   const keys = new Set(fields.map((field) => field.key));
 

@@ -54,7 +54,13 @@ export function resolvePath(model: Pick<ModelDefinition, 'fields' | 'product'>, 
     const field = fields.find((candidate) => candidate.key === segment);
     if (!field) {
       // A name of one or two letters is close to too many others for a suggestion to help.
-      const hint = segment.length >= 3 ? suggest(segment, fields.map((candidate) => candidate.key)) : '';
+      const hint =
+        segment.length >= 3
+          ? suggest(
+              segment,
+              fields.map((candidate) => candidate.key),
+            )
+          : '';
       return new PathProblem(`${index === 0 ? 'unknown field' : `unknown sub-field of ${keys.join('.')}`}${hint}`);
     }
     keys.push(segment);
@@ -62,7 +68,8 @@ export function resolvePath(model: Pick<ModelDefinition, 'fields' | 'product'>, 
     const name = keys.join('.');
     switch (field.type) {
       case 'object':
-        if (!field.fields) return last ? { kind: 'object', keys } : new PathProblem(`${name} holds free-form JSON: only $exists applies to it`);
+        if (!field.fields)
+          return last ? { kind: 'object', keys } : new PathProblem(`${name} holds free-form JSON: only $exists applies to it`);
         if (last) return { kind: 'object', keys };
         fields = field.fields;
         continue;

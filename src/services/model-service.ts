@@ -115,7 +115,9 @@ export class ModelService {
 
 /** Sub-fields as they shape stored values: whether a field is indexed changes nothing stored. */
 function storedShape(fields: FieldDefinition[] | null | undefined): unknown {
-  return (fields ?? null)?.map(({ indexed: _indexed, fields: inner, ...rest }) => ({ ...rest, fields: storedShape(inner) })) ?? null;
+  return (
+    (fields ?? null)?.map(({ indexed: _indexed, fields: inner, ...rest }) => ({ ...rest, fields: storedShape(inner) })) ?? null
+  );
 }
 
 function currentShape(model: ModelDefinition): ModelShape {

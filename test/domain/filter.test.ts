@@ -161,7 +161,10 @@ test('filter: the contract refusals, word for word', () => {
 });
 
 test('filter: unknown and misplaced operators name their path', () => {
-  assert.match(refusal({ price: { $regex: 'x' } }), /^filter\.price\.\$regex: unknown operator \(allowed: \$eq, \$ne, .*\$startsWith, \$not\)$/);
+  assert.match(
+    refusal({ price: { $regex: 'x' } }),
+    /^filter\.price\.\$regex: unknown operator \(allowed: \$eq, \$ne, .*\$startsWith, \$not\)$/,
+  );
   assert.match(refusal({ price: { amount: 1 } }), /^filter\.price\.amount: unknown operator/);
   assert.match(refusal({ $eq: 1 }), /^filter\.\$eq: an operator goes after a field path/);
   assert.match(refusal({ price: { $or: [{ price: 1 }] } }), /^filter\.price\.\$or: \$or combines whole filters/);
@@ -174,7 +177,10 @@ test('filter: each value must have the field type', () => {
     [{ price: { $lt: Number.NaN } }, 'filter.price.$lt: expected a number'],
     [{ title: 5 }, 'filter.title: expected a string'],
     [{ inStock: 'yes' }, 'filter.inStock: expected true or false'],
-    [{ releasedOn: { $gt: '2024-02-30' } }, 'filter.releasedOn.$gt: expected an ISO 8601 date or date-time string, such as 2024-05-01 or 2024-05-01T12:00:00Z'],
+    [
+      { releasedOn: { $gt: '2024-02-30' } },
+      'filter.releasedOn.$gt: expected an ISO 8601 date or date-time string, such as 2024-05-01 or 2024-05-01T12:00:00Z',
+    ],
     [{ category: 42 }, 'filter.category: expected a record id (string)'],
     [{ tags: { $contains: '' } }, 'filter.tags.$contains: expected a record id (string)'],
     [{ price: { $in: [1, 'two'] } }, 'filter.price.$in[1]: expected a number'],
@@ -195,20 +201,35 @@ test('filter: operators apply only to the types they make sense for', () => {
     refusal({ price: { $contains: '1' } }),
     'filter.price.$contains: $contains does not apply to a number field (allowed: $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists)',
   );
-  assert.match(refusal({ inStock: { $gt: false } }), /^filter\.inStock\.\$gt: \$gt does not apply to a boolean field \(allowed: \$eq, \$ne, \$in, \$nin, \$exists\)$/);
-  assert.match(refusal({ tags: 't1' }), /^filter\.tags: a plain value means \$eq, which does not apply to a hasMany relation \(allowed: \$contains, \$exists\)$/);
+  assert.match(
+    refusal({ inStock: { $gt: false } }),
+    /^filter\.inStock\.\$gt: \$gt does not apply to a boolean field \(allowed: \$eq, \$ne, \$in, \$nin, \$exists\)$/,
+  );
+  assert.match(
+    refusal({ tags: 't1' }),
+    /^filter\.tags: a plain value means \$eq, which does not apply to a hasMany relation \(allowed: \$contains, \$exists\)$/,
+  );
   assert.match(refusal({ name: 'Ball' }), /^filter\.name: .*translatable field \(name a locale, such as title\.en/);
-  assert.match(refusal({ extra: { $eq: 1 } }), /^filter\.extra\.\$eq: \$eq does not apply to an object field \(allowed: \$exists\)$/);
+  assert.match(
+    refusal({ extra: { $eq: 1 } }),
+    /^filter\.extra\.\$eq: \$eq does not apply to an object field \(allowed: \$exists\)$/,
+  );
   assert.match(refusal({ id: { $exists: true } }), /^filter\.id\.\$exists: \$exists does not apply to the record id/);
   assert.match(refusal({ category: { $gt: 'x' } }), /^filter\.category\.\$gt: \$gt does not apply to a hasOne relation/);
 });
 
 test('filter: paths reach no further than the contract allows', () => {
-  assert.equal(refusal({ 'category.name': 'shoes' }), 'filter.category.name: category is a relation: a path cannot reach into the records it points at');
+  assert.equal(
+    refusal({ 'category.name': 'shoes' }),
+    'filter.category.name: category is a relation: a path cannot reach into the records it points at',
+  );
   assert.equal(refusal({ 'a.b.c.d': 1 }), 'filter.a.b.c.d: unknown field');
   assert.equal(refusal({ 'price.amount': 1 }), 'filter.price.amount: price is a number field: it has no sub-paths');
   assert.match(refusal({ 'meta.height': 1 }), /^filter\.meta\.height: unknown sub-field of meta \(did you mean "weight"\?\)$/);
-  assert.match(refusal({ 'extra.colour': 'red' }), /^filter\.extra\.colour: extra holds free-form JSON: only \$exists applies to it$/);
+  assert.match(
+    refusal({ 'extra.colour': 'red' }),
+    /^filter\.extra\.colour: extra holds free-form JSON: only \$exists applies to it$/,
+  );
   assert.match(refusal({ 'name.EN': 'x' }), /^filter\.name\.EN: "EN" is not a locale code/);
   assert.match(refusal({ 'name.en.x': 'x' }), /^filter\.name\.en\.x: name\.en is one translation: it has no sub-paths$/);
   assert.match(refusal({ 'id.x': 'x' }), /^filter\.id\.x: id is a property of the record: it has no sub-paths$/);
@@ -237,9 +258,18 @@ test('filter: the filter itself must be an object; $and/$or take a non-empty arr
 
 test(`filter: depth ${FILTER_LIMITS.maxDepth} is allowed, depth ${FILTER_LIMITS.maxDepth + 1} refused by name`, () => {
   assert.ok(parse(notNested(FILTER_LIMITS.maxDepth - 1)));
-  assert.equal(refusal(notNested(FILTER_LIMITS.maxDepth)), 'filter.$not.$not.$not.$not.$not: a filter may nest at most 5 levels deep');
-  assert.match(refusal({ $and: [{ $or: [{ $and: [{ $or: [{ $and: [{ price: 1 }] }] }] }] }] }), /^filter\.\$and\[0\]\.\$or\[0\]\.\$and\[0\]\.\$or\[0\]\.\$and\[0\]: a filter may nest at most 5 levels deep$/);
-  assert.match(refusal({ price: notNested(FILTER_LIMITS.maxDepth, 1) }), /^filter\.price(\.\$not)+: a filter may nest at most 5 levels deep$/);
+  assert.equal(
+    refusal(notNested(FILTER_LIMITS.maxDepth)),
+    'filter.$not.$not.$not.$not.$not: a filter may nest at most 5 levels deep',
+  );
+  assert.match(
+    refusal({ $and: [{ $or: [{ $and: [{ $or: [{ $and: [{ price: 1 }] }] }] }] }] }),
+    /^filter\.\$and\[0\]\.\$or\[0\]\.\$and\[0\]\.\$or\[0\]\.\$and\[0\]: a filter may nest at most 5 levels deep$/,
+  );
+  assert.match(
+    refusal({ price: notNested(FILTER_LIMITS.maxDepth, 1) }),
+    /^filter\.price(\.\$not)+: a filter may nest at most 5 levels deep$/,
+  );
   // A hostile depth is refused at level 6, not walked.
   assert.match(refusal(notNested(100_000)), /nest at most 5 levels deep/);
 });
@@ -273,7 +303,11 @@ test('sort: the timestamps, <field>_asc/_desc of text, number, boolean and date 
     target: { kind: 'value', keys: ['inStock'], type: 'boolean', sku: false },
     descending: false,
   });
-  assert.deepEqual(order('-sku'), { kind: 'field', target: { kind: 'value', keys: ['sku'], type: 'text', sku: true }, descending: true });
+  assert.deepEqual(order('-sku'), {
+    kind: 'field',
+    target: { kind: 'value', keys: ['sku'], type: 'text', sku: true },
+    descending: true,
+  });
 });
 
 test('sort: an unknown sort names every allowed one', () => {
@@ -296,7 +330,12 @@ test('listing: limit, offset, sort and filter are read in that order', () => {
   assert.throws(() => readListing(model, { limit: -1, sort: 'nope', filter: { nope: 1 } }), /^ServiceError: limit:/);
   assert.throws(() => readListing(model, { offset: -1, sort: 'nope', filter: { nope: 1 } }), /^ServiceError: offset:/);
   assert.throws(() => readListing(model, { sort: 'nope', filter: { nope: 1 } }), /^ServiceError: sort:/);
-  assert.deepEqual(readListing(model, {}), { filter: null, order: { kind: 'time', sort: 'createdAt_asc' }, limit: 20, offset: 0 });
+  assert.deepEqual(readListing(model, {}), {
+    filter: null,
+    order: { kind: 'time', sort: 'createdAt_asc' },
+    limit: 20,
+    offset: 0,
+  });
 });
 
 test('model definitions: indexed is a boolean on text, number, boolean, date and relation fields', () => {
@@ -321,7 +360,11 @@ test('model definitions: indexed is a boolean on text, number, boolean, date and
   assert.equal('indexed' in ok.fields[1]!, false, 'indexed: false is not stored');
   assert.equal(ok.fields[3]?.fields?.[0]?.indexed, true);
   assert.equal(
-    refused([{ key: 'a', type: 'text' }, { key: 'b', type: 'number' }, { key: 'n', type: 'translatable', indexed: true }]),
+    refused([
+      { key: 'a', type: 'text' },
+      { key: 'b', type: 'number' },
+      { key: 'n', type: 'translatable', indexed: true },
+    ]),
     'fields[2].indexed: only text, number, boolean, date, relation fields can be indexed, not translatable fields',
   );
   assert.match(refused([{ key: 'o', type: 'object', indexed: true }]), /^fields\[0\]\.indexed: only .* not object fields$/);
@@ -336,8 +379,22 @@ test('indexes: the indexed values of a model leave out the SKU field and hasMany
     fields: [
       { key: 'sku', label: 'SKU', type: 'text', required: false, indexed: true },
       { key: 'price', label: 'Price', type: 'number', required: false, indexed: true },
-      { key: 'tags', label: 'Tags', type: 'relation', required: false, relationTo: 'model:t', relationType: 'hasMany', indexed: true },
-      { key: 'meta', label: 'Meta', type: 'object', required: false, fields: [{ key: 'on', label: 'On', type: 'boolean', required: false, indexed: true }] },
+      {
+        key: 'tags',
+        label: 'Tags',
+        type: 'relation',
+        required: false,
+        relationTo: 'model:t',
+        relationType: 'hasMany',
+        indexed: true,
+      },
+      {
+        key: 'meta',
+        label: 'Meta',
+        type: 'object',
+        required: false,
+        fields: [{ key: 'on', label: 'On', type: 'boolean', required: false, indexed: true }],
+      },
     ],
   });
   assert.deepEqual(values, [

@@ -28,7 +28,6 @@ const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
 const TEXTS = ['', 'a', 'A', 'ab', 'Ab', 'b', 'ba', 'é', 'É', 'éa', 'Łódź', 'łó', 'z', 'z z'];
 const NUMBERS = [-1, 0, 0.5, 1, 2, 10];
 const DATES = ['2023-12-31', '2024-01-01', '2024-01-01T10:00:00Z', '2024-02-01'];
-const LOCALES = ['en', 'pl'];
 
 const FIELDS = [
   { key: 'code', type: 'text' },
@@ -120,10 +119,29 @@ const leaf: fc.Arbitrary<Filter> = fc.oneof(
   fc.record({ o: fc.record({ $exists: fc.boolean() }) }),
   fc.record({ 'tr.en': textCondition }),
   fc.record({ 'tr.pl': textCondition }),
-  fc.record({ tr: fc.oneof(fc.record({ $contains: text }), fc.record({ $startsWith: text }), fc.record({ $exists: fc.boolean() })) }),
-  fc.record({ cat: fc.oneof(tag, fc.record({ $ne: tag }), fc.record({ $in: fc.array(tag, { maxLength: 2 }) }), fc.record({ $exists: fc.boolean() })) }),
+  fc.record({
+    tr: fc.oneof(fc.record({ $contains: text }), fc.record({ $startsWith: text }), fc.record({ $exists: fc.boolean() })),
+  }),
+  fc.record({
+    cat: fc.oneof(
+      tag,
+      fc.record({ $ne: tag }),
+      fc.record({ $in: fc.array(tag, { maxLength: 2 }) }),
+      fc.record({ $exists: fc.boolean() }),
+    ),
+  }),
   fc.record({ tags: fc.oneof(fc.record({ $contains: tag }), fc.record({ $exists: fc.boolean() })) }),
-  fc.record({ id: fc.oneof(fc.record({ $in: fc.array(fc.nat(40).map((n) => `@row${n}`), { maxLength: 4 }) }), fc.nat(40).map((n) => `@row${n}`)) }),
+  fc.record({
+    id: fc.oneof(
+      fc.record({
+        $in: fc.array(
+          fc.nat(40).map((n) => `@row${n}`),
+          { maxLength: 4 },
+        ),
+      }),
+      fc.nat(40).map((n) => `@row${n}`),
+    ),
+  }),
   fc.record({ createdAt: fc.record({ $gte: fc.constantFrom('2000-01-01', '2999-01-01T00:00:00Z') }) }),
 );
 
@@ -192,7 +210,8 @@ function conditionHolds(value: unknown, operator: string, operand: unknown, path
   const equal = (wanted: unknown) => present && compareValues(value, wanted) === 0;
   const lower = (text: string) => text.toLowerCase();
   const search = (candidate: unknown, wanted: string, starts: boolean) =>
-    typeof candidate === 'string' && (starts ? lower(candidate).startsWith(lower(wanted)) : lower(candidate).includes(lower(wanted)));
+    typeof candidate === 'string' &&
+    (starts ? lower(candidate).startsWith(lower(wanted)) : lower(candidate).includes(lower(wanted)));
   switch (operator) {
     case '$eq':
       return operand === null ? !present : equal(operand);
@@ -244,7 +263,9 @@ function matches(record: StoredRecord, filter: Filter): boolean {
 }
 
 function timesToMillis(condition: unknown): unknown {
-  return Object.fromEntries(Object.entries(condition as object).map(([operator, value]) => [operator, Date.parse(value as string)]));
+  return Object.fromEntries(
+    Object.entries(condition as object).map(([operator, value]) => [operator, Date.parse(value as string)]),
+  );
 }
 
 /** The order the contract gives: by the field, records missing it last, ties (and the missing) by id. */
@@ -295,7 +316,8 @@ for (const target of targets) {
       models = new ModelService(store);
       records = new RecordService(store);
       const tags = await models.create(actor, { name: 'Tag', slug: 'tag', fields: [{ key: 'name', type: 'text' }] });
-      for (let index = 0; index < 3; index++) ids.set(`@tag${index}`, (await records.create(actor, tags.id, { name: `tag ${index}` })).id);
+      for (let index = 0; index < 3; index++)
+        ids.set(`@tag${index}`, (await records.create(actor, tags.id, { name: `tag ${index}` })).id);
     });
 
     after(async () => {
@@ -305,43 +327,50 @@ for (const target of targets) {
 
     test(`record.list (property, ${target.name}): a filtered, sorted page equals the same filter and sort evaluated in memory`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(rowArbitrary, { maxLength: 40 }), fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (rows, queries) => {
-          const model = await models.create(actor, {
-            name: 'Item',
-            slug: `item${modelNumber++}`,
-            fields: FIELDS,
-            product: { enabled: true, skuField: 'code' },
-          });
-          // SKUs are unique: a repeated code is dropped from the row, as a storefront would have to.
-          const codes = new Set<unknown>();
-          const data = rows.map((row) => {
-            const stored: Row = { ...row };
-            if (stored.code !== undefined && codes.has(stored.code)) delete stored.code;
-            codes.add(stored.code);
-            if (stored.cat !== undefined) stored.cat = ids.get(`@tag${stored.cat as number}`);
-            if (stored.tags !== undefined) stored.tags = (stored.tags as number[]).map((index) => ids.get(`@tag${index}`));
-            return JSON.parse(JSON.stringify(stored)) as Row;
-          });
-          const imported = await records.import(actor, model.id, data);
-          assert.deepEqual(imported.errors, []);
-          const all = (await records.list(actor.workspaceId, model.id, { limit: 100 })).items;
-          const rowIds = new Map(ids);
-          all.forEach((record, index) => rowIds.set(`@row${index}`, record.id));
-          for (const query of queries) {
-            const filter = withIds(query.filter, rowIds) as Filter | undefined;
-            const page = await records.list(actor.workspaceId, model.id, { ...query, filter });
-            const matching = expectedOrder(all.filter((record) => filter === undefined || matches(record, filter)), query.sort);
-            const expected = matching.slice(query.offset, query.offset + query.limit).map((record) => record.id);
-            const context = JSON.stringify({ filter, sort: query.sort, offset: query.offset, limit: query.limit });
-            assert.equal(page.total, matching.length, `total of ${context}`);
-            assert.deepEqual(
-              page.items.map((record) => record.id),
-              expected,
-              `page of ${context}`,
-            );
-            assert.equal(page.hasMore, query.offset + expected.length < matching.length, `hasMore of ${context}`);
-          }
-        }),
+        fc.asyncProperty(
+          fc.array(rowArbitrary, { maxLength: 40 }),
+          fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }),
+          async (rows, queries) => {
+            const model = await models.create(actor, {
+              name: 'Item',
+              slug: `item${modelNumber++}`,
+              fields: FIELDS,
+              product: { enabled: true, skuField: 'code' },
+            });
+            // SKUs are unique: a repeated code is dropped from the row, as a storefront would have to.
+            const codes = new Set<unknown>();
+            const data = rows.map((row) => {
+              const stored: Row = { ...row };
+              if (stored.code !== undefined && codes.has(stored.code)) delete stored.code;
+              codes.add(stored.code);
+              if (stored.cat !== undefined) stored.cat = ids.get(`@tag${stored.cat as number}`);
+              if (stored.tags !== undefined) stored.tags = (stored.tags as number[]).map((index) => ids.get(`@tag${index}`));
+              return JSON.parse(JSON.stringify(stored)) as Row;
+            });
+            const imported = await records.import(actor, model.id, data);
+            assert.deepEqual(imported.errors, []);
+            const all = (await records.list(actor.workspaceId, model.id, { limit: 100 })).items;
+            const rowIds = new Map(ids);
+            all.forEach((record, index) => rowIds.set(`@row${index}`, record.id));
+            for (const query of queries) {
+              const filter = withIds(query.filter, rowIds) as Filter | undefined;
+              const page = await records.list(actor.workspaceId, model.id, { ...query, filter });
+              const matching = expectedOrder(
+                all.filter((record) => filter === undefined || matches(record, filter)),
+                query.sort,
+              );
+              const expected = matching.slice(query.offset, query.offset + query.limit).map((record) => record.id);
+              const context = JSON.stringify({ filter, sort: query.sort, offset: query.offset, limit: query.limit });
+              assert.equal(page.total, matching.length, `total of ${context}`);
+              assert.deepEqual(
+                page.items.map((record) => record.id),
+                expected,
+                `page of ${context}`,
+              );
+              assert.equal(page.hasMore, query.offset + expected.length < matching.length, `hasMore of ${context}`);
+            }
+          },
+        ),
         { numRuns: Number(process.env.FILTER_PROPERTY_RUNS ?? 60) },
       );
     });

@@ -4,7 +4,16 @@
 import type { ComparedTarget, FilterNode, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
 import type { RecordQuery } from '../../domain/listing.js';
 import type { DataValue } from '../../domain/record-paths.js';
-import { COMPARISON_SQL, filterSql, orderBySql, PageBytes, readPage, type FilterDialect, type PageSegment, type Parameters } from '../query/filter-sql.js';
+import {
+  COMPARISON_SQL,
+  filterSql,
+  orderBySql,
+  PageBytes,
+  readPage,
+  type FilterDialect,
+  type PageSegment,
+  type Parameters,
+} from '../query/filter-sql.js';
 import { toNumber, type Queryable } from './sql.js';
 
 /**
@@ -21,7 +30,10 @@ export function literal(text: string): string {
 /** `data->'meta'->>'colour'`: the value as text, NULL when missing or JSON null. */
 function dataText(keys: readonly string[]): string {
   const path = keys.map(literal);
-  return `(data${path.slice(0, -1).map((key) => `->${key}`).join('')}->>${path[path.length - 1]!})`;
+  return `(data${path
+    .slice(0, -1)
+    .map((key) => `->${key}`)
+    .join('')}->>${path[path.length - 1]!})`;
 }
 
 function dataJson(keys: readonly string[]): string {
@@ -89,7 +101,9 @@ class PostgresParameters implements Parameters {
 
 function textMatch(haystack: string, op: 'contains' | 'startsWith', needle: string): string {
   // lower() without COLLATE "C": the database's own collation folds the case of every letter, not only A-Z.
-  return op === 'contains' ? `strpos(lower(${haystack}), lower(${needle})) > 0` : `starts_with(lower(${haystack}), lower(${needle}))`;
+  return op === 'contains'
+    ? `strpos(lower(${haystack}), lower(${needle})) > 0`
+    : `starts_with(lower(${haystack}), lower(${needle}))`;
 }
 
 export const POSTGRES_FILTERS: FilterDialect = {
@@ -133,40 +147,78 @@ export const POSTGRES_FILTERS: FilterDialect = {
   sortKeys: (target) => (prefixed(target) ? [textPrefix(target), valueSql(target)] : [valueSql(target)]),
 };
 
+/** The SQL of one filter's pages and counts on one model; `values` are its parameters, the model id first. */
+export class PostgresFilteredQuery {
+  private readonly parameters = new PostgresParameters();
+  private readonly filter: string | null;
+
+  constructor(modelId: string, filter: FilterNode | null) {
+    // A parameter, not a literal: pg plans each unnamed statement with its values, so the partial indexes
+    // (WHERE model_id = '<id>') apply all the same.
+    this.parameters.add(modelId);
+    this.filter = filter ? filterSql(filter, POSTGRES_FILTERS, this.parameters) : null;
+  }
+
+  get values(): unknown[] {
+    return this.parameters.values;
+  }
+
+  where(extra: string | null = null): string {
+    return ['model_id = $1', this.filter, extra]
+      .filter((part): part is string => part !== null)
+      .map((part) => `(${part})`)
+      .join(' AND ');
+  }
+
+  /** A segment's rows as `columns` (SQL select items). */
+  page(columns: readonly string[], segment: PageSegment): string {
+    if (!Number.isSafeInteger(segment.limit) || !Number.isSafeInteger(segment.offset)) throw new Error('Bad page window');
+    return `SELECT ${columns.join(', ')} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} LIMIT ${segment.limit} OFFSET ${segment.offset}`;
+  }
+
+  /**
+   * A segment's rows as `columns` (which include `data`) with `running_bytes`, the running total of their data
+   * sizes in page order; `data` is sent only while that total is within the bound (the last parameter).
+   */
+  boundedPage(columns: readonly string[], segment: PageSegment): string {
+    // The sort keys travel with the page (sort_0, …) so that the running total follows the page's own order.
+    const keys = segment.keys.map((key, index) => `${key} AS sort_${index}`);
+    const order = orderBySql({ keys: segment.keys.map((_, index) => `sort_${index}`), direction: segment.direction });
+    const bound = `$${this.values.length + 1}`;
+    const selected = columns.map((column) =>
+      column === 'data' ? `CASE WHEN running_bytes <= ${bound} THEN data END AS data` : column,
+    );
+    return (
+      `SELECT ${selected.join(', ')}, running_bytes FROM (SELECT page.*, sum(octet_length(data::text)) OVER ` +
+      `(ORDER BY ${order} ROWS UNBOUNDED PRECEDING) AS running_bytes FROM (${this.page([...columns, ...keys], segment)}) page) sized ` +
+      `ORDER BY ${order}`
+    );
+  }
+
+  count(extra: string | null = null): string {
+    return `SELECT count(*) AS n FROM records WHERE ${this.where(extra)}`;
+  }
+}
+
 /**
- * The query's matching records as rows of `columns` (which include `data`). With a bound, PostgreSQL measures
- * each segment's data and sends `data` only while the running total stays within what is left of the bound.
+ * The query's matching records as rows of `columns` (select items; with a bound they must include `data`). With a
+ * bound, PostgreSQL measures each segment's data and sends `data` only while the page stays within it.
  */
 export async function findRows<Row>(
   db: Queryable,
   modelId: string,
   query: RecordQuery,
   columns: readonly string[],
-  selectColumn: (column: string) => string,
   maxDataBytes: number | null,
 ): Promise<Row[]> {
-  const parameters = new PostgresParameters();
-  parameters.add(modelId);
-  const filter = query.filter ? filterSql(query.filter, POSTGRES_FILTERS, parameters) : null;
+  const sql = new PostgresFilteredQuery(modelId, query.filter);
   const bytes = maxDataBytes === null ? null : new PageBytes(maxDataBytes);
-  const where = (extra: string | null) =>
-    ['model_id = $1', filter, extra].filter((part): part is string => part !== null).map((part) => `(${part})`).join(' AND ');
   const read = async (segment: PageSegment): Promise<Row[]> => {
-    if (!Number.isSafeInteger(segment.limit) || !Number.isSafeInteger(segment.offset)) throw new Error('Bad page window');
-    const window = `LIMIT ${segment.limit} OFFSET ${segment.offset}`;
-    if (!bytes) {
-      const sql = `SELECT ${columns.map(selectColumn).join(', ')} FROM records WHERE ${where(segment.where)} ORDER BY ${orderBySql(segment)} ${window}`;
-      return (await db.query(sql, parameters.values)).rows as Row[];
-    }
-    // The sort keys travel with the page (sort_0, …) so that the running total follows the page's own order.
-    const keys = segment.keys.map((key, index) => `${key} AS sort_${index}`);
-    const order = orderBySql({ keys: segment.keys.map((_, index) => `sort_${index}`), direction: segment.direction });
-    const bound = `$${parameters.values.length + 1}`;
-    const page = `SELECT ${[...columns, ...keys].join(', ')} FROM records WHERE ${where(segment.where)} ORDER BY ${orderBySql(segment)} ${window}`;
-    const selected = columns.map((column) => (column === 'data' ? `CASE WHEN running_bytes <= ${bound} THEN data END AS data` : column));
-    const sql =
-      `SELECT ${selected.join(', ')}, running_bytes FROM (SELECT page.*, sum(octet_length(data::text)) OVER (ORDER BY ${order} ROWS UNBOUNDED PRECEDING) AS running_bytes FROM (${page}) page) sized ORDER BY ${order}`;
-    const { rows } = await db.query<Record<string, unknown> & { running_bytes: string }>(sql, [...parameters.values, bytes.remaining]);
+    if (!bytes) return (await db.query(sql.page(columns, segment), sql.values)).rows as Row[];
+    const { rows } = await db.query<{ running_bytes: string }>(sql.boundedPage(columns, segment), [
+      ...sql.values,
+      bytes.remaining,
+    ]);
     let before = 0;
     bytes.add(
       rows.map((row) => {
@@ -178,18 +230,13 @@ export async function findRows<Row>(
     );
     return rows as Row[];
   };
-  const countPresent = (present: string) => countWhere(db, where(present), parameters.values);
+  const countPresent = async (present: string) =>
+    toNumber((await db.query<{ n: string }>(sql.count(present), sql.values)).rows[0]!.n);
   return readPage(query, POSTGRES_FILTERS, read, countPresent);
 }
 
 /** How many of the model's records match the filter. */
-export function countMatching(db: Queryable, modelId: string, filter: FilterNode): Promise<number> {
-  const parameters = new PostgresParameters();
-  parameters.add(modelId);
-  return countWhere(db, `model_id = $1 AND (${filterSql(filter, POSTGRES_FILTERS, parameters)})`, parameters.values);
-}
-
-async function countWhere(db: Queryable, where: string, values: unknown[]): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM records WHERE ${where}`, values);
-  return toNumber(rows[0]!.n);
+export async function countMatching(db: Queryable, modelId: string, filter: FilterNode): Promise<number> {
+  const sql = new PostgresFilteredQuery(modelId, filter);
+  return toNumber((await db.query<{ n: string }>(sql.count(), sql.values)).rows[0]!.n);
 }

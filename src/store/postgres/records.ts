@@ -24,7 +24,8 @@ import { countMatching, findRows } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
-const COLUMNS_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column)).join(', ');
+const COLUMN_LIST_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column));
+const COLUMNS_WITHOUT_DATA = COLUMN_LIST_WITHOUT_DATA.join(', ');
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
@@ -189,9 +190,8 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
-    const bound = reading.data ? reading.maxDataBytes : null;
-    const select = reading.data ? (column: string) => column : (column: string) => (column === 'data' ? "'{}'::jsonb AS data" : column);
-    const rows = await findRows<RecordRow>(this.pool, modelId, query, COLUMN_LIST, select, bound);
+    const columns = reading.data ? COLUMN_LIST : COLUMN_LIST_WITHOUT_DATA;
+    const rows = await findRows<RecordRow>(this.pool, modelId, query, columns, reading.data ? reading.maxDataBytes : null);
     return rows.map(toRecord);
   }
 

@@ -33,7 +33,10 @@ export function fieldIndexes(modelId: string, model: Pick<ModelDefinition, 'fiel
 }
 
 /** Which indexes to drop and which to build for a model to have exactly `wanted`, given the names it has. */
-export function indexChanges(existing: readonly string[], wanted: readonly FieldIndex[]): { drop: string[]; build: FieldIndex[] } {
+export function indexChanges(
+  existing: readonly string[],
+  wanted: readonly FieldIndex[],
+): { drop: string[]; build: FieldIndex[] } {
   const wantedNames = new Set(wanted.map((index) => index.name));
   const existingNames = new Set(existing);
   return {

@@ -2,7 +2,15 @@
 // tree, and the reading of a page sorted by a field in two parts (records holding the value, then those missing
 // it), each of which an index can serve in either direction. The dialects (sqlite/record-filter.ts,
 // postgres/record-filter.ts) say how one condition is written.
-import type { Comparison, FilterNode, ComparedTarget, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
+import type {
+  Comparison,
+  FilterNode,
+  ComparedTarget,
+  LocalesTarget,
+  ManyTarget,
+  OptionalTarget,
+  Scalar,
+} from '../../domain/filter.js';
 import type { RecordQuery } from '../../domain/listing.js';
 import type { DataValue } from '../../domain/record-paths.js';
 import { pageTooLargeError } from '../../domain/size-limits.js';
@@ -67,6 +75,18 @@ export function orderBySql(segment: Pick<PageSegment, 'keys' | 'direction'>): st
   return segment.keys.map((key) => `${key} ${segment.direction}`).join(', ');
 }
 
+/** The first (for a timestamp order, the only) segment of a page: for a field order, the records holding the value. */
+export function firstSegment(query: RecordQuery, dialect: FilterDialect): PageSegment {
+  const { order, limit, offset } = query;
+  if (order.kind === 'time') {
+    const column = order.sort.startsWith('createdAt') ? 'created_at' : 'updated_at';
+    const direction = order.sort.endsWith('_desc') ? 'DESC' : 'ASC';
+    return { where: null, keys: [column, 'id'], direction, limit, offset };
+  }
+  const keys = dialect.sortKeys(order.target);
+  return { where: `${keys[0]!} IS NOT NULL`, keys: [...keys, 'id'], direction: order.descending ? 'DESC' : 'ASC', limit, offset };
+}
+
 /**
  * Reads a page of the query through `read`, one segment at a time. A field sort reads the records holding the
  * value first (an index range in either direction), and only when the page reaches past them the records missing
@@ -80,21 +100,14 @@ export async function readPage<Row>(
   countPresent: (presentSql: string) => Promise<number>,
 ): Promise<Row[]> {
   const { order, limit, offset } = query;
-  if (order.kind === 'time') {
-    const column = order.sort.startsWith('createdAt') ? 'created_at' : 'updated_at';
-    const direction = order.sort.endsWith('_desc') ? 'DESC' : 'ASC';
-    return read({ where: null, keys: [column, 'id'], direction, limit, offset });
-  }
-  const direction = order.descending ? 'DESC' : 'ASC';
-  const keys = dialect.sortKeys(order.target);
-  const present = `${keys[0]!} IS NOT NULL`;
-  const holding = await read({ where: present, keys: [...keys, 'id'], direction, limit, offset });
-  if (holding.length === limit) return holding;
-  const missingOffset = holding.length > 0 ? 0 : Math.max(0, offset - (await countPresent(present)));
+  const first = firstSegment(query, dialect);
+  const holding = await read(first);
+  if (order.kind === 'time' || first.where === null || holding.length === limit) return holding;
+  const missingOffset = holding.length > 0 ? 0 : Math.max(0, offset - (await countPresent(first.where)));
   const missing = await read({
-    where: `${keys[0]!} IS NULL`,
+    where: `${dialect.sortKeys(order.target)[0]!} IS NULL`,
     keys: ['id'],
-    direction,
+    direction: first.direction,
     limit: limit - holding.length,
     offset: missingOffset,
   });

@@ -22,7 +22,11 @@ function modelIndexNames(db: Database.Database, modelId: string): string[] {
  * it like the table's own (model_id, …) indexes and picks it (without, it preferred those for ranges and sorts),
  * and created_at and id after the value serve a filtered page in creation order straight from the index.
  */
-export function syncFieldIndexes(db: Database.Database, modelId: string, model: Pick<ModelDefinition, 'fields' | 'product'> | null): void {
+export function syncFieldIndexes(
+  db: Database.Database,
+  modelId: string,
+  model: Pick<ModelDefinition, 'fields' | 'product'> | null,
+): void {
   const wanted = model ? fieldIndexes(modelId, model) : [];
   const { drop, build } = indexChanges(modelIndexNames(db, modelId), wanted);
   for (const name of drop) db.exec(`DROP INDEX IF EXISTS ${quoteName(name)}`);

@@ -4,7 +4,16 @@ import type Database from 'better-sqlite3';
 import type { ComparedTarget, FilterNode, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
 import type { RecordQuery } from '../../domain/listing.js';
 import type { DataValue } from '../../domain/record-paths.js';
-import { COMPARISON_SQL, filterSql, orderBySql, PageBytes, readPage, type FilterDialect, type PageSegment, type Parameters } from '../query/filter-sql.js';
+import {
+  COMPARISON_SQL,
+  filterSql,
+  orderBySql,
+  PageBytes,
+  readPage,
+  type FilterDialect,
+  type PageSegment,
+  type Parameters,
+} from '../query/filter-sql.js';
 
 /** Lower-cases text as JavaScript does (SQLite's own lower() folds ASCII letters only). */
 export const CASEFOLD_FUNCTION = 'cs_casefold';
@@ -57,7 +66,8 @@ function textMatch(haystack: string, op: 'contains' | 'startsWith', needle: stri
 export const SQLITE_FILTERS: FilterDialect = {
   alwaysTrue: '1',
   alwaysFalse: '0',
-  present: (target: OptionalTarget) => (target.kind === 'value' ? valueSql(target) : `json_extract(data, ${jsonPath(target.keys)})`),
+  present: (target: OptionalTarget) =>
+    target.kind === 'value' ? valueSql(target) : `json_extract(data, ${jsonPath(target.keys)})`,
   compare: (target, op, value, parameters) => `${comparedSql(target)} ${COMPARISON_SQL[op]} ${parameters.add(value)}`,
   in: (target, values, parameters) => `${comparedSql(target)} IN (SELECT value FROM json_each(${parameters.add(values)}))`,
   text(target: DataValue | LocalesTarget, op, text, parameters) {
@@ -76,8 +86,6 @@ export const SQLITE_FILTERS: FilterDialect = {
   },
   sortKeys: (target) => [valueSql(target)],
 };
-
-
 
 /** Prepared statements of filtered pages, by SQL text: a bounded number, the least recently used dropped first. */
 export class FilterStatements {
@@ -103,6 +111,40 @@ export class FilterStatements {
   }
 }
 
+/** The SQL of one filter's pages and counts on one model; parameters are bound by name, from `values`. */
+export class SqliteFilteredQuery {
+  private readonly parameters = new SqliteParameters();
+  private readonly filter: string | null;
+
+  constructor(
+    private readonly modelId: string,
+    filter: FilterNode | null,
+  ) {
+    this.filter = filter ? filterSql(filter, SQLITE_FILTERS, this.parameters) : null;
+  }
+
+  get values(): Record<string, unknown> {
+    return this.parameters.values;
+  }
+
+  where(extra: string | null = null): string {
+    return [modelCondition(this.modelId), this.filter, extra]
+      .filter((part): part is string => part !== null)
+      .map((part) => `(${part})`)
+      .join(' AND ');
+  }
+
+  /** A segment's rows as `columns`; the offset is the parameter `o`. */
+  page(columns: string, segment: PageSegment): string {
+    if (!Number.isSafeInteger(segment.limit) || segment.limit < 0) throw new Error(`Bad page size ${segment.limit}`);
+    return `SELECT ${columns} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} LIMIT ${segment.limit} OFFSET @o`;
+  }
+
+  count(extra: string | null = null): string {
+    return `SELECT count(*) FROM records WHERE ${this.where(extra)}`;
+  }
+}
+
 /** The query's matching records, page rows as arrays of `columns` (raw mode); data sizes bounded when asked. */
 export async function findRows(
   statements: FilterStatements,
@@ -111,28 +153,23 @@ export async function findRows(
   columns: string,
   maxDataBytes: number | null,
 ): Promise<unknown[][]> {
-  const parameters = new SqliteParameters();
-  const filter = query.filter ? filterSql(query.filter, SQLITE_FILTERS, parameters) : null;
+  const sql = new SqliteFilteredQuery(modelId, query.filter);
   const bytes = maxDataBytes === null ? null : new PageBytes(maxDataBytes);
-  const where = (extra: string | null) =>
-    [modelCondition(modelId), filter, extra].filter((part): part is string => part !== null).map((part) => `(${part})`).join(' AND ');
   const read = async (segment: PageSegment) => {
-    if (!Number.isSafeInteger(segment.limit) || segment.limit < 0) throw new Error(`Bad page size ${segment.limit}`);
-    const tail = `FROM records WHERE ${where(segment.where)} ORDER BY ${orderBySql(segment)} LIMIT ${segment.limit} OFFSET @o`;
-    const values = { ...parameters.values, o: segment.offset };
+    const values = { ...sql.values, o: segment.offset };
     // The sizes first: SQLite tells a value's size from the row header, without reading the value.
-    if (bytes) bytes.add((statements.get(`SELECT octet_length(data) ${tail}`, true).all(values) as [number][]).map((row) => row[0]));
-    return statements.get(`SELECT ${columns} ${tail}`, true).all(values) as unknown[][];
+    if (bytes)
+      bytes.add((statements.get(sql.page('octet_length(data)', segment), true).all(values) as [number][]).map((row) => row[0]));
+    return statements.get(sql.page(columns, segment), true).all(values) as unknown[][];
   };
-  const countPresent = async (present: string) => countWhere(statements, where(present), parameters.values);
+  const countPresent = async (present: string) => (statements.get(sql.count(present), true).get(sql.values) as [number])[0];
   return readPage(query, SQLITE_FILTERS, read, countPresent);
 }
 
 /** How many of the model's records match the filter. */
 export function countMatching(statements: FilterStatements, modelId: string, filter: FilterNode): number {
-  const parameters = new SqliteParameters();
-  const where = `${modelCondition(modelId)} AND (${filterSql(filter, SQLITE_FILTERS, parameters)})`;
-  return countWhere(statements, where, parameters.values);
+  const sql = new SqliteFilteredQuery(modelId, filter);
+  return (statements.get(sql.count(), true).get(sql.values) as [number])[0];
 }
 
 /**
@@ -141,8 +178,4 @@ export function countMatching(statements: FilterStatements, modelId: string, fil
  */
 export function modelCondition(modelId: string): string {
   return `model_id = ${literal(modelId)}`;
-}
-
-function countWhere(statements: FilterStatements, where: string, values: Record<string, unknown>): number {
-  return (statements.get(`SELECT count(*) FROM records WHERE ${where}`, true).get(values) as [number])[0];
 }
