@@ -63,7 +63,7 @@ export class PostgresModelStore implements ModelStore {
         );
       }
       if (change.skuFieldChanged) await recomputeSkus(client, model.id, change.skuFieldChanged.skuField);
-      await syncFieldIndexes(client, model.id, change.shape);
+      await syncFieldIndexes(client, model.id, change.shape, model.recordCount > 0);
       return (await selectModel(client, model.workspaceId, model.id)) as ModelDefinition;
     });
   }
