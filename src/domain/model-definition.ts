@@ -1,6 +1,6 @@
 import { fieldError, type FieldIssue } from './errors.js';
 import { textProblem } from './text.js';
-import { FIELD_TYPES, RELATION_TYPES, type FieldType, type RelationType } from '../shared/field-types.js';
+import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES, type FieldType, type RelationType } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import { FORBIDDEN_KEYS, type DeliveryAccess, type FieldDefinition, type ModelShape, type ProductSettings } from './fields.js';
 
@@ -28,9 +28,6 @@ export const MODEL_LIMITS = {
   /** Indexed fields, sub-fields included: each index is written on every record write. */
   maxIndexedFields: 20,
 } as const;
-
-/** The field types a database index can serve (`indexed: true`). */
-export const INDEXABLE_TYPES: readonly FieldType[] = ['text', 'number', 'boolean', 'date', 'relation'];
 
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -171,8 +168,8 @@ function normaliseField(
   }
   if (raw.indexed !== undefined && raw.indexed !== null && typeof raw.indexed !== 'boolean') {
     issues.add(`${at}.indexed`, 'must be a boolean');
-  } else if (raw.indexed === true && !INDEXABLE_TYPES.includes(type as FieldType)) {
-    issues.add(`${at}.indexed`, `only ${INDEXABLE_TYPES.join(', ')} fields can be indexed, not ${type} fields`);
+  } else if (raw.indexed === true && !INDEXABLE_FIELD_TYPES.includes(type as FieldType)) {
+    issues.add(`${at}.indexed`, `only ${INDEXABLE_FIELD_TYPES.join(', ')} fields can be indexed, not ${type} fields`);
   }
   const field: FieldDefinition = {
     key,

@@ -193,7 +193,7 @@ for (const target of targets) {
         { model: other, userId: null },
         Array.from({ length: 3000 }, (_, index) => record({ title: `Title ${index % 300}` })),
       );
-      const first = (await store.records.list(model.id, { limit: 1, offset: 0, sort: "createdAt_asc" }))[0]!;
+      const first = (await store.records.list(model.id, { limit: 1, offset: 0, sort: 'createdAt_asc' }))[0]!;
       const linked = record({ code: 'L-1', brand: first.id, related: [first.id] }, 'L-1', [
         { fieldKey: 'brand', targetId: first.id },
         { fieldKey: 'related', targetId: first.id },
