@@ -102,8 +102,11 @@ class FilterReader {
   filter(value: unknown, path: string, depth: number): FilterNode {
     if (depth > FILTER_LIMITS.maxDepth) refuse(path, `a filter may nest at most ${FILTER_LIMITS.maxDepth} levels deep`);
     if (!isPlainObject(value)) refuse(path, 'expected a JSON object of conditions, such as {"price": {"$lt": 100}}');
+    const keys = Object.keys(value);
+    // Only the whole filter may be empty: an empty one inside would let a filter grow without conditions.
+    if (keys.length === 0 && depth > 1) refuse(path, 'expected at least one condition');
     const nodes: FilterNode[] = [];
-    for (const key of Object.keys(value)) {
+    for (const key of keys) {
       const at = `${path}.${displayPath(key)}`;
       const item = value[key];
       if (key === '$and' || key === '$or') nodes.push({ kind: key === '$and' ? 'and' : 'or', nodes: this.list(item, at, depth) });

@@ -254,6 +254,9 @@ test('filter: the filter itself must be an object; $and/$or take a non-empty arr
   assert.match(refusal({ $and: [] }), /^filter\.\$and: expected a non-empty array of filters$/);
   assert.match(refusal({ $or: { price: 1 } }), /^filter\.\$or: expected a non-empty array of filters$/);
   assert.match(refusal({ $or: [1] }), /^filter\.\$or\[0\]: expected a JSON object of conditions/);
+  // Empty filters inside would let a filter grow without a single condition (50 × 50 × … of them).
+  assert.equal(refusal({ $or: [{ price: 1 }, {}] }), 'filter.$or[1]: expected at least one condition');
+  assert.equal(refusal({ $not: {} }), 'filter.$not: expected at least one condition');
 });
 
 test(`filter: depth ${FILTER_LIMITS.maxDepth} is allowed, depth ${FILTER_LIMITS.maxDepth + 1} refused by name`, () => {
