@@ -76,7 +76,7 @@ export function relationSlug(field: FieldDefinition): string {
 
 /** The selection of a field list, `levels` deep into object sub-fields (GraphQL has no recursion). */
 export function fieldSelection(levels: number): string {
-  const own = 'key label type required relationTo relationType';
+  const own = 'key label type required relationTo relationType indexed';
   return levels <= 1 ? `fields { ${own} }` : `fields { ${own} ${fieldSelection(levels - 1)} }`;
 }
 

@@ -10,6 +10,8 @@ export interface FieldDefinition {
   relationType?: RelationType | null;
   /** Sub-fields of an `object` field. */
   fields?: FieldDefinition[] | null;
+  /** Filters and sorts on the field are served by a database index (present only when true). */
+  indexed?: boolean;
 }
 
 export interface ProductSettings {

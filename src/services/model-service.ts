@@ -90,7 +90,7 @@ export class ModelService {
       (old.type !== field.type ||
         (old.relationTo ?? null) !== (field.relationTo ?? null) ||
         (old.relationType ?? null) !== (field.relationType ?? null) ||
-        !isDeepStrictEqual(old.fields ?? null, field.fields ?? null));
+        !isDeepStrictEqual(storedShape(old.fields), storedShape(field.fields)));
     if (changedKind) {
       const withValue = await this.store.models.countRecordsWithValue(model.id, field.key);
       if (withValue > 0) throw conflict(`cannot change the type or its settings while ${withValue} records have a value`);
@@ -111,6 +111,13 @@ export class ModelService {
   private async slugs(workspaceId: string): Promise<Set<string>> {
     return new Set((await this.store.models.list(workspaceId)).map((model) => model.slug));
   }
+}
+
+/** Sub-fields as they shape stored values: whether a field is indexed changes nothing stored. */
+function storedShape(fields: FieldDefinition[] | null | undefined): unknown {
+  return (
+    (fields ?? null)?.map(({ indexed: _indexed, fields: inner, ...rest }) => ({ ...rest, fields: storedShape(inner) })) ?? null
+  );
 }
 
 function currentShape(model: ModelDefinition): ModelShape {

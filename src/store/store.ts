@@ -1,7 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ModelShape } from '../domain/model-definition.js';
 import type { ModelDefinition, RecordData } from '../domain/fields.js';
-import type { ListWindow } from '../domain/listing.js';
+import type { FilterNode } from '../domain/filter.js';
+import type { ListWindow, RecordQuery } from '../domain/listing.js';
 import type { Role } from '../domain/roles.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ApiTokenInfo, Workspace } from '../domain/workspace.js';
@@ -228,6 +229,13 @@ export interface RecordStore {
    * `window.offset` rows: the same page when nothing was inserted or deleted in between, without the scan.
    */
   list(modelId: string, window: ListWindow, after?: PageCursor, reading?: PageReading): Promise<StoredRecord[]>;
+  /**
+   * A page of the model's records that match the query's filter, in its order (a field sort puts the records
+   * missing the field last). For plain pages (no filter, a timestamp order) `list` is the faster path.
+   */
+  find(modelId: string, query: RecordQuery, reading?: PageReading): Promise<StoredRecord[]>;
+  /** How many of the model's records match the filter. */
+  count(modelId: string, filter: FilterNode): Promise<number>;
 }
 
 /** How getMany reads (default: records of any model, no size bound). */

@@ -465,9 +465,14 @@ describe('delivery reading: populate', () => {
 });
 
 describe('delivery reading: other arguments', () => {
-  test('delivery reading: a filter is refused until filters are served', async () => {
-    assert.equal(await refusal(RECORDS, { slug: slugs.product, filter: { price: 10 } }), 'filter: not supported yet');
+  test('delivery reading: the SDK document\'s filter applies, and a null filter filters nothing', async () => {
     assert.equal((await page({ filter: null })).length, 3);
+    const priced = await page({ filter: { price: { $gte: 15 } } });
+    assert.deepEqual(
+      priced.map((item) => item.id),
+      [ids.p2],
+    );
+    assert.equal(await refusal(RECORDS, { slug: slugs.product, filter: { colour: 'red' } }), 'filter.colour: unknown field');
   });
 });
 

@@ -10,6 +10,8 @@ const sharedTypes = /* GraphQL */ `
     relationTo: String
     relationType: String
     fields: [FieldDefinition!]
+    "Filters and sorts on the field are served by a database index (the SKU field always is, whatever this says)."
+    indexed: Boolean!
   }
 
   type ModelRecord {
@@ -130,7 +132,7 @@ export const ADMIN_SDL = /* GraphQL */ `
   }
 
   type RecordQueries {
-    list(modelId: ID!, limit: Int, offset: Int, sort: String, locale: String, populate: [String!]): ModelRecordList!
+    list(modelId: ID!, limit: Int, offset: Int, sort: String, filter: JSON, locale: String, populate: [String!]): ModelRecordList!
     get(id: ID!, locale: String, populate: [String!]): ModelRecord
     "Records of any model of the workspace, in the order of ids; null where there is none (at most 100 ids)."
     getMany(ids: [ID!]!, locale: String, populate: [String!]): [ModelRecord]!
@@ -175,6 +177,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     relationTo: String
     relationType: String
     fields: [FieldDefinitionInput!]
+    "Build a database index for filters and sorts on the field: text, number, boolean, date and relation fields."
+    indexed: Boolean
   }
 
   input ProductSettingsInput {

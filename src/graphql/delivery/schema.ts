@@ -82,7 +82,7 @@ function publicReader({ workspace }: DeliveryContext, withData: boolean): Reader
   return { workspaceId: workspace.id, defaultLocale: workspace.defaultLocale, publicOnly: true, withData };
 }
 
-type RecordsArguments = ModelArguments & ListArguments & ReadArguments & { filter?: unknown };
+type RecordsArguments = ModelArguments & ListArguments & ReadArguments;
 
 const publicModelQueries: TypeResolvers<DeliveryContext> = {
   definitions: async (_, { workspaceId }: { workspaceId?: string | null }, context) => {
@@ -91,9 +91,6 @@ const publicModelQueries: TypeResolvers<DeliveryContext> = {
   },
   records: async (_, args: RecordsArguments, context, info) => {
     const model = await publicModel(context, args);
-    if (args.filter !== undefined && args.filter !== null) {
-      throw new ServiceError('BAD_USER_INPUT', 'filter: not supported yet', { field: 'filter' });
-    }
     return context.services.reader.list(publicReader(context, selectsItemData(info)), model, args);
   },
   recordsByIds: async (_, { ids, ...args }: ModelArguments & ReadArguments & { ids: string[] }, context, info) => {

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
-import type { ListWindow } from '../../domain/listing.js';
+import type { FilterNode } from '../../domain/filter.js';
+import type { ListWindow, RecordQuery } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
@@ -20,10 +21,12 @@ import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sq
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { skuConflict } from '../conflicts.js';
+import { countMatching, findRows } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
-const COLUMNS_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column)).join(', ');
+const COLUMN_LIST_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column));
+const COLUMNS_WITHOUT_DATA = COLUMN_LIST_WITHOUT_DATA.join(', ');
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
@@ -209,6 +212,16 @@ export class PostgresRecordStore implements RecordStore {
     const fitting = rows.findIndex((row) => Number(row.running_bytes) > bound);
     if (fitting !== -1) throw pageTooLargeError(fitting, bound);
     return rows.map(toRecord);
+  }
+
+  async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const columns = reading.data ? COLUMN_LIST : COLUMN_LIST_WITHOUT_DATA;
+    const rows = await findRows<RecordRow>(this.pool, modelId, query, columns, reading.data ? reading.maxDataBytes : null);
+    return rows.map(toRecord);
+  }
+
+  count(modelId: string, filter: FilterNode): Promise<number> {
+    return countMatching(this.pool, modelId, filter);
   }
 }
 

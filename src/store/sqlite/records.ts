@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { FieldDefinition, ProductSettings, RecordData } from '../../domain/fields.js';
-import type { ListWindow, RecordSort } from '../../domain/listing.js';
+import type { FilterNode } from '../../domain/filter.js';
+import type { ListWindow, RecordQuery, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
@@ -24,6 +25,7 @@ import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js
 import { isoTime } from '../rows/time.js';
 import { skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
+import { countMatching, FilterStatements, findRows } from './record-filter.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -69,6 +71,7 @@ export class SqliteRecordStore implements RecordStore {
     private readonly db: Database.Database,
     /** Called after each commit of record writes. */
     private readonly onCommit: () => void = () => {},
+    private readonly filterStatements = new FilterStatements((sql) => db.prepare(sql)),
   ) {
     this.insertRow = db.prepare(
       `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -263,6 +266,10 @@ export class SqliteRecordStore implements RecordStore {
       );
     const columns = reading.data ? 'data' : 'none';
     const rows = this.listStatement(window.sort, window.limit, after !== undefined, columns).all(...parameters) as ListRow[];
+    return this.toRecords(modelId, rows);
+  }
+
+  private toRecords(modelId: string, rows: ListRow[]): StoredRecord[] {
     if (rows.length === 0) return [];
     const workspaceId = this.workspaceOf(modelId);
     const records = new Array<StoredRecord>(rows.length);
@@ -271,6 +278,17 @@ export class SqliteRecordStore implements RecordStore {
       records[index] = recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]);
     }
     return records;
+  }
+
+  async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const columns = (reading.data ? LIST_COLUMNS : WITHOUT_DATA).join(', ');
+    const bound = reading.data ? reading.maxDataBytes : null;
+    const rows = (await findRows(this.filterStatements, modelId, query, columns, bound)) as ListRow[];
+    return this.toRecords(modelId, rows);
+  }
+
+  async count(modelId: string, filter: FilterNode): Promise<number> {
+    return countMatching(this.filterStatements, modelId, filter);
   }
 
   /**
