@@ -2,6 +2,7 @@
 // (listAll here; importRows and sync in import-rows.ts and sync.ts). It speaks only the documented API, over HTTP.
 import { ContentServiceError } from './errors.js';
 import { Transport, type TransportOptions } from './http.js';
+import { readByIds } from './by-ids.js';
 import { importRows } from './import-rows.js';
 import { readArguments } from './read-arguments.js';
 import type { ImportOptions, Items, LearntBudget, LoadSummary, SyncOptions } from './load-types.js';
@@ -147,20 +148,18 @@ export class ContentClient {
 
   /**
    * Records by id, in the order of `ids`, `null` where none is found (or it is in another workspace). Any number
-   * of ids: they are sent in calls of at most MAX_IDS_PER_CALL.
+   * of ids: they are sent in calls of at most MAX_IDS_PER_CALL, and a call whose records would make too large an
+   * answer is sent again in halves.
    */
   async getMany(ids: readonly string[], options: GetRecordOptions = {}): Promise<(ModelRecord | null)[]> {
     const { signal, ...reading } = options;
     const args = readArguments(reading);
     const query = `query($ids: [ID!]!${args.declarations}) { record { getMany(ids: $ids${args.passing}) { ${RECORD_FIELDS} } } }`;
-    const found: (ModelRecord | null)[] = [];
-    for (let start = 0; start < ids.length; start += MAX_IDS_PER_CALL) {
-      const chunk = ids.slice(start, start + MAX_IDS_PER_CALL);
+    return readByIds(ids, MAX_IDS_PER_CALL, async (chunk) => {
       const variables = { ids: chunk, ...args.variables };
-      const answer = await this.read<{ record: { getMany: (ModelRecord | null)[] } }>('getMany', query, variables, signal);
-      found.push(...answer.record.getMany);
-    }
-    return found;
+      return (await this.read<{ record: { getMany: (ModelRecord | null)[] } }>('getMany', query, variables, signal)).record
+        .getMany;
+    });
   }
 
   /**

@@ -1,6 +1,7 @@
 // The delivery client: reads published content from `/public/{org}/{workspace}/graphql` with no token, for
 // storefront code in browsers and in Node 20 (global fetch). Queries go by GET, so a CDN or the browser's cache can
 // keep them (ETag, 304); a query whose URL would be too long goes by POST.
+import { readByIds } from './by-ids.js';
 import { ContentServiceError } from './errors.js';
 import {
   abortedError,
@@ -183,18 +184,15 @@ export class DeliveryClient {
       throw new ContentServiceError('ids: expected an array of ids', { code: 'BAD_USER_INPUT', field: 'ids' });
     }
     const { signal, ...args } = options;
-    const found: (DeliveryRecord | null)[] = [];
-    for (let start = 0; start < ids.length; start += MAX_IDS_PER_DELIVERY_CALL) {
-      const chunk = ids.slice(start, start + MAX_IDS_PER_DELIVERY_CALL);
+    return readByIds(ids, MAX_IDS_PER_DELIVERY_CALL, async (chunk) => {
       const data = await this.send<{ public: { model: { recordsByIds: (DeliveryRecord | null)[] } } }>(
         'PublicModelRecordsByIds',
         PUBLIC_MODEL_RECORDS_BY_IDS,
         { modelSlug, ids: chunk, ...args },
         signal,
       );
-      found.push(...data.public.model.recordsByIds);
-    }
-    return found;
+      return data.public.model.recordsByIds;
+    });
   }
 
   /** One record by id, or null. */

@@ -368,3 +368,43 @@ describe('getMany', () => {
     assert.match(error.message, /^ids: /);
   });
 });
+
+describe('getMany of large records', () => {
+  let small: TestServer;
+  before(async () => {
+    small = await startServer({ env: { MAX_RESPONSE_BYTES: '200000' } });
+  });
+  after(async () => {
+    await small?.dispose();
+  });
+
+  test('a call whose answer would be too large is asked again in halves', async () => {
+    const owner = await bootstrapAdmin(small);
+    const model = await owner.createSimpleModel();
+    const rows = Array.from({ length: 10 }, (_, i) => ({ title: `big ${i}`, note: String(i).repeat(30_000) }));
+    await owner.importRows(model.id, rows);
+    // Ids only: a page with the data would be over the answer cap itself.
+    const listed = await owner.ok(`query($m: ID!) { record { list(modelId: $m, limit: 100) { items { id } } } }`, {
+      m: model.id,
+    });
+    const stored = listed.record.list.items as { id: string }[];
+    const sizes: number[] = [];
+    const halving = new ContentClient({
+      baseUrl: small.url,
+      token: owner.token,
+      workspaceId: owner.workspaceId,
+      fetch: (input, init) => {
+        sizes.push((JSON.parse(String(init?.body)) as { variables: { ids: unknown[] } }).variables.ids.length);
+        return fetch(input, init);
+      },
+    });
+    const wanted = [...stored].reverse().map((record) => record.id);
+    const found = await halving.getMany(wanted);
+    assert.deepEqual(sizes, [10, 5, 5], 'refused whole, then two halves');
+    assert.deepEqual(ids(found), wanted);
+    assert.deepEqual(
+      found.map((record) => record?.data),
+      [...rows].reverse(),
+    );
+  });
+});
