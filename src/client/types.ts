@@ -112,6 +112,8 @@ export interface FilterOperators {
   $contains?: string;
   /** Case-insensitive on `text` (and each locale of a `translatable`). */
   $startsWith?: string;
+  /** The negation of a condition on the same path: `{ price: { $not: { $gt: 100 } } }`. */
+  $not?: FilterCondition;
 }
 
 /** A path's condition: a plain value is equality (`{ category: 'shoes' }`), or an object of operators. */

@@ -100,6 +100,7 @@ describe('filter', () => {
         { $and: [{ active: true }, { $not: { 'meta.color': 'green' } }] },
         (row) => row.data.active === true && valueAt(row, 'meta.color') !== 'green',
       ],
+      ['$not on a path', { price: { $not: { $gt: 50 } } }, (row) => !(typeof row.data.price === 'number' && row.data.price > 50)],
       ['the record id', { id: { $in: ids(some) as string[] } }, (row) => some.includes(row)],
       [
         'createdAt of the record',
