@@ -19,6 +19,8 @@ export interface FieldDefinition<Type extends string = FieldType> {
   relationTo?: string | null;
   relationType?: 'hasOne' | 'hasMany' | null;
   fields?: FieldDefinition<Type>[] | null;
+  /** Filters and sorts on the field are served by a database index. */
+  indexed?: boolean;
 }
 
 export interface FieldDefinitionInput {
@@ -29,6 +31,7 @@ export interface FieldDefinitionInput {
   relationTo?: string;
   relationType?: 'hasOne' | 'hasMany';
   fields?: FieldDefinitionInput[];
+  indexed?: boolean;
 }
 
 export interface ProductSettings {

@@ -1,6 +1,6 @@
 import { ServiceError, SKU_EXISTS } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
-import { hasMore, listWindow, type ListArguments } from '../domain/listing.js';
+import { hasMore, plainWindow, readListing, type ListArguments } from '../domain/listing.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { suggest } from '../domain/model-definition.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
@@ -124,11 +124,22 @@ export class RecordService {
    * large records has its page measured by the database first, and refused when over the response limit.
    */
   async listModel(model: ModelDefinition, args: ListArguments, { withData }: ListOptions = WITH_DATA): Promise<RecordPage> {
-    const window = listWindow(args);
+    const query = readListing(model, args);
     const reading = { data: withData, maxDataBytes: model.hasLargeRecords ? this.maxResponseBytes : null };
-    const items = await this.store.records.list(model.id, window, this.cursors.find(model, window), reading);
-    this.cursors.remember(model, window, items);
-    return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
+    const window = plainWindow(query);
+    if (window) {
+      const items = await this.store.records.list(model.id, window, this.cursors.find(model, window), reading);
+      this.cursors.remember(model, window, items);
+      return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
+    }
+    // Filtered or sorted by a field: no page cursors (they know only the plain orders); the total is counted
+    // unless every record is in the list.
+    const { filter } = query;
+    const [items, total] = await Promise.all([
+      this.store.records.find(model.id, query, reading),
+      filter ? this.store.records.count(model.id, filter) : model.recordCount,
+    ]);
+    return { total, hasMore: hasMore(query, items.length, total), items };
   }
 
   private async modify(actor: Actor, id: string, change: Parameters<Store['records']['modify']>[3]): Promise<StoredRecord> {
@@ -137,7 +148,8 @@ export class RecordService {
     return result;
   }
 
-  private async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
+  /** The model, or NOT_FOUND naming `modelId`. */
+  async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
     const model = await this.store.models.get(workspaceId, modelId);
     if (!model) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
     return model;

@@ -1,7 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ModelShape } from '../domain/model-definition.js';
 import type { ModelDefinition, RecordData } from '../domain/fields.js';
-import type { ListWindow } from '../domain/listing.js';
+import type { FilterNode } from '../domain/filter.js';
+import type { ListWindow, RecordQuery } from '../domain/listing.js';
 import type { Role } from '../domain/roles.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ApiTokenInfo, Workspace } from '../domain/workspace.js';
@@ -113,6 +114,7 @@ export interface TenancyStore {
   findWorkspace(id: string): Promise<Workspace | null>;
   findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null>;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
+  setDefaultLocale(workspaceId: string, locale: string): Promise<boolean>;
   createToken(token: NewToken): Promise<void>;
   /** The token with its user's current role in the token's workspace. */
   findTokenByHash(hash: string): Promise<TokenRecord | null>;
@@ -201,6 +203,12 @@ export interface RecordStore {
   insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }>;
   get(workspaceId: string, id: string): Promise<StoredRecord | null>;
   /**
+   * The records of the workspace among `ids` (of `reading.modelId` only, when given), in one query, in no
+   * particular order; missing ids are left out. With `reading.maxDataBytes`, the database measures their data
+   * first: over the bound, no data is read and the answer is 'too-large'.
+   */
+  getMany(workspaceId: string, ids: readonly string[], reading?: ManyReading): Promise<StoredRecord[] | 'too-large'>;
+  /**
    * Reads the record and writes `change(current)` atomically: no other write of the same record
    * can come between the read and the write. Returns null when the record does not exist.
    */
@@ -221,6 +229,19 @@ export interface RecordStore {
    * `window.offset` rows: the same page when nothing was inserted or deleted in between, without the scan.
    */
   list(modelId: string, window: ListWindow, after?: PageCursor, reading?: PageReading): Promise<StoredRecord[]>;
+  /**
+   * A page of the model's records that match the query's filter, in its order (a field sort puts the records
+   * missing the field last). For plain pages (no filter, a timestamp order) `list` is the faster path.
+   */
+  find(modelId: string, query: RecordQuery, reading?: PageReading): Promise<StoredRecord[]>;
+  /** How many of the model's records match the filter. */
+  count(modelId: string, filter: FilterNode): Promise<number>;
+}
+
+/** How getMany reads (default: records of any model, no size bound). */
+export interface ManyReading {
+  modelId?: string | null;
+  maxDataBytes?: number | null;
 }
 
 /** How a page's records are read (default: with their data, no size bound). */

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { ServiceError } from '../../src/domain/errors.js';
 import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
+import type { StoredRecord } from '../../src/domain/stored-record.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
@@ -34,6 +35,8 @@ function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShap
     name: slug,
     slug,
     description: null,
+    icon: null,
+    color: null,
     displayField: fields[0]!.key,
     fields,
     product: null,
@@ -127,6 +130,7 @@ for (const target of targets) {
         orgId: a.workspace.orgId,
         orgSlug: input.orgSlug,
         writeBudget: null,
+        defaultLocale: 'en',
       });
       const again = await store.tenancy.ensureMembership(input);
       assert.deepEqual(again, a);
@@ -156,6 +160,14 @@ for (const target of targets) {
       assert.equal(await store.tenancy.setWriteBudget(workspaceId, null), true);
       assert.equal((await store.tenancy.findWorkspace(workspaceId))?.writeBudget, null);
       assert.equal(await store.tenancy.setWriteBudget('no-such-workspace', 1), false);
+    });
+
+    test('tenancy: a workspace default locale is en until set', async () => {
+      const workspaceId = await newWorkspace(store);
+      assert.equal((await store.tenancy.findWorkspace(workspaceId))?.defaultLocale, 'en');
+      assert.equal(await store.tenancy.setDefaultLocale(workspaceId, 'pt-BR'), true);
+      assert.equal((await store.tenancy.findWorkspace(workspaceId))?.defaultLocale, 'pt-BR');
+      assert.equal(await store.tenancy.setDefaultLocale('no-such-workspace', 'de'), false);
     });
 
     test('tokens: found by hash with the member role, revoked once', async () => {
@@ -385,7 +397,13 @@ for (const target of targets) {
       const created = await store.models.create(
         workspaceId,
         newId(),
-        shape('items', fields, { description: 'All items', deliveryAccess: 'public', product: { ...PRODUCT, enabled: false } }),
+        shape('items', fields, {
+          description: 'All items',
+          icon: '🛒',
+          color: '#1e90ff',
+          deliveryAccess: 'public',
+          product: { ...PRODUCT, enabled: false },
+        }),
       );
       assert.deepEqual(created, {
         id: created.id,
@@ -393,6 +411,8 @@ for (const target of targets) {
         name: 'items',
         slug: 'items',
         description: 'All items',
+        icon: '🛒',
+        color: '#1e90ff',
         displayField: 'title',
         fields,
         product: { ...PRODUCT, enabled: false },
@@ -753,6 +773,38 @@ for (const target of targets) {
       const b = await store.records.insert(two, newRecord({ x: 'b' }));
       assert.deepEqual(await store.records.existingIds(one.model.id, [a.id, b.id, 'missing']), new Set([a.id]));
       assert.deepEqual(await store.records.existingIds(one.model.id, []), new Set());
+    });
+
+    test('records: getMany reads the workspace records among the ids in one call; over a size bound it reads none', async () => {
+      const workspaceId = await newWorkspace(store);
+      const one = await newModel(store, workspaceId, shape('one', [field('x', 'text')]));
+      const two = await newModel(store, workspaceId, shape('two', [field('x', 'text')]));
+      const elsewhere = await newModel(store, await newWorkspace(store), shape('one', [field('x', 'text')]));
+      const a = await store.records.insert(one, newRecord({ x: 'a' }));
+      const b = await store.records.insert(two, newRecord({ x: 'b'.repeat(1000) }));
+      const foreign = await store.records.insert(elsewhere, newRecord({ x: 'foreign' }));
+      const byId = (found: Awaited<ReturnType<Store['records']['getMany']>>) => {
+        assert.notEqual(found, 'too-large');
+        return new Map((found as StoredRecord[]).map((record) => [record.id, record]));
+      };
+      const found = byId(await store.records.getMany(workspaceId, [b.id, 'missing', a.id, foreign.id, a.id]));
+      assert.deepEqual([...found.keys()].sort(), [a.id, b.id].sort());
+      assert.deepEqual(found.get(a.id), await store.records.get(workspaceId, a.id));
+      assert.equal(found.get(b.id)!.modelId, two.model.id);
+      assert.deepEqual(await store.records.getMany(workspaceId, []), []);
+      assert.deepEqual(
+        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], { maxDataBytes: 2000 })).keys()].sort(),
+        [a.id, b.id].sort(),
+      );
+      assert.equal(await store.records.getMany(workspaceId, [a.id, b.id], { maxDataBytes: 1000 }), 'too-large');
+      assert.deepEqual([...byId(await store.records.getMany(workspaceId, ['missing'], { maxDataBytes: 0 })).keys()], []);
+      // Of one model: the others' records are neither read nor measured.
+      const ofOne = { modelId: one.model.id, maxDataBytes: 100 };
+      assert.deepEqual([...byId(await store.records.getMany(workspaceId, [a.id, b.id], ofOne)).keys()], [a.id]);
+      assert.deepEqual(
+        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], { modelId: two.model.id })).keys()],
+        [b.id],
+      );
     });
 
     test('models: a removed field is stripped from every record, with its links; countRecordsWithValue', async () => {

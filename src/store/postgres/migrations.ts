@@ -108,6 +108,11 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE models ADD COLUMN has_large_records boolean NOT NULL DEFAULT false;
   UPDATE models SET has_large_records = true WHERE id IN (SELECT DISTINCT model_id FROM records WHERE length(data::text) > 16384);
   `,
+  `
+  ALTER TABLE models ADD COLUMN icon text;
+  ALTER TABLE models ADD COLUMN color text;
+  ALTER TABLE workspaces ADD COLUMN default_locale text NOT NULL DEFAULT 'en';
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

@@ -1,10 +1,12 @@
 import type { Pool, PoolClient } from 'pg';
 import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
-import type { ListWindow } from '../../domain/listing.js';
+import type { FilterNode } from '../../domain/filter.js';
+import type { ListWindow, RecordQuery } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
+  ManyReading,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -19,10 +21,12 @@ import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sq
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { skuConflict } from '../conflicts.js';
+import { countMatching, findRows } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
-const COLUMNS_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column)).join(', ');
+const COLUMN_LIST_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column));
+const COLUMNS_WITHOUT_DATA = COLUMN_LIST_WITHOUT_DATA.join(', ');
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
@@ -97,6 +101,30 @@ export class PostgresRecordStore implements RecordStore {
       id,
     ]);
     return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async getMany(workspaceId: string, ids: readonly string[], reading: ManyReading = {}): Promise<StoredRecord[] | 'too-large'> {
+    if (ids.length === 0) return [];
+    const parameters: unknown[] = [workspaceId, ids];
+    let where = 'workspace_id = $1 AND id = ANY($2::text[])';
+    if (reading.modelId) where += ` AND model_id = $${parameters.push(reading.modelId)}`;
+    const maxDataBytes = reading.maxDataBytes ?? null;
+    if (maxDataBytes === null) {
+      const { rows } = await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE ${where}`, parameters);
+      return rows.map(toRecord);
+    }
+    // Measured by the database in the same query: over the bound, the rows come without their data.
+    const bound = `$${parameters.push(maxDataBytes)}`;
+    const selected = COLUMN_LIST.map((column) =>
+      column === 'data' ? `CASE WHEN total_bytes <= ${bound} THEN data END AS data` : column,
+    );
+    const { rows } = await this.pool.query<RecordRow & { total_bytes: string }>(
+      `SELECT ${selected.join(', ')}, total_bytes FROM (
+         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes FROM records WHERE ${where}) measured`,
+      parameters,
+    );
+    if (rows.length > 0 && Number(rows[0]!.total_bytes) > maxDataBytes) return 'too-large';
+    return rows.map(({ total_bytes: _total, ...row }) => toRecord(row));
   }
 
   async modify(
@@ -184,6 +212,16 @@ export class PostgresRecordStore implements RecordStore {
     const fitting = rows.findIndex((row) => Number(row.running_bytes) > bound);
     if (fitting !== -1) throw pageTooLargeError(fitting, bound);
     return rows.map(toRecord);
+  }
+
+  async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const columns = reading.data ? COLUMN_LIST : COLUMN_LIST_WITHOUT_DATA;
+    const rows = await findRows<RecordRow>(this.pool, modelId, query, columns, reading.data ? reading.maxDataBytes : null);
+    return rows.map(toRecord);
+  }
+
+  count(modelId: string, filter: FilterNode): Promise<number> {
+    return countMatching(this.pool, modelId, filter);
   }
 }
 

@@ -92,6 +92,11 @@ export class PostgresTenancyStore implements TenancyStore {
     return (result.rowCount ?? 0) > 0;
   }
 
+  async setDefaultLocale(workspaceId: string, locale: string): Promise<boolean> {
+    const result = await this.pool.query('UPDATE workspaces SET default_locale = $1 WHERE id = $2', [locale, workspaceId]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async createToken(token: NewToken): Promise<void> {
     await this.pool.query(
       `INSERT INTO api_tokens (id, token_hash, workspace_id, user_id, name, created_at, expires_at)

@@ -95,6 +95,11 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE models ADD COLUMN has_large_records INTEGER NOT NULL DEFAULT 0;
   UPDATE models SET has_large_records = 1 WHERE id IN (SELECT DISTINCT model_id FROM records WHERE length(data) > 16384);
   `,
+  `
+  ALTER TABLE models ADD COLUMN icon TEXT;
+  ALTER TABLE models ADD COLUMN color TEXT;
+  ALTER TABLE workspaces ADD COLUMN default_locale TEXT NOT NULL DEFAULT 'en';
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { FieldDefinition, ProductSettings, RecordData } from '../../domain/fields.js';
-import type { ListWindow, RecordSort } from '../../domain/listing.js';
+import type { FilterNode } from '../../domain/filter.js';
+import type { ListWindow, RecordQuery, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
+  ManyReading,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -23,6 +25,7 @@ import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js
 import { isoTime } from '../rows/time.js';
 import { skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
+import { countMatching, FilterStatements, findRows } from './record-filter.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -38,6 +41,17 @@ type ListRow = [
   updatedBy: string | null,
 ];
 const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+/** A row of getMany, the columns of MANY_COLUMNS (raw mode, as ListRow; the workspace is the one asked for). */
+type ManyRow = [
+  id: string,
+  modelId: string,
+  data: string,
+  createdAt: number,
+  updatedAt: number,
+  createdBy: string | null,
+  updatedBy: string | null,
+];
+const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 export class SqliteRecordStore implements RecordStore {
@@ -45,6 +59,8 @@ export class SqliteRecordStore implements RecordStore {
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
   private readonly selectById: Database.Statement;
+  private readonly selectMany: Database.Statement;
+  private readonly selectManySizes: Database.Statement;
   private readonly markLarge: Database.Statement;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly workspaces = new Map<string, string>();
@@ -55,6 +71,7 @@ export class SqliteRecordStore implements RecordStore {
     private readonly db: Database.Database,
     /** Called after each commit of record writes. */
     private readonly onCommit: () => void = () => {},
+    private readonly filterStatements = new FilterStatements((sql) => db.prepare(sql)),
   ) {
     this.insertRow = db.prepare(
       `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -65,6 +82,10 @@ export class SqliteRecordStore implements RecordStore {
       'UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?',
     );
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
+    // The model only when one is given (bound twice): one statement for both reads.
+    const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?)) AND (? IS NULL OR model_id = ?)';
+    this.selectMany = db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true);
+    this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.writes = new WriteGroup(db, onCommit);
   }
@@ -138,6 +159,20 @@ export class SqliteRecordStore implements RecordStore {
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
     const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
     return row ? toRecord(row) : null;
+  }
+
+  async getMany(workspaceId: string, ids: readonly string[], reading: ManyReading = {}): Promise<StoredRecord[] | 'too-large'> {
+    if (ids.length === 0) return [];
+    const modelId = reading.modelId ?? null;
+    const parameters = [workspaceId, JSON.stringify(ids), modelId, modelId];
+    const maxDataBytes = reading.maxDataBytes ?? null;
+    if (maxDataBytes !== null) {
+      // SQLite tells a value's size from the row header, without reading the value.
+      const { bytes } = this.selectManySizes.get(...parameters) as { bytes: number | null };
+      if ((bytes ?? 0) > maxDataBytes) return 'too-large';
+    }
+    const rows = this.selectMany.all(...parameters) as ManyRow[];
+    return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
   }
 
   async modify(
@@ -231,6 +266,10 @@ export class SqliteRecordStore implements RecordStore {
       );
     const columns = reading.data ? 'data' : 'none';
     const rows = this.listStatement(window.sort, window.limit, after !== undefined, columns).all(...parameters) as ListRow[];
+    return this.toRecords(modelId, rows);
+  }
+
+  private toRecords(modelId: string, rows: ListRow[]): StoredRecord[] {
     if (rows.length === 0) return [];
     const workspaceId = this.workspaceOf(modelId);
     const records = new Array<StoredRecord>(rows.length);
@@ -239,6 +278,17 @@ export class SqliteRecordStore implements RecordStore {
       records[index] = recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]);
     }
     return records;
+  }
+
+  async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const columns = (reading.data ? LIST_COLUMNS : WITHOUT_DATA).join(', ');
+    const bound = reading.data ? reading.maxDataBytes : null;
+    const rows = (await findRows(this.filterStatements, modelId, query, columns, bound)) as ListRow[];
+    return this.toRecords(modelId, rows);
+  }
+
+  async count(modelId: string, filter: FilterNode): Promise<number> {
+    return countMatching(this.filterStatements, modelId, filter);
   }
 
   /**

@@ -53,7 +53,14 @@ export class SqliteTenancyStore implements TenancyStore {
         this.db
           .prepare('INSERT INTO workspaces (id, org_id, slug, created_at) VALUES (?, ?, ?, ?)')
           .run(id, org.id, input.workspaceSlug, now);
-        row = { id, slug: input.workspaceSlug, org_id: org.id, org_slug: input.orgSlug, write_budget: null };
+        row = {
+          id,
+          slug: input.workspaceSlug,
+          org_id: org.id,
+          org_slug: input.orgSlug,
+          write_budget: null,
+          default_locale: 'en',
+        };
       }
       const membership = this.upsertMembership(row.id, input.email, input.role, input.defaultRole);
       return { workspace: toWorkspace(row), membership };
@@ -104,6 +111,10 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {
     return this.db.prepare('UPDATE workspaces SET write_budget = ? WHERE id = ?').run(budget, workspaceId).changes > 0;
+  }
+
+  async setDefaultLocale(workspaceId: string, locale: string): Promise<boolean> {
+    return this.db.prepare('UPDATE workspaces SET default_locale = ? WHERE id = ?').run(locale, workspaceId).changes > 0;
   }
 
   async createToken(token: NewToken): Promise<void> {
