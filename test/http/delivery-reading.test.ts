@@ -465,7 +465,7 @@ describe('delivery reading: populate', () => {
 });
 
 describe('delivery reading: other arguments', () => {
-  test('delivery reading: the SDK document\'s filter applies, and a null filter filters nothing', async () => {
+  test("delivery reading: the SDK document's filter applies, and a null filter filters nothing", async () => {
     assert.equal((await page({ filter: null })).length, 3);
     const priced = await page({ filter: { price: { $gte: 15 } } });
     assert.deepEqual(

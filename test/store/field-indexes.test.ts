@@ -36,6 +36,8 @@ function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShap
     name: slug,
     slug,
     description: null,
+    icon: null,
+    color: null,
     displayField: fields[0]!.key,
     fields,
     product: null,
