@@ -27,9 +27,9 @@ export type ContentClientOptions = TransportOptions;
 export const MAX_IDS_PER_CALL = 100;
 
 const RECORD_FIELDS = 'id modelId workspaceId data createdAt updatedAt createdBy updatedBy';
-const FIELD_FIELDS = 'key label type required relationTo relationType';
+const FIELD_FIELDS = 'key label type required relationTo relationType indexed';
 const MODEL_FIELDS =
-  'id workspaceId name slug description displayField deliveryAccess recordCount createdAt updatedAt ' +
+  'id workspaceId name slug description icon color displayField deliveryAccess recordCount createdAt updatedAt ' +
   'product { enabled skuField priceField } ' +
   `fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} } } }`;
 

@@ -46,6 +46,10 @@ export interface ModelDefinition {
   name: string;
   slug: string;
   description: string | null;
+  /** An icon name or an emoji (at most 64 characters). */
+  icon: string | null;
+  /** A CSS hex colour (`#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`). */
+  color: string | null;
   displayField: string;
   fields: FieldDefinition[];
   product: ProductSettings | null;
@@ -60,6 +64,8 @@ export interface CreateModelInput {
   slug: string;
   displayField?: string;
   description?: string;
+  icon?: string;
+  color?: string;
   fields: FieldDefinitionInput[];
   product?: { enabled: boolean; skuField?: string; priceField?: string };
   deliveryAccess?: 'public' | 'none';
