@@ -26,7 +26,7 @@ export interface AppOptions {
   store: Store;
   config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins' | 'publicBodyLimitBytes'> &
     ConnectionLimits &
-    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes'>>;
+    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes' | 'deliveryMaxAge'>>;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
   /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
@@ -137,6 +137,7 @@ export async function buildApp({
     introspection,
     bodyLimitBytes: config.publicBodyLimitBytes,
     maxResponseBytes,
+    maxAgeSeconds: config.deliveryMaxAge ?? DEFAULTS.deliveryMaxAge,
   });
   registerGraphiqlAssets(app);
   registerAdminApp(app);

@@ -104,6 +104,19 @@ export interface SessionRecord extends NewSession {
   lastSeen: number;
 }
 
+/**
+ * A workspace and the version of everything its delivery route answers from. `contentVersion` is opaque text that
+ * changes with every committed write that can change a delivery answer: a record created, imported, patched,
+ * updated or deleted (a forced delete also changes the records that referenced it), a model created, changed or
+ * deleted. It is made of counters that only go up (each model's, with its id, and the workspace's, which moves when
+ * a model is deleted), so it depends on no clock and never comes back to an earlier value. Workspace settings are
+ * in `workspace` itself.
+ */
+export interface VersionedWorkspace {
+  workspace: Workspace;
+  contentVersion: string;
+}
+
 export interface TenancyStore {
   hasAnyOrganisation(): Promise<boolean>;
   /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
@@ -112,6 +125,11 @@ export interface TenancyStore {
   ensureMemberOf(workspaceId: string, email: string, role: Role | null, defaultRole: Role): Promise<Membership | null>;
   findWorkspace(id: string): Promise<Workspace | null>;
   findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null>;
+  /**
+   * The workspace by its slugs with its content version, in one query: what the delivery route's ETag is made of
+   * (src/server/delivery-cache.ts). Null when there is no such workspace.
+   */
+  findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null>;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
   createToken(token: NewToken): Promise<void>;
   /** The token with its user's current role in the token's workspace. */

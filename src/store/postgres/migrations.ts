@@ -108,6 +108,12 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE models ADD COLUMN has_large_records boolean NOT NULL DEFAULT false;
   UPDATE models SET has_large_records = true WHERE id IN (SELECT DISTINCT model_id FROM records WHERE length(data::text) > 16384);
   `,
+  // The delivery route's content version (HTTP caching): the models' counters move with every write that can change
+  // a delivery answer; the workspace's moves when a model (and its counter) is deleted.
+  `
+  ALTER TABLE models ADD COLUMN content_version bigint NOT NULL DEFAULT 0;
+  ALTER TABLE workspaces ADD COLUMN content_version bigint NOT NULL DEFAULT 0;
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

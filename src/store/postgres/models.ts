@@ -48,7 +48,7 @@ export class PostgresModelStore implements ModelStore {
     return inTransaction(this.pool, async (client) => {
       await client.query(
         `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
-           delivery_access = $6, updated_at = $7 WHERE id = $8`,
+           delivery_access = $6, updated_at = $7, content_version = content_version + 1 WHERE id = $8`,
         [...shapeColumns(change.shape), Date.now(), model.id],
       );
       for (const key of change.removedFieldKeys) {
@@ -64,8 +64,14 @@ export class PostgresModelStore implements ModelStore {
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.pool.query('DELETE FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-    return (result.rowCount ?? 0) > 0;
+    // The model's content counter goes with it: the workspace's moves instead, so its content version never returns.
+    const { rows } = await this.pool.query<{ deleted: boolean }>(
+      `WITH gone AS (DELETE FROM models WHERE workspace_id = $1 AND id = $2 RETURNING workspace_id),
+         moved AS (UPDATE workspaces SET content_version = content_version + 1 WHERE id IN (SELECT workspace_id FROM gone))
+       SELECT EXISTS (SELECT 1 FROM gone) AS deleted`,
+      [workspaceId, id],
+    );
+    return rows[0]!.deleted;
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {

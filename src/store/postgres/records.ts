@@ -112,10 +112,12 @@ export class PostgresRecordStore implements RecordStore {
         if (!row) return null;
         modelId = row.model_id;
         const next = change(toRecord(row));
+        // The model's content version (the delivery route's ETag) moves in the same statement, no round trip more.
         const { rows } = await client.query<RecordRow>(
-          `UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
+          `WITH moved AS (UPDATE models SET content_version = content_version + 1 WHERE id = $6)
+           UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
            WHERE id = $5 RETURNING ${COLUMNS}`,
-          [next.dataText, next.sku, Date.now(), userId, id],
+          [next.dataText, next.sku, Date.now(), userId, id, row.model_id],
         );
         if (isLargeRecord(next.dataText)) await client.query(MARK_LARGE, [row.model_id]);
         await client.query('DELETE FROM record_links WHERE source_id = $1', [id]);
@@ -148,6 +150,7 @@ export class PostgresRecordStore implements RecordStore {
       if (!row) return 'not-found';
       const references = await selectReferences(client, id);
       if (references.length > 0 && !force) return references;
+      // The records changed here are of the same workspace: addToCount below moves its content version for them.
       for (const reference of references) await dropReference(client, reference, id);
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
@@ -218,10 +221,12 @@ async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<voi
 }
 
 async function addToCount(client: PoolClient, modelId: string, delta: number): Promise<void> {
-  await client.query('UPDATE models SET record_count = record_count + $1, write_version = write_version + 1 WHERE id = $2', [
-    delta,
-    modelId,
-  ]);
+  // content_version (the delivery route's ETag) moves in the same statement as the count.
+  await client.query(
+    `UPDATE models SET record_count = record_count + $1, write_version = write_version + 1,
+       content_version = content_version + 1 WHERE id = $2`,
+    [delta, modelId],
+  );
 }
 
 /** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */

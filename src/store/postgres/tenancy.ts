@@ -13,6 +13,7 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
+  VersionedWorkspace,
 } from '../store.js';
 import { inTransaction } from './sql.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
@@ -31,6 +32,15 @@ import {
   WORKSPACE_SELECT,
   type WorkspaceRow,
 } from '../rows/workspace-rows.js';
+
+/** The workspace's counter, then a digest of every model's id and counter in id order. */
+const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
+    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' || coalesce(
+      (SELECT md5(string_agg(m.id || ':' || m.content_version, ',' ORDER BY m.id)) FROM models m WHERE m.workspace_id = ws.id),
+      '') AS content_version
+  FROM (${WORKSPACE_SELECT} WHERE o.slug = $1 AND w.slug = $2) ws`;
+
+type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
 
 /**
  * Every "create when missing" is `INSERT … ON CONFLICT DO NOTHING` and then a read: when two processes bootstrap
@@ -85,6 +95,11 @@ export class PostgresTenancyStore implements TenancyStore {
       workspaceSlug,
     ]);
     return rows[0] ? toWorkspace(rows[0]) : null;
+  }
+
+  async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
+    const { rows } = await this.pool.query<VersionedWorkspaceRow>(VERSIONED_WORKSPACE_SELECT, [orgSlug, workspaceSlug]);
+    return rows[0] ? { workspace: toWorkspace(rows[0]), contentVersion: rows[0].content_version } : null;
   }
 
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {

@@ -46,7 +46,7 @@ export class SqliteModelStore implements ModelStore {
       this.db
         .prepare(
           `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
-             delivery_access = ?, updated_at = ? WHERE id = ?`,
+             delivery_access = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
         )
         .run(...shapeColumns(change.shape), Date.now(), model.id);
       for (const key of change.removedFieldKeys) {
@@ -82,7 +82,13 @@ export class SqliteModelStore implements ModelStore {
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+    const run = this.db.transaction(() => {
+      const deleted = this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      // The model's content counter goes with it: the workspace's moves instead, so its content version never returns.
+      if (deleted) this.db.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
+      return deleted;
+    });
+    return run.immediate();
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {

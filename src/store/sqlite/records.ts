@@ -44,6 +44,7 @@ export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
+  private readonly moveContentVersion: Database.Statement;
   private readonly selectById: Database.Statement;
   private readonly markLarge: Database.Statement;
   private readonly listStatements = new Map<string, Database.Statement>();
@@ -61,9 +62,12 @@ export class SqliteRecordStore implements RecordStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
     );
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
+    // content_version (the delivery route's ETag) moves in the same statement as the count.
     this.addToCount = db.prepare(
-      'UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?',
+      `UPDATE models SET record_count = record_count + ?, write_version = write_version + 1,
+         content_version = content_version + 1 WHERE id = ?`,
     );
+    this.moveContentVersion = db.prepare('UPDATE models SET content_version = content_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.writes = new WriteGroup(db, onCommit);
@@ -161,6 +165,7 @@ export class SqliteRecordStore implements RecordStore {
         throw error;
       }
       if (isLargeRecord(text)) this.markLarge.run(row.model_id);
+      this.moveContentVersion.run(row.model_id);
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
       return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
@@ -193,6 +198,7 @@ export class SqliteRecordStore implements RecordStore {
       if (!row) return 'not-found';
       const references = this.selectReferences(id);
       if (references.length > 0 && !force) return references;
+      // The records changed here are of the same workspace: addToCount below moves its content version for them.
       for (const reference of references) this.dropReference(reference, id);
       this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
