@@ -106,11 +106,12 @@ export interface SessionRecord extends NewSession {
 
 /**
  * A workspace and the version of everything its delivery route answers from. `contentVersion` is opaque text that
- * changes with every committed write that can change a delivery answer: a record created, imported, patched,
- * updated or deleted (a forced delete also changes the records that referenced it), a model created, changed or
- * deleted. It is made of counters that only go up (each model's, with its id, and the workspace's, which moves when
- * a model is deleted), so it depends on no clock and never comes back to an earlier value. Workspace settings are
- * in `workspace` itself.
+ * changes with every committed write that can change a delivery answer. It is made of two counters: the sum of the
+ * workspace's models' `content_version`, which every write adds at least 1 to (a record created, imported, patched,
+ * updated or deleted — a forced delete also changes the records that referred to it, all in the same workspace —
+ * and a model created, starting at 1, or changed), and the workspace's own `content_version`, which a model's
+ * deletion adds 1 to (its counter leaves the sum). Neither ever goes down while the other stays, so the version
+ * depends on no clock and never comes back to an earlier value. Workspace settings are in `workspace` itself.
  */
 export interface VersionedWorkspace {
   workspace: Workspace;

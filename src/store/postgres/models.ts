@@ -33,8 +33,8 @@ export class PostgresModelStore implements ModelStore {
     try {
       const { rows } = await this.pool.query<ModelRow>(
         `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-           delivery_access, record_count, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $10) RETURNING *`,
+           delivery_access, record_count, created_at, updated_at, content_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $10, 1) RETURNING *`,
         [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
       );
       return toModel(rows[0]!);
@@ -64,7 +64,7 @@ export class PostgresModelStore implements ModelStore {
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    // The model's content counter goes with it: the workspace's moves instead, so its content version never returns.
+    // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
     const { rows } = await this.pool.query<{ deleted: boolean }>(
       `WITH gone AS (DELETE FROM models WHERE workspace_id = $1 AND id = $2 RETURNING workspace_id),
          moved AS (UPDATE workspaces SET content_version = content_version + 1 WHERE id IN (SELECT workspace_id FROM gone))

@@ -33,11 +33,10 @@ import {
   type WorkspaceRow,
 } from '../rows/workspace-rows.js';
 
-/** The workspace's counter, then a digest of every model's id and counter in id order. */
+/** The workspace's counter and the sum of its models' (see VersionedWorkspace). */
 const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
-    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' || coalesce(
-      (SELECT md5(string_agg(m.id || ':' || m.content_version, ',' ORDER BY m.id)) FROM models m WHERE m.workspace_id = ws.id),
-      '') AS content_version
+    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' ||
+      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = ws.id) AS content_version
   FROM (${WORKSPACE_SELECT} WHERE o.slug = $1 AND w.slug = $2) ws`;
 
 type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };

@@ -30,8 +30,8 @@ export class SqliteModelStore implements ModelStore {
       this.db
         .prepare(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-             delivery_access, record_count, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+             delivery_access, record_count, created_at, updated_at, content_version)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 1)`,
         )
         .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
     } catch (error) {
@@ -84,7 +84,7 @@ export class SqliteModelStore implements ModelStore {
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const run = this.db.transaction(() => {
       const deleted = this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
-      // The model's content counter goes with it: the workspace's moves instead, so its content version never returns.
+      // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
       if (deleted) this.db.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
       return deleted;
     });

@@ -45,6 +45,8 @@ export class SqliteRecordStore implements RecordStore {
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
   private readonly moveContentVersion: Database.Statement;
+  /** Models whose records the current write group modified: their content version moves once, at its commit. */
+  private readonly modifiedModels = new Set<string>();
   private readonly selectById: Database.Statement;
   private readonly markLarge: Database.Statement;
   private readonly listStatements = new Map<string, Database.Statement>();
@@ -70,7 +72,7 @@ export class SqliteRecordStore implements RecordStore {
     this.moveContentVersion = db.prepare('UPDATE models SET content_version = content_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
-    this.writes = new WriteGroup(db, onCommit);
+    this.writes = new WriteGroup(db, { beforeCommit: () => this.moveModifiedModels(), onCommit });
   }
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
@@ -165,11 +167,20 @@ export class SqliteRecordStore implements RecordStore {
         throw error;
       }
       if (isLargeRecord(text)) this.markLarge.run(row.model_id);
-      this.moveContentVersion.run(row.model_id);
+      this.modifiedModels.add(row.model_id);
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
       return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
     });
+  }
+
+  /**
+   * Moves the content version of the models the group's modifies wrote to, once per model and group rather than
+   * once per write (a write rolled back after it was noted moves it needlessly, which is harmless).
+   */
+  private moveModifiedModels(): void {
+    for (const modelId of this.modifiedModels) this.moveContentVersion.run(modelId);
+    this.modifiedModels.clear();
   }
 
   private productOf(modelId: string): { product: ProductSettings | null } {

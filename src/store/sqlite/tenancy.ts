@@ -32,11 +32,10 @@ import {
   type WorkspaceRow,
 } from '../rows/workspace-rows.js';
 
-/** The workspace's counter, then every model's id and counter in id order (SQLite orders inside an aggregate since 3.44). */
+/** The workspace's counter and the sum of its models' (see VersionedWorkspace). */
 const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
-    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' || coalesce(
-      (SELECT group_concat(m.id || ':' || m.content_version, ',' ORDER BY m.id) FROM models m WHERE m.workspace_id = ws.id),
-      '') AS content_version
+    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' ||
+      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = ws.id) AS content_version
   FROM (${WORKSPACE_SELECT} WHERE o.slug = ? AND w.slug = ?) ws`;
 
 type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
