@@ -106,12 +106,14 @@ export interface SessionRecord extends NewSession {
 
 /**
  * A workspace and the version of everything its delivery route answers from. `contentVersion` is opaque text that
- * changes with every committed write that can change a delivery answer. It is made of two counters: the sum of the
- * workspace's models' `content_version`, which every write adds at least 1 to (a record created, imported, patched,
- * updated or deleted — a forced delete also changes the records that referred to it, all in the same workspace —
- * and a model created, starting at 1, or changed), and the workspace's own `content_version`, which a model's
- * deletion adds 1 to (its counter leaves the sum). Neither ever goes down while the other stays, so the version
- * depends on no clock and never comes back to an earlier value. Workspace settings are in `workspace` itself.
+ * changes with every committed write that can change a delivery answer: a record created, imported, patched,
+ * updated or deleted (a forced delete also changes the records that referred to it, all in the same workspace),
+ * a model created, changed or deleted. It is made of counters that such writes add to in their own transaction and
+ * that never go down: each model's `content_version` (record inserts and deletes, in the statement that keeps the
+ * record count; `model.create` starts it at 1, `model.update` adds 1; patches and updates add to it on SQLite, to
+ * the workspace's `content_counters` on PostgreSQL), summed, and the workspace's own `content_version`, which a
+ * model's deletion adds 1 to as its counter leaves the sum. So it depends on no clock and never comes back to an
+ * earlier value. Workspace settings are in `workspace` itself.
  */
 export interface VersionedWorkspace {
   workspace: Workspace;

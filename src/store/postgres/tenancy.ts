@@ -33,10 +33,11 @@ import {
   type WorkspaceRow,
 } from '../rows/workspace-rows.js';
 
-/** The workspace's counter and the sum of its models' (see VersionedWorkspace). */
+/** The workspace's counter, the sum of its models' and the sum of its content counters (see VersionedWorkspace). */
 const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
     (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' ||
-      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = ws.id) AS content_version
+      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = ws.id) || '|' ||
+      (SELECT coalesce(sum(changes), 0) FROM content_counters WHERE workspace_id = ws.id) AS content_version
   FROM (${WORKSPACE_SELECT} WHERE o.slug = $1 AND w.slug = $2) ws`;
 
 type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
