@@ -98,7 +98,13 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
-    const { rows } = await this.pool.query<VersionedWorkspaceRow>(VERSIONED_WORKSPACE_SELECT, [orgSlug, workspaceSlug]);
+    // Prepared once per connection (a named statement): planning this query costs several times its execution, and
+    // it runs before every delivery answer, alone when it finds the client's copy current.
+    const { rows } = await this.pool.query<VersionedWorkspaceRow>({
+      name: 'versioned-workspace',
+      text: VERSIONED_WORKSPACE_SELECT,
+      values: [orgSlug, workspaceSlug],
+    });
     return rows[0] ? { workspace: toWorkspace(rows[0]), contentVersion: rows[0].content_version } : null;
   }
 
