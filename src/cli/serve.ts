@@ -7,13 +7,14 @@ import { DEFAULTS, type ServerConfig } from '../server/config.js';
 import { openStore, redactUrl } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
-import { databaseUrl, envInt, parsePort, parsePositiveInt } from './options.js';
+import { databaseUrl, envInt, parsePort, parsePositiveInt, parseSeconds } from './options.js';
 
 interface ServeOptions {
   port?: number;
   host?: string;
   database?: string;
   writeBudget?: number;
+  deliveryMaxAge?: number;
   redis?: string;
   init: boolean;
 }
@@ -33,6 +34,7 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     maxRecordBytes: envInt('MAX_RECORD_BYTES') ?? DEFAULTS.maxRecordBytes,
     maxResponseBytes: envInt('MAX_RESPONSE_BYTES') ?? DEFAULTS.maxResponseBytes,
     publicBodyLimitBytes: envInt('PUBLIC_BODY_LIMIT_BYTES') ?? DEFAULTS.publicBodyLimitBytes,
+    deliveryMaxAge: options.deliveryMaxAge ?? envSeconds('DELIVERY_MAX_AGE') ?? DEFAULTS.deliveryMaxAge,
     requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
@@ -54,6 +56,16 @@ function envNonNegativeInt(name: string): number | undefined {
   if (!Number.isInteger(number) || number < 0)
     throw new InvalidArgumentError(`${name}: must be a whole number, 0 or more, got "${value}"`);
   return number;
+}
+
+function envSeconds(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  try {
+    return parseSeconds(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${name}: ${(error as Error).message}, got "${value}"`);
+  }
 }
 
 function envOnOff(name: string): boolean | undefined {
@@ -115,6 +127,12 @@ export function registerServe(program: Command): void {
       '--write-budget <n>',
       `record writes per minute per workspace from API tokens (env WRITE_BUDGET_PER_MINUTE, default ${DEFAULTS.writeBudget})`,
       parsePositiveInt,
+    )
+    .option(
+      '--delivery-max-age <seconds>',
+      'seconds a CDN may serve a delivery answer without asking again, and serve it stale while it asks ' +
+        `(s-maxage, stale-while-revalidate; env DELIVERY_MAX_AGE, default ${DEFAULTS.deliveryMaxAge}: ask every time)`,
+      parseSeconds,
     )
     .option('--redis <url>', 'Redis for the shared write budget (env REDIS_URL)')
     .option('--no-init', 'do not create a first workspace on an empty database')

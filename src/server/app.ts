@@ -27,7 +27,7 @@ export interface AppOptions {
   store: Store;
   config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins' | 'publicBodyLimitBytes'> &
     ConnectionLimits &
-    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes'>>;
+    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes' | 'deliveryMaxAge'>>;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
   /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
@@ -140,6 +140,7 @@ export async function buildApp({
     introspection,
     bodyLimitBytes: config.publicBodyLimitBytes,
     maxResponseBytes,
+    maxAgeSeconds: config.deliveryMaxAge ?? DEFAULTS.deliveryMaxAge,
   });
   registerGraphiqlAssets(app);
   registerAdminApp(app);

@@ -19,6 +19,11 @@ export interface ServerConfig {
   maxResponseBytes: number;
   /** The largest body the delivery route (`/public/…`) reads (env PUBLIC_BODY_LIMIT_BYTES). */
   publicBodyLimitBytes: number;
+  /**
+   * Seconds shared caches (a CDN) may serve a delivery answer without revalidating it, and serve it stale while
+   * they revalidate (s-maxage, stale-while-revalidate); 0: revalidate every time (--delivery-max-age, env DELIVERY_MAX_AGE).
+   */
+  deliveryMaxAge: number;
   /** Time a client has to send a whole request, headers and body (env REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   /** Time a client has to send the request headers (env HEADERS_TIMEOUT_MS; at most the request timeout). */
@@ -53,6 +58,7 @@ export const DEFAULTS = {
   ...DEFAULT_RECORD_SIZE_LIMITS,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   publicBodyLimitBytes: 64 * 1024,
+  deliveryMaxAge: 0,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,

@@ -105,6 +105,22 @@ export interface SessionRecord extends NewSession {
   lastSeen: number;
 }
 
+/**
+ * A workspace and the version of everything its delivery route answers from. `contentVersion` is opaque text that
+ * changes with every committed write that can change a delivery answer: a record created, imported, patched,
+ * updated or deleted (a forced delete also changes the records that referred to it, all in the same workspace),
+ * a model created, changed or deleted. It is made of counters that such writes add to in their own transaction and
+ * that never go down: each model's `content_version` (record inserts and deletes, in the statement that keeps the
+ * record count; `model.create` starts it at 1, `model.update` adds 1; patches and updates add to it on SQLite, to
+ * the workspace's `content_counters` on PostgreSQL), summed, and the workspace's own `content_version`, which a
+ * model's deletion adds 1 to as its counter leaves the sum. So it depends on no clock and never comes back to an
+ * earlier value. Workspace settings are in `workspace` itself.
+ */
+export interface VersionedWorkspace {
+  workspace: Workspace;
+  contentVersion: string;
+}
+
 export interface TenancyStore {
   hasAnyOrganisation(): Promise<boolean>;
   /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
@@ -113,6 +129,11 @@ export interface TenancyStore {
   ensureMemberOf(workspaceId: string, email: string, role: Role | null, defaultRole: Role): Promise<Membership | null>;
   findWorkspace(id: string): Promise<Workspace | null>;
   findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null>;
+  /**
+   * The workspace by its slugs with its content version, in one query: what the delivery route's ETag is made of
+   * (src/server/delivery-cache.ts). Null when there is no such workspace.
+   */
+  findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null>;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
   setDefaultLocale(workspaceId: string, locale: string): Promise<boolean>;
   createToken(token: NewToken): Promise<void>;

@@ -765,6 +765,83 @@ for (const target of targets) {
       assert.deepEqual(await store.records.referencesTo(a2.id), []);
     });
 
+    test('content version: every write to a workspace moves it to a value it never had; a refused write or another workspace does not', async () => {
+      const orgSlug = `org-${randomBytes(4).toString('hex')}`;
+      const { workspace } = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'main',
+        email: 'owner@example.com',
+        role: null,
+        defaultRole: 'owner',
+      });
+      const otherWorkspace = await newWorkspace(store);
+      const read = async () => {
+        const found = await store.tenancy.findWorkspaceWithContentVersion(orgSlug, 'main');
+        assert.ok(found);
+        assert.deepEqual(found.workspace, workspace);
+        return found.contentVersion;
+      };
+      assert.equal(await store.tenancy.findWorkspaceWithContentVersion(orgSlug, 'nope'), null);
+      assert.equal(await store.tenancy.findWorkspaceWithContentVersion('nope', 'main'), null);
+      const seen = new Set([await read()]);
+      const moves = async (what: string, write: () => Promise<unknown>) => {
+        await write();
+        const version = await read();
+        assert.ok(!seen.has(version), `${what}: the version moved to a new value`);
+        seen.add(version);
+      };
+      const stays = async (what: string, write: () => Promise<unknown>) => {
+        const before = await read();
+        await write().catch(() => undefined);
+        assert.equal(await read(), before, `${what}: the version stayed`);
+      };
+
+      const authorShape = shape('authors', [field('name', 'text'), field('code', 'text')], { product: PRODUCT });
+      let authors: WriteContext | undefined;
+      await moves('model create', async () => (authors = await newModel(store, workspace.id, authorShape)));
+      const books = await newModel(
+        store,
+        workspace.id,
+        shape('books', [field('title', 'text'), field('author', 'relation', { relationTo: 'model:authors' })]),
+      );
+      seen.add(await read());
+      const a1 = newRecord({ name: 'Ann', code: 'A1' }, { sku: 'A1' });
+      await moves('insert', () => store.records.insert(authors!, a1));
+      await stays('insert refused for its SKU', () => store.records.insert(authors!, newRecord({ code: 'A1' }, { sku: 'A1' })));
+      await moves('insertMany', () =>
+        store.records.insertMany(authors!, [newRecord({ name: 'Bob' }), newRecord({ name: 'Cy' })]),
+      );
+      await moves('modify', () =>
+        store.records.modify(workspace.id, a1.id, null, () => replacement({ name: 'Ann B', code: 'A1' }, 'A1')),
+      );
+      await stays('modify whose change throws', () =>
+        store.records.modify(workspace.id, a1.id, null, () => {
+          throw new Error('refused');
+        }),
+      );
+      const book = newRecord({ title: 'Tome', author: a1.id }, { links: [{ fieldKey: 'author', targetId: a1.id }] });
+      await moves('insert of a referencing record', () => store.records.insert(books, book));
+      await stays('delete refused while referenced', () => store.records.delete(workspace.id, a1.id, false));
+      await moves('forced delete (removes the reference in books)', () => store.records.delete(workspace.id, a1.id, true));
+      await moves('delete', () => store.records.delete(workspace.id, book.id, false));
+      const other = await newModel(store, otherWorkspace, shape('elsewhere', [field('x', 'text')]));
+      await stays('writes in another workspace', async () => {
+        const record = await store.records.insert(other, newRecord({ x: '1' }));
+        await store.records.modify(otherWorkspace, record.id, null, () => replacement({ x: '2' }));
+        await store.records.delete(otherWorkspace, record.id, false);
+      });
+      const change = {
+        shape: { ...authorShape, deliveryAccess: 'public' as const },
+        removedFieldKeys: [],
+        skuFieldChanged: null,
+      };
+      await moves('model update', () => store.models.update(authors!.model, change));
+      await moves('the same model update again', () => store.models.update(authors!.model, change));
+      const empty = await newModel(store, workspace.id, shape('empty', [field('x', 'text')]));
+      seen.add(await read());
+      await moves('model delete', () => store.models.delete(workspace.id, empty.model.id));
+    });
+
     test('records: existingIds names the records of that model only', async () => {
       const workspaceId = await newWorkspace(store);
       const one = await newModel(store, workspaceId, shape('one', [field('x', 'text')]));

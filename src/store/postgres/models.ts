@@ -35,8 +35,8 @@ export class PostgresModelStore implements ModelStore {
       return await inTransaction(this.pool, async (client) => {
         const { rows } = await client.query<ModelRow>(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-             delivery_access, icon, color, record_count, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) RETURNING *`,
+             delivery_access, icon, color, record_count, created_at, updated_at, content_version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12, 1) RETURNING *`,
           [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
         );
         await syncFieldIndexes(client, id, shape);
@@ -52,7 +52,7 @@ export class PostgresModelStore implements ModelStore {
     return inTransaction(this.pool, async (client) => {
       await client.query(
         `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
-           delivery_access = $6, icon = $7, color = $8, updated_at = $9 WHERE id = $10`,
+           delivery_access = $6, icon = $7, color = $8, updated_at = $9, content_version = content_version + 1 WHERE id = $10`,
         [...shapeColumns(change.shape), Date.now(), model.id],
       );
       for (const key of change.removedFieldKeys) {
@@ -69,10 +69,14 @@ export class PostgresModelStore implements ModelStore {
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
+    // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
     return inTransaction(this.pool, async (client) => {
       const result = await client.query('DELETE FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
       const deleted = (result.rowCount ?? 0) > 0;
-      if (deleted) await syncFieldIndexes(client, id, null);
+      if (deleted) {
+        await client.query('UPDATE workspaces SET content_version = content_version + 1 WHERE id = $1', [workspaceId]);
+        await syncFieldIndexes(client, id, null);
+      }
       return deleted;
     });
   }

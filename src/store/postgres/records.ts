@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
 import type { FilterNode } from '../../domain/filter.js';
@@ -27,6 +28,8 @@ const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'up
 const COLUMNS = COLUMN_LIST.join(', ');
 const COLUMN_LIST_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column));
 const COLUMNS_WITHOUT_DATA = COLUMN_LIST_WITHOUT_DATA.join(', ');
+/** Rows of content_counters per workspace: enough that concurrent patches seldom pick the same one. */
+const CONTENT_COUNTER_SHARDS = 16;
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
@@ -140,16 +143,23 @@ export class PostgresRecordStore implements RecordStore {
         if (!row) return null;
         modelId = row.model_id;
         const next = change(toRecord(row));
-        const { rows } = await client.query<RecordRow>(
-          `UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
-           WHERE id = $5 RETURNING ${COLUMNS}`,
-          [next.dataText, next.sku, Date.now(), userId, id],
-        );
-        if (isLargeRecord(next.dataText)) await client.query(MARK_LARGE, [row.model_id]);
         await client.query('DELETE FROM record_links WHERE source_id = $1', [id]);
         await writeLinks(
           client,
           next.links.map((link) => ({ ...link, sourceId: id })),
+        );
+        if (isLargeRecord(next.dataText)) await client.query(MARK_LARGE, [row.model_id]);
+        // The workspace's content version (the delivery route's ETag) moves in the same statement, no round trip
+        // more: one of its content counters, picked at random, so that concurrent patches of one model do not wait
+        // for each other on one counter row until they commit (as they would on the model's row).
+        const { rows } = await client.query<RecordRow>(
+          `WITH moved AS (
+             INSERT INTO content_counters AS c (workspace_id, shard, changes) VALUES ($6, $7, 1)
+             ON CONFLICT (workspace_id, shard) DO UPDATE SET changes = c.changes + 1
+           )
+           UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
+           WHERE id = $5 RETURNING ${COLUMNS}`,
+          [next.dataText, next.sku, Date.now(), userId, id, workspaceId, randomInt(CONTENT_COUNTER_SHARDS)],
         );
         return toRecord(rows[0]!);
       });
@@ -176,6 +186,7 @@ export class PostgresRecordStore implements RecordStore {
       if (!row) return 'not-found';
       const references = await selectReferences(client, id);
       if (references.length > 0 && !force) return references;
+      // The records changed here are of the same workspace: addToCount below moves its content version for them.
       for (const reference of references) await dropReference(client, reference, id);
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
@@ -256,10 +267,12 @@ async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<voi
 }
 
 async function addToCount(client: PoolClient, modelId: string, delta: number): Promise<void> {
-  await client.query('UPDATE models SET record_count = record_count + $1, write_version = write_version + 1 WHERE id = $2', [
-    delta,
-    modelId,
-  ]);
+  // content_version (the delivery route's ETag) moves in the same statement as the count.
+  await client.query(
+    `UPDATE models SET record_count = record_count + $1, write_version = write_version + 1,
+       content_version = content_version + 1 WHERE id = $2`,
+    [delta, modelId],
+  );
 }
 
 /** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */

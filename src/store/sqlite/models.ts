@@ -31,8 +31,8 @@ export class SqliteModelStore implements ModelStore {
       this.db
         .prepare(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-             delivery_access, icon, color, record_count, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+             delivery_access, icon, color, record_count, created_at, updated_at, content_version)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 1)`,
         )
         .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
       syncFieldIndexes(this.db, id, shape);
@@ -51,7 +51,7 @@ export class SqliteModelStore implements ModelStore {
       this.db
         .prepare(
           `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
-             delivery_access = ?, icon = ?, color = ?, updated_at = ? WHERE id = ?`,
+             delivery_access = ?, icon = ?, color = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
         )
         .run(...shapeColumns(change.shape), Date.now(), model.id);
       for (const key of change.removedFieldKeys) {
@@ -90,7 +90,11 @@ export class SqliteModelStore implements ModelStore {
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const run = this.db.transaction(() => {
       const deleted = this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
-      if (deleted) syncFieldIndexes(this.db, id, null);
+      if (deleted) {
+        // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
+        this.db.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
+        syncFieldIndexes(this.db, id, null);
+      }
       return deleted;
     });
     return run.immediate();

@@ -58,6 +58,9 @@ export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
+  private readonly moveContentVersion: Database.Statement;
+  /** Models whose records the current write group modified: their content version moves once, at its commit. */
+  private readonly modifiedModels = new Set<string>();
   private readonly selectById: Database.Statement;
   private readonly selectMany: Database.Statement;
   private readonly selectManySizes: Database.Statement;
@@ -78,16 +81,19 @@ export class SqliteRecordStore implements RecordStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
     );
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
+    // content_version (the delivery route's ETag) moves in the same statement as the count.
     this.addToCount = db.prepare(
-      'UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?',
+      `UPDATE models SET record_count = record_count + ?, write_version = write_version + 1,
+         content_version = content_version + 1 WHERE id = ?`,
     );
+    this.moveContentVersion = db.prepare('UPDATE models SET content_version = content_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
     // The model only when one is given (bound twice): one statement for both reads.
     const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?)) AND (? IS NULL OR model_id = ?)';
     this.selectMany = db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true);
     this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
-    this.writes = new WriteGroup(db, onCommit);
+    this.writes = new WriteGroup(db, { beforeCommit: () => this.moveModifiedModels(), onCommit });
   }
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
@@ -196,10 +202,20 @@ export class SqliteRecordStore implements RecordStore {
         throw error;
       }
       if (isLargeRecord(text)) this.markLarge.run(row.model_id);
+      this.modifiedModels.add(row.model_id);
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
       return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
     });
+  }
+
+  /**
+   * Moves the content version of the models the group's modifies wrote to, once per model and group rather than
+   * once per write (a write rolled back after it was noted moves it needlessly, which is harmless).
+   */
+  private moveModifiedModels(): void {
+    for (const modelId of this.modifiedModels) this.moveContentVersion.run(modelId);
+    this.modifiedModels.clear();
   }
 
   private productOf(modelId: string): { product: ProductSettings | null } {
@@ -228,6 +244,7 @@ export class SqliteRecordStore implements RecordStore {
       if (!row) return 'not-found';
       const references = this.selectReferences(id);
       if (references.length > 0 && !force) return references;
+      // The records changed here are of the same workspace: addToCount below moves its content version for them.
       for (const reference of references) this.dropReference(reference, id);
       this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);

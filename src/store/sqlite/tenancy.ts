@@ -13,6 +13,7 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
+  VersionedWorkspace,
 } from '../store.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
 import {
@@ -30,6 +31,14 @@ import {
   WORKSPACE_SELECT,
   type WorkspaceRow,
 } from '../rows/workspace-rows.js';
+
+/** The workspace's counter and the sum of its models' (see VersionedWorkspace). */
+const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
+    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' ||
+      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = ws.id) AS content_version
+  FROM (${WORKSPACE_SELECT} WHERE o.slug = ? AND w.slug = ?) ws`;
+
+type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
 
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Database.Database) {}
@@ -107,6 +116,11 @@ export class SqliteTenancyStore implements TenancyStore {
     const row = this.db.prepare(`${WORKSPACE_SELECT} WHERE o.slug = ? AND w.slug = ?`).get(orgSlug, workspaceSlug) as
       WorkspaceRow | undefined;
     return row ? toWorkspace(row) : null;
+  }
+
+  async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
+    const row = this.db.prepare(VERSIONED_WORKSPACE_SELECT).get(orgSlug, workspaceSlug) as VersionedWorkspaceRow | undefined;
+    return row ? { workspace: toWorkspace(row), contentVersion: row.content_version } : null;
   }
 
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {
