@@ -26,7 +26,9 @@ export interface AppOptions {
   store: Store;
   config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins' | 'publicBodyLimitBytes'> &
     ConnectionLimits &
-    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes'>>;
+    Partial<
+      Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes' | 'writeBudgetWindowSeconds'>
+    >;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
   /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
@@ -55,7 +57,9 @@ export async function buildApp({
     clientErrorHandler: answerClientError,
   });
   app.server.maxConnections = config.maxConnections;
-  const writeBudget = budget ?? new WriteBudget(config.writeBudget);
+  const writeBudget =
+    budget ??
+    new WriteBudget(config.writeBudget, undefined, config.writeBudgetWindowSeconds ?? DEFAULTS.writeBudgetWindowSeconds);
   const services: Services = {
     models: new ModelService(store),
     records: new RecordService(
