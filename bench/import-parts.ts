@@ -1,12 +1,18 @@
 /**
- * Profiling aid: where the time of one `record.import` call of 1000 rows goes inside the server, part by part, on
- * SQLite. In one process, on a fresh database, the parts of the service's own code run one after another on the
- * import benchmark's request bodies (bench/lib/catalog.ts), each timed: authentication, the body's JSON.parse, the
- * GraphQL request (document from the cache, variables coerced), the plan and the write budget, and the whole
- * execution (resolver, RecordService.import, the answer's JSON). Every other call instead runs the steps of
- * RecordService.import one by one into a second model, timed apart: the model lookup, validation, serialising and
- * measuring, ids, the database write. What the HTTP exchange adds is the import benchmark's time per call minus
- * these. Median milliseconds per call are printed.
+ * Profiling aid: where the time of one `record.import` call of 1000 rows goes inside the server, on SQLite, and the
+ * two baselines of bench/import.ts beside it. In one process, call after call on the import benchmark's rows:
+ *
+ * - the route's parts, timed one by one (authentication, the body's JSON.parse, the GraphQL request with its
+ *   variables, the plan and the write budget, the execution: resolver, RecordService.import, the answer's JSON);
+ * - RecordService.import called directly (no HTTP, no GraphQL), into a second model;
+ * - its steps one by one into a third model: the model lookup, validation, serialising and measuring, ids and
+ *   records, the database write;
+ * - the raw driver (bench/lib/raw.ts) inserting 1000 rows into the smallest schema the job needs, and into the
+ *   service's schema, each on a database file of its own.
+ *
+ * What the HTTP exchange adds is bench/import.ts's time per call minus the route's parts. Printed: the median and
+ * the 10th percentile of each; on a busy machine the low percentile is the part's own time, the median has other
+ * programs' turns on the processor in it.
  *
  * The service's modules are imported from dist/ (build first), as the server runs them: tsx compiles src/ with
  * esbuild's keepNames, which wraps every closure it makes in a call that defines its name, and that alone doubled
@@ -32,11 +38,12 @@ import { TokenService } from '../dist/services/token-service.js';
 import { WorkspaceService } from '../dist/services/workspace-service.js';
 import { openSqliteStore } from '../dist/store/sqlite/index.js';
 import { Args } from './lib/args.js';
-import { importBodies, productModelInput, skuPrefix } from './lib/catalog.js';
+import { importBodies, productModelInput, productRows, skuPrefix } from './lib/catalog.js';
 import { cleanupAll } from './lib/cleanup.js';
 import { createDatabase } from './lib/database.js';
+import { openRawSqlite, openSmallestSqlite, rawRows } from './lib/raw.js';
 import { bootstrap } from './lib/server.js';
-import { spread } from './lib/stats.js';
+import { percentile, spread } from './lib/stats.js';
 import { fmtMs, fmtSpread, printTable } from './lib/table.js';
 
 const args = new Args();
@@ -44,7 +51,12 @@ const calls = args.int('calls', 200);
 const warmup = args.int('warmup', 20);
 
 const database = await createDatabase('sqlite');
+const smallestDatabase = await createDatabase('sqlite');
+const rawDatabase = await createDatabase('sqlite');
 try {
+  // The two baselines of bench/import.ts, on files of their own, run on the same rows call by call.
+  const smallest = openSmallestSqlite(smallestDatabase);
+  const raw = openRawSqlite(rawDatabase);
   const workspace = await bootstrap(database.url);
   const store = openSqliteStore(database.location);
   const records = new RecordService(store);
@@ -61,10 +73,12 @@ try {
   const { actor } = await authenticate(store, authorization, workspace.workspaceId);
   const viaService = await services.models.create(actor, productModelInput('product') as never);
   const stepByStep = await services.models.create(actor, productModelInput('product-steps') as never);
+  const direct = await services.models.create(actor, productModelInput('product-direct') as never);
   const total = warmup + calls;
   const prefix = skuPrefix();
   const bodies = importBodies(viaService.id, prefix, total * 1000);
   const stepBodies = importBodies(stepByStep.id, `${prefix}-s`, total * 1000);
+  const directBodies = importBodies(direct.id, `${prefix}-d`, total * 1000);
 
   const times = new Map<string, number[]>();
   const record = (part: string, ms: number, counted: boolean) => {
@@ -101,6 +115,13 @@ try {
     record('all of the above', performance.now() - started, counted);
     if (!('json' in answer) || !answer.json.includes('"importedCount":1000')) throw new Error(JSON.stringify(answer));
 
+    // RecordService.import called directly (no GraphQL), on a third model.
+    const directRows = (JSON.parse(directBodies[call]!) as { variables: { input: { rows: unknown[] } } }).variables.input.rows;
+    clock = performance.now();
+    const imported = await records.import(actor, direct.id, directRows);
+    lap('RecordService.import, called directly', counted);
+    if (imported.importedCount !== 1000) throw new Error(JSON.stringify(imported.errors.slice(0, 3)));
+
     // RecordService.import's steps, one by one, on the other model.
     const rows = (JSON.parse(stepBodies[call]!) as { variables: { input: { rows: unknown[] } } }).variables.input.rows;
     clock = performance.now();
@@ -126,14 +147,23 @@ try {
     const { skippedForSku } = await store.records.insertMany({ model, userId: actor.userId }, newRecords);
     lap('import: database write (insertMany)', counted);
     if (skippedForSku.length > 0) throw new Error('SKU conflict');
+
+    // The raw driver on the same rows: ids and JSON texts made before the clock starts, as in bench/import.ts.
+    const baselineRows = rawRows(productRows(`${prefix}-r`, call * 1000, 1000));
+    record('raw driver, smallest schema', (await smallest.insert(`product-${call}`, baselineRows, 1000)).ms, counted);
+    record('raw driver, service schema', (await raw.insert(`product-${call}`, baselineRows, 1000)).ms, counted);
   }
+  await smallest.close();
+  await raw.close();
   printTable(
-    `Parts of a 1000-row record.import in one process (SQLite): ms per call, median (min–max) of ${calls}`,
-    ['part', 'ms per call'],
-    [...times].map(([part, values]) => [part, fmtSpread(spread(values), fmtMs)]),
+    `Parts of a 1000-row record.import in one process (SQLite): ms per call, of ${calls} calls`,
+    ['part', 'median (min–max)', '10th percentile'],
+    [...times].map(([part, values]) => [part, fmtSpread(spread(values), fmtMs), fmtMs(percentile(values, 10))]),
   );
   await store.close();
 } finally {
   await database.dispose();
+  await smallestDatabase.dispose();
+  await rawDatabase.dispose();
   await cleanupAll();
 }

@@ -2,10 +2,13 @@
  * Profiling aid: what each part of the service's records schema costs an import, measured with the raw driver
  * (no service). The same rows (the import benchmark's catalogue) go into variants of the schema, 1000 rows per
  * transaction, each variant on a fresh SQLite file with the store's connection settings and background
- * checkpoints; variants run in turn, --reps times, and the median milliseconds per 1000 rows are printed.
+ * checkpoints; variants run in turn, --reps times, and the median milliseconds per 1000 rows are printed, wall-clock
+ * and CPU time (the process's, all threads: the checkpoints' too; it moves much less than wall-clock time with
+ * other work on the machine), and the bytes written (the WAL, and the database file by the checkpoints).
  *
  *   node --import tsx bench/import-schema-parts.ts [--rows 100000] [--reps 5] [--only 0,1]
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { newId } from '../src/ids.js';
@@ -17,7 +20,7 @@ import { cleanupAll } from './lib/cleanup.js';
 import { createDatabase } from './lib/database.js';
 import { rawRows, type RawRows } from './lib/raw.js';
 import { spread } from './lib/stats.js';
-import { fmtMs, fmtSpread, printTable } from './lib/table.js';
+import { fmtInt, fmtMs, fmtSpread, printTable } from './lib/table.js';
 
 interface Variant {
   name: string;
@@ -197,8 +200,16 @@ const variants = only ? VARIANTS.filter((_, index) => only.split(',').includes(S
 const rows = rawRows(productRows(skuPrefix(), 0, rowCount));
 const warm = rawRows(productRows(`${skuPrefix()}-warm`, 0, 5000));
 const times = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
+const cpuTimes = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
+const written = new Map<string, number[]>(variants.map((variant) => [variant.name, []]));
 
-async function measure(variant: Variant): Promise<number> {
+/** Bytes this process has handed to write system calls so far (the WAL, and the database file by the checkpoints). */
+function bytesWritten(): number {
+  return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? NaN);
+}
+
+/** Wall and CPU milliseconds (this process, all threads: the checkpoints too) and KiB written, per 1000 rows. */
+async function measure(variant: Variant): Promise<{ ms: number; cpuMs: number; kib: number }> {
   const database = await createDatabase('sqlite');
   const db = new Database(database.location);
   try {
@@ -220,11 +231,19 @@ async function measure(variant: Variant): Promise<number> {
       }
     };
     run(warm);
+    const cpuBefore = process.cpuUsage();
+    const bytesBefore = bytesWritten();
     const started = performance.now();
     run(rows);
     const ms = performance.now() - started;
     await checkpoints?.stop();
-    return (ms / rowCount) * 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const perThousand = 1000 / rowCount;
+    return {
+      ms: ms * perThousand,
+      cpuMs: ((cpu.user + cpu.system) / 1000) * perThousand,
+      kib: ((bytesWritten() - bytesBefore) / 1024) * perThousand,
+    };
   } finally {
     db.close();
     await database.dispose();
@@ -233,12 +252,22 @@ async function measure(variant: Variant): Promise<number> {
 
 try {
   for (let rep = 0; rep < reps; rep++) {
-    for (const variant of variants) times.get(variant.name)!.push(await measure(variant));
+    for (const variant of variants) {
+      const { ms, cpuMs, kib } = await measure(variant);
+      times.get(variant.name)!.push(ms);
+      cpuTimes.get(variant.name)!.push(cpuMs);
+      written.get(variant.name)!.push(kib);
+    }
   }
   printTable(
     `Raw inserts of ${rowCount} rows, 1000 a transaction: ms per 1000 rows, median (min–max) of ${reps}`,
-    ['schema', 'ms per 1000 rows'],
-    variants.map((variant) => [variant.name, fmtSpread(spread(times.get(variant.name)!), fmtMs)]),
+    ['schema', 'ms per 1000 rows', 'CPU ms per 1000 rows', 'KiB written per 1000 rows'],
+    variants.map((variant) => [
+      variant.name,
+      fmtSpread(spread(times.get(variant.name)!), fmtMs),
+      fmtSpread(spread(cpuTimes.get(variant.name)!), fmtMs),
+      fmtInt(spread(written.get(variant.name)!).median),
+    ]),
   );
 } finally {
   await cleanupAll();

@@ -155,16 +155,22 @@ const SMALLEST_SCHEMA = `
 `;
 
 /**
- * SQLite into the smallest schema: the store's connection settings (WAL, synchronous=NORMAL, and the store's WAL
- * checkpoints on a worker thread — without them the baseline would pay the checkpoints' fsyncs on its own thread
- * and look slower than it is), one prepared INSERT run per row, one transaction per batch.
+ * Where the smallest-schema baseline's WAL checkpoints run: `worker`, as the store makes them (a worker thread with
+ * its own connection, src/store/sqlite/checkpointer.ts), or `connection`, SQLite's default (automatic checkpoints
+ * every 1000 WAL pages on the inserting connection, with their fsyncs), as a plain better-sqlite3 program has them.
  */
-export function openSmallestSqlite(database: BenchDatabase): RawTarget {
+export type SmallestCheckpoints = 'worker' | 'connection';
+
+/**
+ * SQLite into the smallest schema: WAL, synchronous=NORMAL, checkpoints as `checkpointsOn` says, one prepared INSERT
+ * run per row, one transaction per batch.
+ */
+export function openSmallestSqlite(database: BenchDatabase, checkpointsOn: SmallestCheckpoints = 'worker'): RawTarget {
   const db = new Database(database.location);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(SMALLEST_SCHEMA);
-  const checkpoints = new BackgroundCheckpointer(db, database.location);
+  const checkpoints = checkpointsOn === 'worker' ? new BackgroundCheckpointer(db, database.location) : null;
   const insert = db.prepare('INSERT INTO records (id, model_id, data, sku, created_at) VALUES (?, ?, ?, ?, ?)');
   return {
     async insert(_slug, rows, batchSize) {
@@ -178,12 +184,12 @@ export function openSmallestSqlite(database: BenchDatabase): RawTarget {
       const started = performance.now();
       for (let start = 0; start < rows.ids.length; start += batchSize) {
         insertBatch.immediate(start, Math.min(start + batchSize, rows.ids.length));
-        checkpoints.committed();
+        checkpoints?.committed();
       }
       return { ms: performance.now() - started };
     },
     async close() {
-      await checkpoints.stop();
+      await checkpoints?.stop();
       db.close();
     },
   };
@@ -224,6 +230,9 @@ export async function openSmallestPostgres(database: BenchDatabase): Promise<Raw
   };
 }
 
-export async function openSmallestTarget(database: BenchDatabase): Promise<RawTarget> {
-  return database.kind === 'sqlite' ? openSmallestSqlite(database) : openSmallestPostgres(database);
+export async function openSmallestTarget(
+  database: BenchDatabase,
+  checkpoints: SmallestCheckpoints = 'worker',
+): Promise<RawTarget> {
+  return database.kind === 'sqlite' ? openSmallestSqlite(database, checkpoints) : openSmallestPostgres(database);
 }
