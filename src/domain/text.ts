@@ -6,7 +6,7 @@ import { ServiceError } from './errors.js';
 
 declare global {
   interface String {
-    /** ES2024 (Node 20 has it; the TypeScript lib in use here does not declare it): false when a lone surrogate is in the string. */
+    /** False when the string holds a lone surrogate. ES2024: Node 20 has it, the TypeScript lib used here lacks it. */
     isWellFormed(): boolean;
   }
 }
