@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
 import { connectRedisLimiters } from '../budget/redis-limiters.js';
-import { memoryLimiters, WriteBudget } from '../budget/write-budget.js';
+import { MAX_WINDOW_SECONDS, memoryLimiters, WriteBudget } from '../budget/write-budget.js';
 import { buildApp } from '../server/app.js';
 import { DEFAULTS, type ServerConfig } from '../server/config.js';
 import { openStore, redactUrl } from '../store/open-store.js';
@@ -15,6 +15,7 @@ interface ServeOptions {
   database?: string;
   writeBudget?: number;
   deliveryMaxAge?: number;
+  writeBudgetWindow?: number;
   redis?: string;
   init: boolean;
 }
@@ -26,6 +27,8 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     host: options.host ?? process.env.HOST ?? DEFAULTS.host,
     databaseUrl: databaseUrl(options.database),
     writeBudget: options.writeBudget ?? envInt('WRITE_BUDGET_PER_MINUTE') ?? DEFAULTS.writeBudget,
+    writeBudgetWindowSeconds:
+      options.writeBudgetWindow ?? envWindowSeconds('WRITE_BUDGET_WINDOW_SECONDS') ?? DEFAULTS.writeBudgetWindowSeconds,
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES') ?? DEFAULTS.bodyLimitBytes,
     corsOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     logLevel: process.env.LOG_LEVEL ?? DEFAULTS.logLevel,
@@ -47,6 +50,24 @@ function resolveConfig(options: ServeOptions): ServerConfig {
       passwordHashQueue: envNonNegativeInt('PASSWORD_HASH_QUEUE') ?? DEFAULTS.signIn.passwordHashQueue,
     },
   };
+}
+
+function parseWindowSeconds(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > MAX_WINDOW_SECONDS) {
+    throw new InvalidArgumentError(`must be a whole number of seconds from 1 to ${MAX_WINDOW_SECONDS}`);
+  }
+  return number;
+}
+
+function envWindowSeconds(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  try {
+    return parseWindowSeconds(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${name}: ${(error as Error).message}, got "${value}"`);
+  }
 }
 
 function envNonNegativeInt(name: string): number | undefined {
@@ -134,6 +155,12 @@ export function registerServe(program: Command): void {
         `(s-maxage, stale-while-revalidate; env DELIVERY_MAX_AGE, default ${DEFAULTS.deliveryMaxAge}: ask every time)`,
       parseSeconds,
     )
+    .option(
+      '--write-budget-window <seconds>',
+      `the window the write budget is counted over, 1 to ${MAX_WINDOW_SECONDS} seconds: --write-budget writes per window ` +
+        `(env WRITE_BUDGET_WINDOW_SECONDS, default ${DEFAULTS.writeBudgetWindowSeconds})`,
+      parseWindowSeconds,
+    )
     .option('--redis <url>', 'Redis for the shared write budget (env REDIS_URL)')
     .option('--no-init', 'do not create a first workspace on an empty database')
     .action(async (options: ServeOptions) => {
@@ -144,7 +171,7 @@ export function registerServe(program: Command): void {
       const redis = redisUrl ? await connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;
       const first = options.init ? await initialiseIfEmpty(store) : null;
-      const budget = new WriteBudget(config.writeBudget, limiters);
+      const budget = new WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
       const app = await buildApp({ store, config, logger, budget, signIn: { ...config.signIn, limiters } });
       await app.listen({ port: config.port, host: config.host });
       const address = app.server.address();

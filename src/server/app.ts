@@ -27,7 +27,12 @@ export interface AppOptions {
   store: Store;
   config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins' | 'publicBodyLimitBytes'> &
     ConnectionLimits &
-    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes' | 'deliveryMaxAge'>>;
+    Partial<
+      Pick<
+        ServerConfig,
+        'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes' | 'deliveryMaxAge' | 'writeBudgetWindowSeconds'
+      >
+    >;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
   /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
@@ -56,7 +61,9 @@ export async function buildApp({
     clientErrorHandler: answerClientError,
   });
   app.server.maxConnections = config.maxConnections;
-  const writeBudget = budget ?? new WriteBudget(config.writeBudget);
+  const writeBudget =
+    budget ??
+    new WriteBudget(config.writeBudget, undefined, config.writeBudgetWindowSeconds ?? DEFAULTS.writeBudgetWindowSeconds);
   const maxResponseBytes = config.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   const records = new RecordService(
     store,

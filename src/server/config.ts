@@ -5,6 +5,8 @@ export interface ServerConfig {
   host: string;
   databaseUrl: string;
   writeBudget: number;
+  /** The window the write budget is counted over, 1 to 60 seconds (env WRITE_BUDGET_WINDOW_SECONDS; default a minute). */
+  writeBudgetWindowSeconds: number;
   bodyLimitBytes: number;
   /** Origins allowed to read the delivery route from a browser; `*` for any. */
   corsOrigins: string[] | '*';
@@ -51,6 +53,7 @@ export const DEFAULTS = {
   port: 4000,
   host: '127.0.0.1',
   writeBudget: 5000,
+  writeBudgetWindowSeconds: 60,
   bodyLimitBytes: 10 * 1024 * 1024,
   corsOrigins: '*' as const,
   logLevel: 'info',

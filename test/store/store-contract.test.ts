@@ -570,6 +570,29 @@ for (const target of targets) {
       assert.equal((await store.models.get(workspaceId, other.model.id))!.hasLargeRecords, true);
     });
 
+    test('records: writes into a model deleted after the checks are NOT_FOUND, store nothing, and leave the foreign key on', async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('gone', [field('n', 'number')]));
+      assert.equal(await store.models.delete(workspaceId, context.model.id), true);
+      const batch = [newRecord({ n: 1 }), newRecord({ n: 2 })];
+      const refusal = await store.records.insertMany(context, batch).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(refusal instanceof ServiceError, `expected a ServiceError, got ${String(refusal)}`);
+      assert.deepEqual([refusal.code, refusal.message], ['NOT_FOUND', 'modelId: model not found']);
+      for (const record of batch) assert.equal(await store.records.get(workspaceId, record.id), null);
+      // An empty batch writes nothing and checks nothing, as before.
+      assert.deepEqual(await store.records.insertMany(context, []), { skippedForSku: [] });
+      // The single insert after it is still refused by the foreign key (SQLite turns it off only during a batch).
+      const single = await store.records.insert(context, newRecord({ n: 3 })).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(single instanceof ServiceError, `expected a ServiceError, got ${String(single)}`);
+      assert.equal(single.code, 'NOT_FOUND');
+    });
+
     test('records: record_count follows insert, insertMany and delete', async () => {
       const workspaceId = await newWorkspace(store);
       const context = await newModel(store, workspaceId, shape('counted', [field('code', 'text')], { product: PRODUCT }));

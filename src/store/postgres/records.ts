@@ -18,10 +18,10 @@ import type {
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
-import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
+import { inTransaction, isForeignKeyViolation, isUniqueViolation, toNumber, type Queryable } from './sql.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { skuConflict } from '../conflicts.js';
+import { modelGone, skuConflict } from '../conflicts.js';
 import { countMatching, findRows } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
@@ -35,9 +35,19 @@ const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND
 export class PostgresRecordStore implements RecordStore {
   constructor(private readonly pool: Pool) {}
 
+  /** A transaction that writes records; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
+  private async writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.pool, work);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw modelGone();
+      throw error;
+    }
+  }
+
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const { model, userId } = context;
-    return inTransaction(this.pool, async (client) => {
+    return this.writingRecords(async (client) => {
       const now = Date.now();
       const { rows } = await client.query<RecordRow>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -64,7 +74,7 @@ export class PostgresRecordStore implements RecordStore {
   async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
     if (records.length === 0) return { skippedForSku: [] };
     const { model, userId } = context;
-    return inTransaction(this.pool, async (client) => {
+    return this.writingRecords(async (client) => {
       const now = Date.now();
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)

@@ -16,14 +16,13 @@ import type {
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
-import { ServiceError } from '../../domain/errors.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
 import { fromJson } from '../rows/json.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js';
 import { isoTime } from '../rows/time.js';
-import { skuConflict } from '../conflicts.js';
+import { modelGone, skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
 import { countMatching, FilterStatements, findRows } from './record-filter.js';
 
@@ -65,6 +64,12 @@ export class SqliteRecordStore implements RecordStore {
   private readonly selectMany: Database.Statement;
   private readonly selectManySizes: Database.Statement;
   private readonly markLarge: Database.Statement;
+  private readonly modelExists: Database.Statement;
+  private readonly foreignKeysOff: Database.Statement;
+  private readonly foreignKeysOn: Database.Statement;
+  private readonly insertBatch: Database.Transaction<
+    (context: WriteContext, records: NewRecord[]) => { skippedForSku: number[] }
+  >;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly workspaces = new Map<string, string>();
   /** Single writes (insert, modify, delete) share commits with the other writes of their event-loop turn. */
@@ -93,6 +98,10 @@ export class SqliteRecordStore implements RecordStore {
     this.selectMany = db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true);
     this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
+    this.modelExists = db.prepare('SELECT 1 AS present FROM models WHERE id = ?');
+    this.foreignKeysOff = db.prepare('PRAGMA foreign_keys = OFF');
+    this.foreignKeysOn = db.prepare('PRAGMA foreign_keys = ON');
+    this.insertBatch = db.transaction((context: WriteContext, records: NewRecord[]) => this.importBatch(context, records));
     this.writes = new WriteGroup(db, { beforeCommit: () => this.moveModifiedModels(), onCommit });
   }
 
@@ -103,7 +112,7 @@ export class SqliteRecordStore implements RecordStore {
         if (!this.insertOne(context, record, at)) throw skuConflict(context.model);
       } catch (error) {
         // The model was deleted between the checks and this write (the write waited for its group's turn).
-        if (isForeignKeyViolation(error)) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
+        if (isForeignKeyViolation(error)) throw modelGone();
         throw error;
       }
       this.addToCount.run(1, context.model.id);
@@ -123,20 +132,36 @@ export class SqliteRecordStore implements RecordStore {
     };
   }
 
+  /**
+   * One transaction for the batch. The records' foreign key (their model) is checked once for the batch instead of
+   * once per row: SQLite's check is a lookup in `models` for every row inserted. The check runs inside the
+   * transaction, which holds the database's write lock from its start (BEGIN IMMEDIATE), so the model cannot be
+   * deleted between the check and the inserts, by this connection or another process.
+   */
   async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
-    const run = this.db.transaction(() => {
-      const now = Date.now();
-      const skippedForSku: number[] = [];
-      records.forEach((record, index) => {
-        if (!this.insertOne(context, record, now)) skippedForSku.push(index);
-      });
-      const inserted = records.length - skippedForSku.length;
-      if (inserted > 0) this.addToCount.run(inserted, context.model.id);
-      return { skippedForSku };
-    });
-    const result = run.immediate();
+    // PRAGMA foreign_keys does nothing inside a transaction; none is open here (write groups commit in their turn).
+    this.foreignKeysOff.run();
+    let result: { skippedForSku: number[] };
+    try {
+      result = this.insertBatch.immediate(context, records);
+    } finally {
+      this.foreignKeysOn.run();
+    }
     this.onCommit();
     return result;
+  }
+
+  private importBatch(context: WriteContext, records: NewRecord[]): { skippedForSku: number[] } {
+    const skippedForSku: number[] = [];
+    if (records.length === 0) return { skippedForSku };
+    if (this.modelExists.get(context.model.id) === undefined) throw modelGone();
+    const now = Date.now();
+    for (let index = 0; index < records.length; index++) {
+      if (!this.insertOne(context, records[index]!, now)) skippedForSku.push(index);
+    }
+    const inserted = records.length - skippedForSku.length;
+    if (inserted > 0) this.addToCount.run(inserted, context.model.id);
+    return { skippedForSku };
   }
 
   private insertOne(context: WriteContext, record: NewRecord, now: number): boolean {
