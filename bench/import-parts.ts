@@ -33,6 +33,7 @@ import { executeOperation } from '../dist/graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest } from '../dist/graphql/request.js';
 import { newId } from '../dist/ids.js';
 import { ModelService } from '../dist/services/model-service.js';
+import { RecordReader } from '../dist/services/record-reader.js';
 import { RecordService } from '../dist/services/record-service.js';
 import { TokenService } from '../dist/services/token-service.js';
 import { WorkspaceService } from '../dist/services/workspace-service.js';
@@ -61,6 +62,7 @@ try {
   const store = openSqliteStore(database.location);
   const records = new RecordService(store);
   const services = {
+    reader: new RecordReader(store, records),
     models: new ModelService(store),
     records,
     tokens: new TokenService(store),
