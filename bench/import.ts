@@ -1,18 +1,54 @@
 /**
  * Import: N product rows through record.import over HTTP in 1000-row calls, with 1 and 2 clients in flight, and
- * in the same run the raw driver inserting the same rows into the same tables and indexes (bench/lib/raw.ts).
- * Every measurement starts from a fresh database; repetitions interleave raw and service runs.
+ * in the same run the raw driver inserting the same rows (bench/lib/raw.ts):
+ *
+ * - into the service's own tables and indexes (its migrations), with the store's connection settings;
+ * - into the smallest schema the job needs (id, data, SKU unique per model, the list index), with the store's
+ *   connection settings: WAL, synchronous=NORMAL, WAL checkpoints on a worker thread;
+ * - (SQLite) into the smallest schema with WAL and synchronous=NORMAL only: SQLite's own checkpoints, on the
+ *   inserting connection, as a plain better-sqlite3 program makes them.
+ *
+ * Every measurement starts from a fresh database; repetitions interleave the baselines and the service runs.
  *
  *   node --import tsx bench/import.ts [--rows 200000] [--batch 1000] [--clients 1,2] [--reps 3] [--db sqlite|postgres]
  */
-import { createDatabase } from './lib/database.js';
+import { createDatabase, type BenchDatabase } from './lib/database.js';
 import { createProductModel, importBodies, importRows, productRows, skuPrefix } from './lib/catalog.js';
-import { openRawTarget, rawRows } from './lib/raw.js';
+import { openRawTarget, openSmallestTarget, rawRows, type RawTarget } from './lib/raw.js';
 import { runBenchmark, startService } from './lib/run.js';
 import { spread } from './lib/stats.js';
-import { fmtInt, fmtRatio, fmtSpread, printTable } from './lib/table.js';
+import { fmtInt, fmtMs, fmtRatio, fmtSpread, printTable } from './lib/table.js';
 
 const WARMUP_BATCHES = 5;
+
+interface Baseline {
+  /** The key of its figures in the results JSON. */
+  key: 'raw' | 'smallestRaw' | 'smallestRawOwnCheckpoints';
+  label: string;
+  /** The ratio's column header. */
+  ratio: string;
+  open: (database: BenchDatabase) => Promise<RawTarget>;
+  sqliteOnly?: boolean;
+}
+
+const BASELINES: Baseline[] = [
+  { key: 'raw', label: 'raw driver, service schema', ratio: 'service/raw', open: openRawTarget },
+  {
+    key: 'smallestRaw',
+    label: 'raw driver, smallest schema',
+    ratio: 'service/smallest',
+    open: (database) => openSmallestTarget(database, 'worker'),
+  },
+  {
+    key: 'smallestRawOwnCheckpoints',
+    label: "raw driver, smallest schema, SQLite's checkpoints",
+    ratio: "service/smallest, SQLite's checkpoints",
+    open: (database) => openSmallestTarget(database, 'connection'),
+    sqliteOnly: true,
+  },
+];
+
+type Run = { ms: number; rowsPerSecond: number };
 
 await runBenchmark('import', async ({ args, kind, reps }) => {
   const rows = args.int('rows', 200_000);
@@ -23,25 +59,30 @@ await runBenchmark('import', async ({ args, kind, reps }) => {
   const rowBytes = Math.round(catalogue.reduce((sum, row) => sum + JSON.stringify(row).length, 0) / rows);
   console.log(`${fmtInt(rows)} rows of ~${rowBytes} bytes, ${batchSize} per call/transaction`);
 
-  const rawRates: number[] = [];
+  const baselines = BASELINES.filter((baseline) => !baseline.sqliteOnly || kind === 'sqlite');
+  const baselineRuns = new Map<Baseline, Run[]>(baselines.map((baseline) => [baseline, []]));
   const serviceRates = new Map<number, number[]>(clientCounts.map((clients) => [clients, []]));
-  const rawRuns: { ms: number; rowsPerSecond: number }[] = [];
   const serviceRuns: { clients: number; rep: number; ms: number; rowsPerSecond: number }[] = [];
 
-  for (let rep = 1; rep <= reps; rep++) {
-    // The raw driver: a fresh database, the service's migrations, a warm-up model's worth of rows first.
+  // The raw driver on a fresh database, a warm-up model's worth of rows first; the rate of the catalogue's rows.
+  const rawRun = async (open: (database: BenchDatabase) => Promise<RawTarget>): Promise<Run> => {
     const database = await createDatabase(kind);
-    const target = await openRawTarget(database);
+    const target = await open(database);
     try {
       await target.insert('warmup', rawRows(productRows(`${prefix}-warm`, 0, WARMUP_BATCHES * batchSize)), batchSize);
       const { ms } = await target.insert('product', rawRows(catalogue), batchSize);
-      const rate = (rows / ms) * 1000;
-      rawRates.push(rate);
-      rawRuns.push({ ms, rowsPerSecond: rate });
-      console.log(`rep ${rep} raw driver: ${fmtInt(rate)} rows/s (${(ms / 1000).toFixed(2)} s)`);
+      return { ms, rowsPerSecond: (rows / ms) * 1000 };
     } finally {
       await target.close();
       await database.dispose();
+    }
+  };
+
+  for (let rep = 1; rep <= reps; rep++) {
+    for (const baseline of baselines) {
+      const run = await rawRun(baseline.open);
+      baselineRuns.get(baseline)!.push(run);
+      console.log(`rep ${rep} ${baseline.label}: ${fmtInt(run.rowsPerSecond)} rows/s (${(run.ms / 1000).toFixed(2)} s)`);
     }
 
     for (const clients of clientCounts) {
@@ -70,29 +111,65 @@ await runBenchmark('import', async ({ args, kind, reps }) => {
     }
   }
 
-  const raw = spread(rawRates);
+  const ratesOf = (baseline: Baseline) => baselineRuns.get(baseline)!.map((run) => run.rowsPerSecond);
+  const ratioKey = { raw: 'ToRaw', smallestRaw: 'ToSmallest', smallestRawOwnCheckpoints: 'ToSmallestOwnCheckpoints' } as const;
   const summary = clientCounts.map((clients) => {
     const rates = serviceRates.get(clients)!;
-    const perRepRatios = rates.map((rate, index) => rate / rawRates[index]!);
-    return {
+    const entry: Record<string, unknown> = {
       clients,
       rowsPerSecond: spread(rates),
-      ratioToRaw: rates.length ? spread(rates).median / raw.median : NaN,
-      perRepetitionRatio: spread(perRepRatios),
+      msPerCall: spread(rates.map((rate) => (batchSize / rate) * 1000)),
     };
+    for (const baseline of baselines) {
+      const baseRates = ratesOf(baseline);
+      // ratioToRaw, perRepetitionRatio (the names bench/report.ts has read since issue 5), ratioToSmallest, …
+      entry[`ratio${ratioKey[baseline.key]}`] = rates.length ? spread(rates).median / spread(baseRates).median : NaN;
+      entry[baseline.key === 'raw' ? 'perRepetitionRatio' : `perRepetitionRatio${ratioKey[baseline.key]}`] = spread(
+        rates.map((rate, index) => rate / baseRates[index]!),
+      );
+    }
+    return entry;
   });
+  const msPerBatch = (rates: number[]) => fmtSpread(spread(rates.map((rate) => (batchSize / rate) * 1000)), fmtMs);
+  const empty = baselines.flatMap(() => ['', '']);
   printTable(
     `Import on ${kind}: ${fmtInt(rows)} rows, ${batchSize}-row calls — rows/s, median (min–max) of ${reps}`,
-    ['path', 'rows/s', 'service/raw (median)', 'service/raw per rep'],
+    ['path', 'rows/s', `ms per ${batchSize} rows`, ...baselines.flatMap((baseline) => [baseline.ratio, 'per rep'])],
     [
-      ['raw driver', fmtSpread(raw, fmtInt), '', ''],
-      ...summary.map((entry) => [
-        `service, ${entry.clients} client${entry.clients > 1 ? 's' : ''}`,
-        fmtSpread(entry.rowsPerSecond, fmtInt),
-        fmtRatio(entry.ratioToRaw),
-        fmtSpread(entry.perRepetitionRatio, fmtRatio),
+      ...baselines.map((baseline) => [
+        baseline.label,
+        fmtSpread(spread(ratesOf(baseline)), fmtInt),
+        msPerBatch(ratesOf(baseline)),
+        ...empty,
       ]),
+      ...clientCounts.map((clients) => {
+        const rates = serviceRates.get(clients)!;
+        return [
+          `service, ${clients} client${clients > 1 ? 's' : ''}`,
+          fmtSpread(spread(rates), fmtInt),
+          msPerBatch(rates),
+          ...baselines.flatMap((baseline) => {
+            const baseRates = ratesOf(baseline);
+            return [
+              fmtRatio(spread(rates).median / spread(baseRates).median),
+              fmtSpread(spread(rates.map((rate, index) => rate / baseRates[index]!)), fmtRatio),
+            ];
+          }),
+        ];
+      }),
     ],
   );
-  return { rows, batchSize, rowBytes, raw: { rowsPerSecond: raw, runs: rawRuns }, service: summary, serviceRuns };
+  return {
+    rows,
+    batchSize,
+    rowBytes,
+    ...Object.fromEntries(
+      baselines.map((baseline) => [
+        baseline.key,
+        { rowsPerSecond: spread(ratesOf(baseline)), runs: baselineRuns.get(baseline)! },
+      ]),
+    ),
+    service: summary,
+    serviceRuns,
+  };
 });

@@ -11,9 +11,12 @@
  *     [--db sqlite|postgres]
  *
  * Operations: create, patch (8 connections, --connections), list (limit 100, offset 0), delivery (the same page on
- * the delivery route, no token), import (1000 rows a call; --requests / 50 calls are counted). The callgrind files are kept (callgrind_annotate reads them).
+ * the delivery route by POST, no token), import (1000 rows a call; --requests / 50 calls are counted), deliver (the
+ * delivery route's GET of a page of 100 records of the model, made public) and revalidate (the same GET with its
+ * current ETag in If-None-Match: 304). The callgrind files are kept (callgrind_annotate reads them).
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { Pool } from 'undici';
 import { mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,12 +34,15 @@ const LIST =
   'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { total hasMore items { id data createdAt updatedAt } } } }';
 const LIST_IDS =
   'query ($model: ID!, $offset: Int) { record { list(modelId: $model, limit: 100, offset: $offset) { hasMore items { id } } } }';
-const DELIVERY_PATH = '/public/bench/main/graphql';
+const DELIVERY_POST_PATH = '/public/bench/main/graphql';
 const DELIVERY_LIST = JSON.stringify({
   query:
     '{ public { model { records(modelSlug: "product", limit: 100, offset: 0) { total hasMore items { id data createdAt updatedAt } } } } }',
 });
 const IMPORT_ROWS = 1000;
+const DELIVERY_PAGE =
+  'query ($slug: String!) { public { model { records(modelSlug: $slug, limit: 100) { total hasMore items { id data createdAt updatedAt } } } } }';
+const DELIVERY_PATH = `/public/bench/main/graphql?${new URLSearchParams({ query: DELIVERY_PAGE, variables: '{"slug":"product"}' })}`;
 
 const args = new Args();
 const ops = args.string('ops', 'create,patch').split(',');
@@ -97,10 +103,30 @@ try {
     ids.push(...page.data.record.list.items.map((item) => item.id));
     if (!page.data.record.list.hasMore) break;
   }
+  const delivery = new Pool(baseUrl, { connections: 1, pipelining: 1, keepAliveTimeout: 60_000 });
+  if (ops.includes('deliver') || ops.includes('revalidate')) {
+    await setup.request('mutation ($input: UpdateModelDefinitionInput!) { model { update(input: $input) { id } } }', {
+      input: { id: modelId, deliveryAccess: 'public' },
+    });
+  }
+  /** The page's current tag (the writes of an earlier operation moved it). */
+  const currentTag = async () => {
+    const response = await delivery.request({ path: DELIVERY_PATH, method: 'GET' });
+    await response.body.text();
+    return String(response.headers.etag);
+  };
+  let etag = '';
+  const deliver = async (ifNoneMatch: string | null) => {
+    const headers = ifNoneMatch === null ? {} : { 'if-none-match': ifNoneMatch };
+    const response = await delivery.request({ path: DELIVERY_PATH, method: 'GET', headers });
+    await response.body.text();
+    if (response.statusCode !== (ifNoneMatch === null ? 200 : 304)) throw new Error(`delivery: HTTP ${response.statusCode}`);
+  };
   const prefix = skuPrefix();
   let created = 0;
   for (const op of ops) {
-    const concurrency = op === 'list' || op === 'delivery' || op === 'import' ? 1 : connections;
+    const concurrency =
+      op === 'list' || op === 'delivery' || op === 'import' || op === 'deliver' || op === 'revalidate' ? 1 : connections;
     const perCall = op === 'import' ? 50 : 1;
     const warmCalls = Math.round(warmup / perCall);
     const countedCalls = Math.max(1, Math.round(requests / perCall));
@@ -108,12 +134,15 @@ try {
     const bodies =
       op === 'import' ? importBodies(modelId, skuPrefix(), (warmCalls + countedCalls) * IMPORT_ROWS, IMPORT_ROWS) : [];
     let next = 0;
+    if (op === 'revalidate') etag = await currentTag();
     const one = (n: number) => {
       if (op === 'create') return client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } });
       if (op === 'patch')
         return client.request(PATCH, { input: { id: ids[n % ids.length]!, data: { price: (n % 1000) + 0.5, stock: n % 500 } } });
       if (op === 'import') return client.send(bodies[n]!);
-      if (op === 'delivery') return client.sendDelivery(DELIVERY_PATH, DELIVERY_LIST);
+      if (op === 'delivery') return client.sendDelivery(DELIVERY_POST_PATH, DELIVERY_LIST);
+      if (op === 'deliver') return deliver(null);
+      if (op === 'revalidate') return deliver(etag);
       return client.request(LIST, { model: modelId, offset: 0 });
     };
     const runUntil = async (total: number) => {
@@ -145,6 +174,7 @@ try {
     );
     await client.close();
   }
+  await delivery.close();
 } finally {
   await setup.close();
   child.kill('SIGTERM');

@@ -136,3 +136,103 @@ export async function openRawPostgres(database: BenchDatabase): Promise<RawTarge
 export async function openRawTarget(database: BenchDatabase): Promise<RawTarget> {
   return database.kind === 'sqlite' ? openRawSqlite(database) : openRawPostgres(database);
 }
+
+/**
+ * The smallest schema an import needs (issue 13): one table with the id as primary key, the data, the SKU with its
+ * unique index per model, and the list index; no workspace, no user columns, no `updated_at` index, no foreign
+ * keys, no link table, no models table, no record counter.
+ */
+const SMALLEST_SCHEMA = `
+  CREATE TABLE records (
+    id TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    sku TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX records_model_sku ON records (model_id, sku);
+  CREATE INDEX records_model_created ON records (model_id, created_at, id);
+`;
+
+/**
+ * Where the smallest-schema baseline's WAL checkpoints run: `worker`, as the store makes them (a worker thread with
+ * its own connection, src/store/sqlite/checkpointer.ts), or `connection`, SQLite's default (automatic checkpoints
+ * every 1000 WAL pages on the inserting connection, with their fsyncs), as a plain better-sqlite3 program has them.
+ */
+export type SmallestCheckpoints = 'worker' | 'connection';
+
+/**
+ * SQLite into the smallest schema: WAL, synchronous=NORMAL, checkpoints as `checkpointsOn` says, one prepared INSERT
+ * run per row, one transaction per batch.
+ */
+export function openSmallestSqlite(database: BenchDatabase, checkpointsOn: SmallestCheckpoints = 'worker'): RawTarget {
+  const db = new Database(database.location);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(SMALLEST_SCHEMA);
+  const checkpoints = checkpointsOn === 'worker' ? new BackgroundCheckpointer(db, database.location) : null;
+  const insert = db.prepare('INSERT INTO records (id, model_id, data, sku, created_at) VALUES (?, ?, ?, ?, ?)');
+  return {
+    async insert(_slug, rows, batchSize) {
+      const modelId = newId();
+      const insertBatch = db.transaction((start: number, end: number) => {
+        const at = Date.now();
+        for (let index = start; index < end; index++) {
+          insert.run(rows.ids[index], modelId, rows.data[index], rows.skus[index], at);
+        }
+      });
+      const started = performance.now();
+      for (let start = 0; start < rows.ids.length; start += batchSize) {
+        insertBatch.immediate(start, Math.min(start + batchSize, rows.ids.length));
+        checkpoints?.committed();
+      }
+      return { ms: performance.now() - started };
+    },
+    async close() {
+      await checkpoints?.stop();
+      db.close();
+    },
+  };
+}
+
+/** PostgreSQL into the smallest schema (made in the benchmark's own schema): one `INSERT … unnest` per batch. */
+export async function openSmallestPostgres(database: BenchDatabase): Promise<RawTarget> {
+  const options = parsePostgresUrl(database.url);
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  const client = await pool.connect();
+  const schema = `"${options.schema ?? 'public'}"`;
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  await client.query(`SET search_path TO ${schema}`);
+  await client.query(SMALLEST_SCHEMA.replace('data TEXT', 'data JSONB').replace(/INTEGER/g, 'BIGINT'));
+  const sql = `INSERT INTO records (id, model_id, data, sku, created_at)
+               SELECT r.id, $4, r.data::jsonb, r.sku, $5
+               FROM unnest($1::text[], $2::text[], $3::text[]) AS r (id, data, sku)`;
+  return {
+    async insert(_slug, rows, batchSize) {
+      const modelId = newId();
+      const started = performance.now();
+      for (let start = 0; start < rows.ids.length; start += batchSize) {
+        const end = Math.min(start + batchSize, rows.ids.length);
+        await client.query(sql, [
+          rows.ids.slice(start, end),
+          rows.data.slice(start, end),
+          rows.skus.slice(start, end),
+          modelId,
+          Date.now(),
+        ]);
+      }
+      return { ms: performance.now() - started };
+    },
+    async close() {
+      client.release();
+      await pool.end();
+    },
+  };
+}
+
+export async function openSmallestTarget(
+  database: BenchDatabase,
+  checkpoints: SmallestCheckpoints = 'worker',
+): Promise<RawTarget> {
+  return database.kind === 'sqlite' ? openSmallestSqlite(database, checkpoints) : openSmallestPostgres(database);
+}

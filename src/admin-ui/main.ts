@@ -2,6 +2,7 @@
 // Every page is a function that renders into <main>; data comes from the GraphQL API.
 import * as api from './api.js';
 import { h, replaceChildren } from './dom.js';
+import { restoreFocus } from './focus-return.js';
 import { invalidateModels } from './models-cache.js';
 import { renderImport } from './page-import.js';
 import { renderModelEditor } from './page-model-editor.js';
@@ -234,8 +235,9 @@ async function render(): Promise<void> {
   }
   if (!isCurrent()) return;
   content.removeAttribute('aria-busy');
-  // Focus moves to the page heading so keyboard and screen reader users start at the new page.
-  if (count > 1) content.querySelector<HTMLElement>('h1')?.focus();
+  // Focus moves to the page heading so keyboard and screen reader users start at the new page, unless the page
+  // was re-rendered by one of its own controls (a filter applied), which gets the focus back.
+  if (count > 1 && !restoreFocus(content)) content.querySelector<HTMLElement>('h1')?.focus();
 }
 
 api.onUnauthenticated(() => {

@@ -1,5 +1,5 @@
 // The model editor's draft (what the form holds while it is edited) and the API input read from it.
-import type { FieldType } from '../shared/field-types.js';
+import { INDEXABLE_FIELD_TYPES, type FieldType } from '../shared/field-types.js';
 import { uid } from './dom.js';
 import type { FieldDefinition, ModelDefinition } from './types.js';
 
@@ -12,6 +12,8 @@ export interface DraftField {
   relationTo: string;
   relationType: 'hasOne' | 'hasMany';
   fields: DraftField[];
+  /** Kept as read (the editor does not show it), so that saving a model keeps its indexes. */
+  indexed: boolean;
   /** Stops the key following the label once the key was typed (or for a field that exists). */
   keyTouched: boolean;
 }
@@ -37,6 +39,7 @@ export function draftField(field?: FieldDefinition): DraftField {
     relationTo: field?.relationTo ?? '',
     relationType: field?.relationType === 'hasMany' ? 'hasMany' : 'hasOne',
     fields: (field?.fields ?? []).map((sub) => draftField(sub)),
+    indexed: field?.indexed ?? false,
     keyTouched: field !== undefined,
   };
 }
@@ -70,6 +73,7 @@ function fieldInput(field: DraftField): Record<string, unknown> {
     out.relationType = field.relationType;
   }
   if (field.type === 'object' && field.fields.length > 0) out.fields = field.fields.map(fieldInput);
+  if (field.indexed && INDEXABLE_FIELD_TYPES.includes(field.type)) out.indexed = true;
   return out;
 }
 

@@ -1,17 +1,36 @@
-// The records of one model: a table paged by the server (limit and offset, `total` from the API), sorted by
-// creation or update time, the display field first. One GraphQL request per page.
+// The records of one model: a table paged by the server (limit and offset, `total` from the API), filtered by the
+// filter bar and sorted by any sortable column (record.list `filter` and `sort`, delivery.md), the display field
+// first. Filter, sort and page live in the URL. One GraphQL request per page (two when the server refuses the filter).
 import { ApiError, gql } from './api.js';
 import { h, replaceChildren } from './dom.js';
+import { filterBar } from './filter-bar.js';
+import { focusKey, returnFocusTo } from './focus-return.js';
 import { MODEL_SELECTION } from './models-cache.js';
 import type { PageContext } from './page.js';
-import { mayChangeModels, mayWriteRecords, type ModelDefinition, type ModelRecord, type RecordPage } from './types.js';
+import { filterFromParam } from './record-filter.js';
+import {
+  DEFAULT_SORT,
+  directionText,
+  isSortableField,
+  nextSortOrder,
+  sortOrderOf,
+  sortParam,
+  type SortOrder,
+} from './record-sort.js';
+import { LIMITS, recordsPager } from './records-pager.js';
+import {
+  mayChangeModels,
+  mayWriteRecords,
+  type FieldDefinition,
+  type JsonObject,
+  type ModelDefinition,
+  type ModelRecord,
+  type RecordPage,
+} from './types.js';
 import { alertBox, announce, button, confirmDialog, errorArea, linkButton, pageHeader } from './ui.js';
 import { displayFieldOf, preferredLocales, recordName } from './record-names.js';
 import { cellText, formatDateTime } from './values.js';
 
-export const SORTS = ['createdAt_desc', 'createdAt_asc', 'updatedAt_desc', 'updatedAt_asc'] as const;
-export type Sort = (typeof SORTS)[number];
-export const LIMITS = [20, 50, 100] as const;
 const DEFAULT_LIMIT = 50;
 
 /** Deletes a record after confirmation; offers force when other records still point at it. True when deleted. */
@@ -58,28 +77,57 @@ export async function deleteRecord(
   }
 }
 
+interface Loaded {
+  model: ModelDefinition;
+  page: RecordPage;
+  /** The server's refusal of the filter or sort of the URL: the table is empty and the message shown. */
+  refusal?: string;
+}
+
+const RECORD_SELECTION = 'total hasMore items { id data createdAt updatedAt }';
+
+/** The model and one page of its records; null when the model does not exist. */
+async function loadRecords(
+  modelId: string,
+  list: { limit: number; offset: number; sort: string; filter: JsonObject | undefined },
+): Promise<Loaded | null> {
+  // Without a filter the request is the one of before (the argument is left out, not sent as null).
+  const filtered = list.filter !== undefined;
+  try {
+    const data = await gql<{ model: { get: ModelDefinition | null }; record: { list: RecordPage } }>(
+      `query AdminRecords($id: ID!, $limit: Int, $offset: Int, $sort: String${filtered ? ', $filter: JSON' : ''}) {
+        model { get(id: $id) { ${MODEL_SELECTION} } }
+        record { list(modelId: $id, limit: $limit, offset: $offset, sort: $sort${filtered ? ', filter: $filter' : ''}) { ${RECORD_SELECTION} } }
+      }`,
+      { id: modelId, ...list },
+    );
+    return data.model.get ? { model: data.model.get, page: data.record.list } : null;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'NOT_FOUND') return null;
+    if (!(error instanceof ApiError) || error.code !== 'BAD_USER_INPUT' || !/^(filter|sort)\b/.test(error.message)) throw error;
+    const data = await gql<{ model: { get: ModelDefinition | null } }>(
+      `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`,
+      { id: modelId },
+    );
+    if (!data.model.get) return null;
+    return { model: data.model.get, page: { total: 0, hasMore: false, items: [] }, refusal: error.message };
+  }
+}
+
 export async function renderRecords(ctx: PageContext): Promise<void> {
   const modelId = ctx.params.modelId!;
-  const sortParam = ctx.query.get('sort') ?? '';
-  const sort: Sort = (SORTS as readonly string[]).includes(sortParam) ? (sortParam as Sort) : 'createdAt_desc';
   const limitParam = Number(ctx.query.get('limit'));
   const limit = (LIMITS as readonly number[]).includes(limitParam) ? limitParam : DEFAULT_LIMIT;
   const offsetParam = Number(ctx.query.get('offset'));
   const offset = Number.isInteger(offsetParam) && offsetParam > 0 ? offsetParam : 0;
+  const filterText = ctx.query.get('filter');
+  const filter = filterFromParam(filterText);
+  // The sort is checked against the model once it is read; the server refuses one it does not know.
+  const sortText = ctx.query.get('sort') ?? DEFAULT_SORT;
 
-  const data = await gql<{ model: { get: ModelDefinition | null }; record: { list: RecordPage } }>(
-    `query AdminRecords($id: ID!, $limit: Int, $offset: Int, $sort: String) {
-      model { get(id: $id) { ${MODEL_SELECTION} } }
-      record { list(modelId: $id, limit: $limit, offset: $offset, sort: $sort) { total hasMore items { id data createdAt updatedAt } } }
-    }`,
-    { id: modelId, limit, offset, sort },
-  ).catch((error: unknown) => {
-    if (error instanceof ApiError && error.code === 'NOT_FOUND') return null;
-    throw error;
-  });
+  const loaded = await loadRecords(modelId, { limit, offset, sort: sortText, filter });
   if (!ctx.isCurrent()) return;
-  const model = data?.model.get;
-  if (!data || !model) {
+  if (!loaded) {
     ctx.setTitle('Model not found');
     replaceChildren(
       ctx.main,
@@ -89,18 +137,21 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
     );
     return;
   }
-  const page = data.record.list;
+  const { model, page } = loaded;
+  const order = sortOrderOf(sortText, model);
   ctx.setTitle(`${model.name} records`);
   const canWrite = mayWriteRecords(ctx.workspace.role);
   const errors = errorArea();
   const locales = preferredLocales();
 
-  const href = (next: { offset?: number; limit?: number; sort?: Sort }) => {
+  const href = (next: { offset?: number; limit?: number; sort?: SortOrder; filter?: JsonObject | null }) => {
     const query = new URLSearchParams({
-      sort: next.sort ?? sort,
+      sort: sortParam(next.sort ?? order),
       limit: String(next.limit ?? limit),
       offset: String(Math.max(0, next.offset ?? offset)),
     });
+    const nextFilter = next.filter === null ? undefined : (next.filter ?? filter);
+    if (nextFilter) query.set('filter', JSON.stringify(nextFilter));
     return `#/models/${model.id}/records?${query}`;
   };
 
@@ -110,26 +161,39 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
     ...model.fields.filter((field) => priority.includes(field.key) && field !== display),
     ...model.fields.filter((field) => !priority.includes(field.key) && field !== display),
   ].slice(0, 4);
+  const columnLabel = (column: string) =>
+    column === 'createdAt'
+      ? 'Created'
+      : column === 'updatedAt'
+        ? 'Updated'
+        : (model.fields.find((field) => field.key === column)?.label ?? column);
 
-  const sortHeader = (label: string, column: 'createdAt' | 'updatedAt') => {
-    const active = sort.startsWith(column);
-    const descending = sort.endsWith('_desc');
-    const next: Sort = active && descending ? `${column}_asc` : `${column}_desc`;
+  /** A column header; a link that sorts by it (then the other way) for the sortable ones. */
+  const columnHeader = (label: string, column: string | null, className: string | null = null) => {
+    if (column === null) return h('th', { scope: 'col', class: className }, label);
+    const active = order.column === column;
+    const next = nextSortOrder(order, column);
     return h(
       'th',
-      { scope: 'col', 'aria-sort': active ? (descending ? 'descending' : 'ascending') : 'none' },
-      h(
-        'a',
-        {
-          href: href({ sort: next, offset: 0 }),
-          class: 'sort-link',
-          'aria-label': `${label}: sort ${next.endsWith('_desc') ? 'newest first' : 'oldest first'}`,
-        },
-        label,
-        h('span', { 'aria-hidden': 'true', class: 'sort-mark' }, active ? (descending ? ' ▼' : ' ▲') : ' ↕'),
+      { scope: 'col', class: className, 'aria-sort': active ? (order.descending ? 'descending' : 'ascending') : 'none' },
+      focusKey(
+        h(
+          'a',
+          {
+            href: href({ sort: next, offset: 0 }),
+            class: 'sort-link',
+            'aria-label': `${label}: sort ${directionText(column, next.descending)}`,
+            onclick: () => returnFocusTo(`sort-${column}`),
+          },
+          label,
+          h('span', { 'aria-hidden': 'true', class: 'sort-mark' }, active ? (order.descending ? ' ▼' : ' ▲') : ' ↕'),
+        ),
+        `sort-${column}`,
       ),
     );
   };
+  const fieldHeader = (field: FieldDefinition | undefined, className: string | null = null) =>
+    columnHeader(field?.label ?? 'Record', field && isSortableField(field) ? field.key : null, className);
 
   const rows = page.items.map((record) =>
     h(
@@ -165,69 +229,36 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
     ),
   );
 
-  const first = page.total === 0 ? 0 : offset + 1;
-  const last = offset + page.items.length;
-  const pageCount = Math.max(1, Math.ceil(page.total / limit));
-  const pageNumber = Math.floor(offset / limit) + 1;
-  const limitSelect: HTMLSelectElement = h(
-    'select',
-    {
-      id: 'records-limit',
-      onchange: () => ctx.navigate(href({ limit: Number(limitSelect.value), offset: 0 })),
-    },
-    LIMITS.map((value) => h('option', { value: String(value) }, String(value))),
-  );
-  limitSelect.value = String(limit);
-  const pageInput = h('input', {
-    id: 'records-page',
-    type: 'number',
-    min: '1',
-    max: String(pageCount),
-    value: String(pageNumber),
-    class: 'page-input',
-  });
-  const pager = h(
-    'nav',
-    { class: 'pager', 'aria-label': 'Pages' },
-    h(
-      'p',
-      { class: 'pager-status', 'aria-live': 'polite' },
-      page.total === 0
-        ? 'No records'
-        : `Records ${first.toLocaleString()}–${last.toLocaleString()} of ${page.total.toLocaleString()}`,
-    ),
-    h(
-      'div',
-      { class: 'pager-controls' },
-      offset > 0
-        ? linkButton('Previous page', href({ offset: offset - limit }), { rel: 'prev' })
-        : h('span', { class: 'button', 'aria-disabled': 'true' }, 'Previous page'),
-      h(
-        'form',
-        {
-          class: 'page-jump',
-          onsubmit: (event: Event) => {
-            event.preventDefault();
-            const wanted = Math.min(pageCount, Math.max(1, Math.floor(Number(pageInput.value)) || 1));
-            ctx.navigate(href({ offset: (wanted - 1) * limit }));
-          },
-        },
-        h('label', { for: 'records-page' }, 'Page'),
-        pageInput,
-        h('span', null, ` of ${pageCount.toLocaleString()}`),
-        h('button', { type: 'submit', class: 'button' }, 'Go'),
-      ),
-      page.hasMore
-        ? linkButton('Next page', href({ offset: offset + limit }), { rel: 'next' })
-        : h('span', { class: 'button', 'aria-disabled': 'true' }, 'Next page'),
-      h('label', { for: 'records-limit' }, 'Per page'),
-      limitSelect,
-    ),
-  );
+  const filtering = filter !== undefined || (filterText !== null && filterText !== '');
+  const bar =
+    filtering || page.total > 0
+      ? filterBar({
+          model,
+          filter,
+          defaultLocale: locales[0]?.split('-')[0] ?? 'en',
+          apply: (next) => ctx.navigate(href({ filter: next ?? null, offset: 0 })),
+          ...(loaded.refusal?.startsWith('filter')
+            ? { problem: loaded.refusal }
+            : filterText && !filter
+              ? { problem: 'The filter in the address is not a JSON object; all records are shown.' }
+              : {}),
+        })
+      : null;
+  if (loaded.refusal && !loaded.refusal.startsWith('filter')) errors.show(new Error(loaded.refusal));
 
-  const table =
-    page.total === 0
-      ? h(
+  const empty = loaded.refusal
+    ? loaded.refusal.startsWith('filter')
+      ? h('p', { class: 'empty' }, 'No records shown: the server refused the filter above.')
+      : h(
+          'p',
+          { class: 'empty' },
+          'No records shown: the server refused the sort. ',
+          h('a', { href: href({ sort: sortOrderOf(DEFAULT_SORT, model), offset: 0 }) }, 'Show them newest first'),
+          '.',
+        )
+    : filtering
+      ? h('p', { class: 'empty' }, 'No records match the filter.')
+      : h(
           'p',
           { class: 'empty' },
           'No records yet. ',
@@ -239,7 +270,10 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
                 '.',
               ]
             : null,
-        )
+        );
+  const table =
+    page.total === 0
+      ? empty
       : h(
           'div',
           { class: 'table-scroll' },
@@ -249,7 +283,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
             h(
               'caption',
               { class: 'visually-hidden' },
-              `Records of ${model.name}, ${sort.startsWith('created') ? 'by creation time' : 'by update time'}, ${sort.endsWith('desc') ? 'newest first' : 'oldest first'}`,
+              `Records of ${model.name}${filter ? ', filtered' : ''}, by ${columnLabel(order.column).toLowerCase()}, ${directionText(order.column, order.descending)}`,
             ),
             h(
               'thead',
@@ -257,10 +291,10 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
               h(
                 'tr',
                 null,
-                h('th', { scope: 'col' }, display?.label ?? 'Record'),
-                others.map((field) => h('th', { scope: 'col', class: field.type === 'number' ? 'num' : null }, field.label)),
-                sortHeader('Created', 'createdAt'),
-                sortHeader('Updated', 'updatedAt'),
+                fieldHeader(display),
+                others.map((field) => fieldHeader(field, field.type === 'number' ? 'num' : null)),
+                columnHeader('Created', 'createdAt'),
+                columnHeader('Updated', 'updatedAt'),
                 h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
               ),
             ),
@@ -278,8 +312,17 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
       mayChangeModels(ctx.workspace.role) ? linkButton('Edit model', `#/models/${model.id}/edit`) : null,
     ),
     errors.element,
+    bar,
     table,
-    page.total > 0 ? pager : null,
+    page.total > 0 ? recordsPager({ page, limit, offset, href, navigate: (hash) => ctx.navigate(hash) }) : null,
   );
-  announce(page.total === 0 ? 'No records' : `Records ${first} to ${last} of ${page.total}`);
+  const first = page.total === 0 ? 0 : offset + 1;
+  const last = offset + page.items.length;
+  announce(
+    page.total === 0
+      ? filtering
+        ? 'No records match the filter'
+        : 'No records'
+      : `Records ${first} to ${last} of ${page.total}`,
+  );
 }

@@ -1,8 +1,11 @@
-// Settings → Workspace: what a script needs to talk to this workspace (its id, the delivery URL) and its limits.
+// Settings → Workspace: what a script needs to talk to this workspace (its id, the delivery URL), its limits, and
+// its default locale (owners and admins change it here).
+import { LOCALE_PATTERN } from '../shared/field-types.js';
 import { gql } from './api.js';
 import { h, replaceChildren, uid } from './dom.js';
 import type { PageContext } from './page.js';
-import { copyButton, pageHeader } from './ui.js';
+import { mayChangeWorkspaceSettings, type Role } from './types.js';
+import { announce, copyButton, errorSlot, input, pageHeader } from './ui.js';
 
 interface CurrentWorkspace {
   id: string;
@@ -12,6 +15,67 @@ interface CurrentWorkspace {
   deliveryPath: string;
   writeBudget: number;
   writeBudgetIsDefault: boolean;
+  defaultLocale: string;
+}
+
+const LOCALE_HINT =
+  'Reads with a locale fall back to it when a translatable value has neither that locale nor its language (de-AT, then de, then this).';
+
+/** The default locale: a form for owners and admins, the value for the others. */
+function defaultLocaleSetting(workspace: CurrentWorkspace): HTMLElement {
+  const hintId = uid('hint');
+  if (!mayChangeWorkspaceSettings(workspace.role as Role)) {
+    return h(
+      'div',
+      null,
+      h('code', null, workspace.defaultLocale),
+      h('p', { class: 'hint', id: hintId }, `${LOCALE_HINT} Owners and admins change it.`),
+    );
+  }
+  const field = input({
+    name: 'defaultLocale',
+    value: workspace.defaultLocale,
+    autocomplete: 'off',
+    spellcheck: false,
+    size: 12,
+    'aria-label': 'Default locale',
+  });
+  const { slot, setError } = errorSlot(field, hintId);
+  const save = h('button', { type: 'submit', class: 'button' }, 'Save locale');
+  const form = h(
+    'form',
+    {
+      class: 'locale-form',
+      novalidate: true,
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        setError(null);
+        const locale = field.value.trim();
+        if (!LOCALE_PATTERN.test(locale)) {
+          setError('Not a locale code: use one such as en, pl or pt-BR.');
+          field.focus();
+          return;
+        }
+        save.disabled = true;
+        try {
+          const data = await gql<{ workspace: { update: { defaultLocale: string } } }>(
+            `mutation SetDefaultLocale { workspace { update(input: { defaultLocale: ${JSON.stringify(locale)} }) { defaultLocale } } }`,
+          );
+          field.value = data.workspace.update.defaultLocale;
+          announce(`Default locale set to ${field.value}.`);
+        } catch (error) {
+          setError((error as Error).message.replace(/^defaultLocale: /, ''));
+          field.focus();
+        } finally {
+          save.disabled = false;
+        }
+      },
+    },
+    h('div', { class: 'copyable' }, field, save),
+    h('p', { class: 'hint', id: hintId }, LOCALE_HINT),
+    slot,
+  );
+  return form;
 }
 
 function copyable(value: string, what: string, buttonLabel: string): HTMLElement {
@@ -35,7 +99,7 @@ function copyable(value: string, what: string, buttonLabel: string): HTMLElement
 export async function renderWorkspace(ctx: PageContext): Promise<void> {
   ctx.setTitle('Workspace settings');
   const data = await gql<{ workspace: { current: CurrentWorkspace } }>(
-    'query AdminWorkspace { workspace { current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault } } }',
+    'query AdminWorkspace { workspace { current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault defaultLocale } } }',
   );
   if (!ctx.isCurrent()) return;
   const workspace = data.workspace.current;
@@ -74,6 +138,8 @@ export async function renderWorkspace(ctx: PageContext): Promise<void> {
         copyable(deliveryUrl, 'Delivery URL', 'Copy URL'),
         h('p', { class: 'hint' }, 'Read-only, no token: records of models whose delivery access is public.'),
       ),
+      h('dt', null, 'Default locale'),
+      h('dd', null, defaultLocaleSetting(workspace)),
       h('dt', null, 'Write budget'),
       h(
         'dd',

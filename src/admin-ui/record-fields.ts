@@ -4,6 +4,7 @@ import { gql } from './api.js';
 import { h, uid } from './dom.js';
 import { readNumberInput } from './number-input.js';
 import { displayFieldOf, recordName } from './record-names.js';
+import { relationSearch } from './relation-search.js';
 import { LOCALE_PATTERN } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import {
@@ -315,7 +316,10 @@ function defaultLocale(): string {
 
 const PICKER_PAGE = 100;
 
-/** A picker listing the target model's records by their display field, 100 at a time ("Load more"). */
+/**
+ * A picker listing the target model's records by their display field, 100 at a time ("Load more"), with a search
+ * box that finds them by part of it (relation-search.ts): a match found is chosen (hasOne) or added (hasMany).
+ */
 function relationWidget(
   field: FieldDefinition,
   initial: JsonValue | undefined,
@@ -341,6 +345,13 @@ function relationWidget(
     control.append(h('option', { value: id, selected: current.includes(id) }, label));
   };
   for (const id of current) addOption(id, `${id} (current)`);
+  const chosenList = h('p', { class: 'muted small', 'aria-live': 'polite' });
+  const showChosen = () => {
+    if (!many) return;
+    const names = [...control.selectedOptions].map((option) => option.textContent ?? option.value);
+    chosenList.textContent = names.length > 0 ? `Chosen: ${names.join(', ')}` : 'None chosen.';
+  };
+  control.addEventListener('change', showChosen);
   const status = h('span', { class: 'muted small', 'aria-live': 'polite' });
   let offset = 0;
   const more = button('Load more', () => void load(), { hidden: true, class: 'button small' });
@@ -364,6 +375,7 @@ function relationWidget(
         }
       }
       offset += page.items.length;
+      showChosen();
       more.hidden = !page.hasMore;
       status.textContent = `${Math.min(offset, page.total)} of ${page.total} ${target.name} records listed`;
     } catch (error) {
@@ -373,6 +385,20 @@ function relationWidget(
     }
   };
   void load();
+  const search = target
+    ? relationSearch({
+        target,
+        many,
+        disabled: ctx.disabled,
+        pick: (record, name) => {
+          addOption(record.id, name);
+          const option = [...control.options].find((candidate) => candidate.value === record.id)!;
+          if (many) option.selected = true;
+          else control.value = record.id;
+          control.dispatchEvent(new Event('change', { bubbles: true }));
+        },
+      })
+    : null;
   const targetName = target ? `${target.name} (${displayFieldOf(target)?.label ?? 'record'})` : relationSlug(field);
   const hint = target
     ? many
@@ -380,7 +406,8 @@ function relationWidget(
       : `A record of ${targetName}.`
     : `The target model ${relationSlug(field)} is not in this workspace.`;
   const row = labelled(field.label, control, { ...options, hint });
-  row.element.append(h('div', { class: 'picker-tools' }, more, status));
+  row.element.append(h('div', { class: 'picker-tools' }, more, status), many ? chosenList : '', search ?? '');
+  showChosen();
   return {
     row,
     read: () => {

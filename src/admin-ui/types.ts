@@ -60,6 +60,11 @@ export function mayChangeModels(role: Role | undefined): boolean {
   return role === 'owner' || role === 'admin';
 }
 
+/** Roles that may change the workspace's settings (its default locale). */
+export function mayChangeWorkspaceSettings(role: Role | undefined): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
 export function mayWriteRecords(role: Role | undefined): boolean {
   return role === 'owner' || role === 'admin' || role === 'editor';
 }
@@ -71,7 +76,7 @@ export function relationSlug(field: FieldDefinition): string {
 
 /** The selection of a field list, `levels` deep into object sub-fields (GraphQL has no recursion). */
 export function fieldSelection(levels: number): string {
-  const own = 'key label type required relationTo relationType';
+  const own = 'key label type required relationTo relationType indexed';
   return levels <= 1 ? `fields { ${own} }` : `fields { ${own} ${fieldSelection(levels - 1)} }`;
 }
 

@@ -6,7 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import { dataToCsvRow, exportColumns } from '../client/cells.js';
 import { isPlainObject } from '../shared/json.js';
 import { ContentServiceError } from '../client/errors.js';
-import type { RecordSort } from '../client/types.js';
+import type { TimestampSort } from '../client/types.js';
 import {
   connectionOptions,
   makeClient,
@@ -50,7 +50,7 @@ export function registerExport(program: Command): void {
 async function runExport(options: ExportOptions): Promise<number> {
   const format = options.format ?? (options.out?.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
   if (format !== 'jsonl' && format !== 'csv') throw new UsageError(`--format: must be jsonl or csv, got "${format}"`);
-  const sort = (options.sort ?? 'createdAt_asc') as RecordSort;
+  const sort = (options.sort ?? 'createdAt_asc') as TimestampSort;
   if (!SORTS.includes(sort)) throw new UsageError(`--sort: must be one of ${SORTS.join(', ')}`);
   const client = makeClient(options);
   const model = await client.findModel(options.model).catch((error: unknown) => {

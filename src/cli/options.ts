@@ -13,6 +13,17 @@ export function parsePositiveInt(value: string): number {
   return number;
 }
 
+/** A duration in whole seconds, 0 to one year (a longer cache lifetime is a mistake, not a setting). */
+export function parseSeconds(value: string): number {
+  const number = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(number) || number > MAX_SECONDS) {
+    throw new InvalidArgumentError(`must be a whole number of seconds from 0 to ${MAX_SECONDS}`);
+  }
+  return number;
+}
+
+const MAX_SECONDS = 365 * 24 * 60 * 60;
+
 export function parsePort(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0 || number > 65535) throw new InvalidArgumentError('must be a port number');

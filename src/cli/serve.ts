@@ -1,19 +1,21 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
 import { connectRedisLimiters } from '../budget/redis-limiters.js';
-import { memoryLimiters, WriteBudget } from '../budget/write-budget.js';
+import { MAX_WINDOW_SECONDS, memoryLimiters, WriteBudget } from '../budget/write-budget.js';
 import { buildApp } from '../server/app.js';
 import { DEFAULTS, type ServerConfig } from '../server/config.js';
 import { openStore, redactUrl } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
-import { databaseUrl, envInt, parsePort, parsePositiveInt } from './options.js';
+import { databaseUrl, envInt, parsePort, parsePositiveInt, parseSeconds } from './options.js';
 
 interface ServeOptions {
   port?: number;
   host?: string;
   database?: string;
   writeBudget?: number;
+  deliveryMaxAge?: number;
+  writeBudgetWindow?: number;
   redis?: string;
   init: boolean;
 }
@@ -25,6 +27,8 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     host: options.host ?? process.env.HOST ?? DEFAULTS.host,
     databaseUrl: databaseUrl(options.database),
     writeBudget: options.writeBudget ?? envInt('WRITE_BUDGET_PER_MINUTE') ?? DEFAULTS.writeBudget,
+    writeBudgetWindowSeconds:
+      options.writeBudgetWindow ?? envWindowSeconds('WRITE_BUDGET_WINDOW_SECONDS') ?? DEFAULTS.writeBudgetWindowSeconds,
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES') ?? DEFAULTS.bodyLimitBytes,
     corsOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     logLevel: process.env.LOG_LEVEL ?? DEFAULTS.logLevel,
@@ -33,6 +37,7 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     maxRecordBytes: envInt('MAX_RECORD_BYTES') ?? DEFAULTS.maxRecordBytes,
     maxResponseBytes: envInt('MAX_RESPONSE_BYTES') ?? DEFAULTS.maxResponseBytes,
     publicBodyLimitBytes: envInt('PUBLIC_BODY_LIMIT_BYTES') ?? DEFAULTS.publicBodyLimitBytes,
+    deliveryMaxAge: options.deliveryMaxAge ?? envSeconds('DELIVERY_MAX_AGE') ?? DEFAULTS.deliveryMaxAge,
     requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
@@ -47,6 +52,24 @@ function resolveConfig(options: ServeOptions): ServerConfig {
   };
 }
 
+function parseWindowSeconds(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > MAX_WINDOW_SECONDS) {
+    throw new InvalidArgumentError(`must be a whole number of seconds from 1 to ${MAX_WINDOW_SECONDS}`);
+  }
+  return number;
+}
+
+function envWindowSeconds(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  try {
+    return parseWindowSeconds(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${name}: ${(error as Error).message}, got "${value}"`);
+  }
+}
+
 function envNonNegativeInt(name: string): number | undefined {
   const value = process.env[name];
   if (value === undefined || value === '') return undefined;
@@ -54,6 +77,16 @@ function envNonNegativeInt(name: string): number | undefined {
   if (!Number.isInteger(number) || number < 0)
     throw new InvalidArgumentError(`${name}: must be a whole number, 0 or more, got "${value}"`);
   return number;
+}
+
+function envSeconds(name: string): number | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  try {
+    return parseSeconds(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${name}: ${(error as Error).message}, got "${value}"`);
+  }
 }
 
 function envOnOff(name: string): boolean | undefined {
@@ -116,6 +149,18 @@ export function registerServe(program: Command): void {
       `record writes per minute per workspace from API tokens (env WRITE_BUDGET_PER_MINUTE, default ${DEFAULTS.writeBudget})`,
       parsePositiveInt,
     )
+    .option(
+      '--delivery-max-age <seconds>',
+      'seconds a CDN may serve a delivery answer without asking again, and serve it stale while it asks ' +
+        `(s-maxage, stale-while-revalidate; env DELIVERY_MAX_AGE, default ${DEFAULTS.deliveryMaxAge}: ask every time)`,
+      parseSeconds,
+    )
+    .option(
+      '--write-budget-window <seconds>',
+      `the window the write budget is counted over, 1 to ${MAX_WINDOW_SECONDS} seconds: --write-budget writes per window ` +
+        `(env WRITE_BUDGET_WINDOW_SECONDS, default ${DEFAULTS.writeBudgetWindowSeconds})`,
+      parseWindowSeconds,
+    )
     .option('--redis <url>', 'Redis for the shared write budget (env REDIS_URL)')
     .option('--no-init', 'do not create a first workspace on an empty database')
     .action(async (options: ServeOptions) => {
@@ -126,7 +171,7 @@ export function registerServe(program: Command): void {
       const redis = redisUrl ? await connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;
       const first = options.init ? await initialiseIfEmpty(store) : null;
-      const budget = new WriteBudget(config.writeBudget, limiters);
+      const budget = new WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
       const app = await buildApp({ store, config, logger, budget, signIn: { ...config.signIn, limiters } });
       await app.listen({ port: config.port, host: config.host });
       const address = app.server.address();

@@ -2,28 +2,34 @@
 // (listAll here; importRows and sync in import-rows.ts and sync.ts). It speaks only the documented API, over HTTP.
 import { ContentServiceError } from './errors.js';
 import { Transport, type TransportOptions } from './http.js';
+import { readByIds } from './by-ids.js';
 import { importRows } from './import-rows.js';
+import { readArguments } from './read-arguments.js';
 import type { ImportOptions, Items, LearntBudget, LoadSummary, SyncOptions } from './load-types.js';
 import { sync } from './sync.js';
 import type {
   CreateModelInput,
   DeletionResult,
+  GetRecordOptions,
   ImportCallResult,
   JsonObject,
+  ListAllOptions,
   ListOptions,
   ModelDefinition,
   ModelRecord,
   RecordList,
-  RecordSort,
   UpdateModelInput,
 } from './types.js';
 
 export type ContentClientOptions = TransportOptions;
 
+/** The most ids one `record.getMany` call takes; `getMany` sends more in several calls. */
+export const MAX_IDS_PER_CALL = 100;
+
 const RECORD_FIELDS = 'id modelId workspaceId data createdAt updatedAt createdBy updatedBy';
-const FIELD_FIELDS = 'key label type required relationTo relationType';
+const FIELD_FIELDS = 'key label type required relationTo relationType indexed';
 const MODEL_FIELDS =
-  'id workspaceId name slug description displayField deliveryAccess recordCount createdAt updatedAt ' +
+  'id workspaceId name slug description icon color displayField deliveryAccess recordCount createdAt updatedAt ' +
   'product { enabled skuField priceField } ' +
   `fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} } } }`;
 
@@ -128,17 +134,45 @@ export class ContentClient {
       .record.create;
   }
 
-  async getRecord(id: string, signal?: AbortSignal): Promise<ModelRecord | null> {
-    const query = `query($id: ID!) { record { get(id: $id) { ${RECORD_FIELDS} } } }`;
-    return (await this.read<{ record: { get: ModelRecord | null } }>('getRecord', query, { id }, signal)).record.get;
+  /**
+   * One record, or null. `locale` and `populate` shape its `data` (see `ReadOptions`); the older form
+   * `getRecord(id, signal)` still works.
+   */
+  async getRecord(id: string, options: GetRecordOptions | AbortSignal = {}): Promise<ModelRecord | null> {
+    const { signal, ...reading } = isAbortSignal(options) ? { signal: options } : options;
+    const args = readArguments(reading);
+    const query = `query($id: ID!${args.declarations}) { record { get(id: $id${args.passing}) { ${RECORD_FIELDS} } } }`;
+    const variables = { id, ...args.variables };
+    return (await this.read<{ record: { get: ModelRecord | null } }>('getRecord', query, variables, signal)).record.get;
   }
 
-  /** One page of records (`limit` at most 100). */
+  /**
+   * Records by id, in the order of `ids`, `null` where none is found (or it is in another workspace). Any number
+   * of ids: they are sent in calls of at most MAX_IDS_PER_CALL, and a call whose records would make too large an
+   * answer is sent again in halves.
+   */
+  async getMany(ids: readonly string[], options: GetRecordOptions = {}): Promise<(ModelRecord | null)[]> {
+    const { signal, ...reading } = options;
+    const args = readArguments(reading);
+    const query = `query($ids: [ID!]!${args.declarations}) { record { getMany(ids: $ids${args.passing}) { ${RECORD_FIELDS} } } }`;
+    return readByIds(ids, MAX_IDS_PER_CALL, async (chunk) => {
+      const variables = { ids: chunk, ...args.variables };
+      return (await this.read<{ record: { getMany: (ModelRecord | null)[] } }>('getMany', query, variables, signal)).record
+        .getMany;
+    });
+  }
+
+  /**
+   * One page of records (`limit` at most 100), optionally filtered, sorted by a field, in one locale and with
+   * relations populated (see `ListOptions`).
+   */
   async listRecords(modelId: string, options: ListOptions = {}): Promise<RecordList> {
-    const query = `query($modelId: ID!, $limit: Int, $offset: Int, $sort: String) {
-      record { list(modelId: $modelId, limit: $limit, offset: $offset, sort: $sort) { total hasMore items { ${RECORD_FIELDS} } } } }`;
-    const variables = { modelId, limit: options.limit ?? null, offset: options.offset ?? null, sort: options.sort ?? null };
-    return (await this.read<{ record: { list: RecordList } }>('listRecords', query, variables, options.signal)).record.list;
+    const { signal, limit, offset, sort, ...reading } = options;
+    const args = readArguments(reading);
+    const query = `query($modelId: ID!, $limit: Int, $offset: Int, $sort: String${args.declarations}) {
+      record { list(modelId: $modelId, limit: $limit, offset: $offset, sort: $sort${args.passing}) { total hasMore items { ${RECORD_FIELDS} } } } }`;
+    const variables = { modelId, limit: limit ?? null, offset: offset ?? null, sort: sort ?? null, ...args.variables };
+    return (await this.read<{ record: { list: RecordList } }>('listRecords', query, variables, signal)).record.list;
   }
 
   /** JSON merge patch of one record's data. */
@@ -175,19 +209,15 @@ export class ContentClient {
 
   // ---- loaders ----
 
-  /** Every record of a model, page by page (offset paging until `hasMore` is false). */
-  async *listAll(
-    modelId: string,
-    options: { sort?: RecordSort; pageSize?: number; signal?: AbortSignal } = {},
-  ): AsyncGenerator<ModelRecord> {
-    const limit = Math.min(100, Math.max(1, options.pageSize ?? 100));
+  /**
+   * Every record of a model (or every one that matches `filter`), page by page: offset paging until `hasMore` is
+   * false or a page comes back empty. `sort`, `locale` and `populate` apply to every page.
+   */
+  async *listAll(modelId: string, options: ListAllOptions = {}): AsyncGenerator<ModelRecord> {
+    const { pageSize, sort, ...rest } = options;
+    const limit = Math.min(100, Math.max(1, pageSize ?? 100));
     for (let offset = 0; ;) {
-      const page = await this.listRecords(modelId, {
-        limit,
-        offset,
-        sort: options.sort ?? 'createdAt_asc',
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const page = await this.listRecords(modelId, { ...rest, limit, offset, sort: sort ?? 'createdAt_asc' });
       for (const item of page.items) yield item;
       offset += page.items.length;
       if (!page.hasMore || page.items.length === 0) return;
@@ -220,4 +250,9 @@ export class ContentClient {
   ): Promise<LoadSummary<T>> {
     return sync({ client: this, budget: this.learntBudget }, model, items, options);
   }
+}
+
+/** Tells the older call form `getRecord(id, signal)` from `getRecord(id, options)`, also for a foreign AbortSignal. */
+function isAbortSignal(value: GetRecordOptions | AbortSignal): value is AbortSignal {
+  return typeof (value as AbortSignal).aborted === 'boolean' && typeof (value as AbortSignal).addEventListener === 'function';
 }

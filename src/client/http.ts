@@ -33,8 +33,19 @@ export interface RequestOptions {
 }
 
 const DEFAULT_MAX_WAIT_MS = 10 * 60_000;
-const DEFAULT_TIMEOUT_MS = 120_000;
-const READ_RETRIES = 3;
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** How many times a read is sent again after a transient failure. */
+export const READ_RETRIES = 3;
+
+/** No answer, or the server failed (5xx, INTERNAL): a read may be sent again. */
+export function isTransientFailure(error: ContentServiceError): boolean {
+  return error.outcomeUnknown || (error.status !== undefined && error.status >= 500) || error.code === 'INTERNAL';
+}
+
+/** Back-off before the n-th retry of a read (500 ms, 1 s, 2 s). */
+export function readRetryDelayMs(retry: number): number {
+  return 250 * 2 ** retry;
+}
 
 export function graphqlUrl(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
@@ -60,7 +71,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function abortedError(signal: AbortSignal): ContentServiceError {
+export function abortedError(signal: AbortSignal): ContentServiceError {
   const reason = signal.reason instanceof Error ? signal.reason.message : 'the operation was aborted';
   return new ContentServiceError(`Aborted: ${reason}`, { code: 'ABORTED', cause: signal.reason });
 }
@@ -151,11 +162,9 @@ export class Transport {
           waited += waitMs;
           continue;
         }
-        const transient =
-          error.outcomeUnknown || (error.status !== undefined && error.status >= 500) || error.code === 'INTERNAL';
-        if (options.idempotent && transient && transportFailures < READ_RETRIES) {
+        if (options.idempotent && isTransientFailure(error) && transportFailures < READ_RETRIES) {
           transportFailures += 1;
-          await sleep(250 * 2 ** transportFailures, signal);
+          await sleep(readRetryDelayMs(transportFailures), signal);
           continue;
         }
         throw error;
@@ -184,67 +193,74 @@ export class Transport {
       });
       text = await response.text();
     } catch (cause) {
-      if (signal?.aborted) throw abortedError(signal);
-      if (timeout.aborted) {
-        throw new ContentServiceError(
-          `${operation}: no answer from ${this.url} within ${timeoutMs} ms (the outcome is unknown)`,
-          {
-            code: 'TIMEOUT',
-            cause,
-          },
-        );
-      }
-      const reason = cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause);
-      throw new ContentServiceError(`${operation}: no answer from ${this.url}: ${reason} (the outcome is unknown)`, {
-        code: 'NETWORK_ERROR',
-        cause,
-      });
+      throw noAnswerError(cause, { operation, url: this.url, signal, timeout, timeoutMs });
     }
-    const requestId = response.headers.get('x-request-id') ?? undefined;
-    let parsed: GraphQLBody | undefined;
-    try {
-      parsed = text === '' ? undefined : (JSON.parse(text) as GraphQLBody);
-    } catch {
-      parsed = undefined;
-    }
-    const errors = Array.isArray(parsed?.errors) ? parsed.errors : [];
-    if (errors.length > 0) {
-      const first = errors[0]!;
-      const extensions = { ...(first.extensions ?? {}) };
-      const code =
-        typeof extensions.code === 'string'
-          ? extensions.code
-          : response.status === 429
-            ? 'RATE_LIMITED'
-            : response.status >= 500
-              ? 'INTERNAL'
-              : 'HTTP_ERROR';
-      const error = new ContentServiceError(String(first.message), {
-        code,
-        field: typeof extensions.field === 'string' ? extensions.field : undefined,
-        status: response.status,
-        requestId,
-        extensions,
-        errors,
-      });
-      if (response.status === 429) retryAfterHeaders.set(error, response.headers.get('retry-after'));
-      throw error;
-    }
-    if (response.status === 429) {
-      const error = new ContentServiceError('Record write budget exceeded', { code: 'RATE_LIMITED', status: 429, requestId });
-      retryAfterHeaders.set(error, response.headers.get('retry-after'));
-      throw error;
-    }
-    if (!response.ok || parsed === undefined || parsed.data === undefined || parsed.data === null) {
-      throw new ContentServiceError(
-        `${operation}: HTTP ${response.status} from ${this.url}: ${text.slice(0, 200) || '(empty body)'}`,
-        {
-          code: response.status >= 500 ? 'INTERNAL' : 'HTTP_ERROR',
-          status: response.status,
-          requestId,
-        },
-      );
-    }
-    return parsed.data as T;
+    return answerData<T>(response, text, operation, this.url);
   }
+}
+
+/** The error for a request that got no answer: aborted by the caller, timed out, or a network failure. */
+export function noAnswerError(
+  cause: unknown,
+  request: { operation: string; url: string; signal: AbortSignal | undefined; timeout: AbortSignal; timeoutMs: number },
+): ContentServiceError {
+  if (request.signal?.aborted) return abortedError(request.signal);
+  if (request.timeout.aborted) {
+    return new ContentServiceError(
+      `${request.operation}: no answer from ${request.url} within ${request.timeoutMs} ms (the outcome is unknown)`,
+      { code: 'TIMEOUT', cause },
+    );
+  }
+  const reason = cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause);
+  return new ContentServiceError(`${request.operation}: no answer from ${request.url}: ${reason} (the outcome is unknown)`, {
+    code: 'NETWORK_ERROR',
+    cause,
+  });
+}
+
+/** `data` of a GraphQL answer, or the ContentServiceError its first error (or its HTTP status) describes. */
+export function answerData<T>(response: Response, text: string, operation: string, url: string): T {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  let parsed: GraphQLBody | undefined;
+  try {
+    parsed = text === '' ? undefined : (JSON.parse(text) as GraphQLBody);
+  } catch {
+    parsed = undefined;
+  }
+  const errors = Array.isArray(parsed?.errors) ? parsed.errors : [];
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    const extensions = { ...(first.extensions ?? {}) };
+    const code =
+      typeof extensions.code === 'string'
+        ? extensions.code
+        : response.status === 429
+          ? 'RATE_LIMITED'
+          : response.status >= 500
+            ? 'INTERNAL'
+            : 'HTTP_ERROR';
+    const error = new ContentServiceError(String(first.message), {
+      code,
+      field: typeof extensions.field === 'string' ? extensions.field : undefined,
+      status: response.status,
+      requestId,
+      extensions,
+      errors,
+    });
+    if (response.status === 429) retryAfterHeaders.set(error, response.headers.get('retry-after'));
+    throw error;
+  }
+  if (response.status === 429) {
+    const error = new ContentServiceError('Record write budget exceeded', { code: 'RATE_LIMITED', status: 429, requestId });
+    retryAfterHeaders.set(error, response.headers.get('retry-after'));
+    throw error;
+  }
+  if (!response.ok || parsed === undefined || parsed.data === undefined || parsed.data === null) {
+    throw new ContentServiceError(`${operation}: HTTP ${response.status} from ${url}: ${text.slice(0, 200) || '(empty body)'}`, {
+      code: response.status >= 500 ? 'INTERNAL' : 'HTTP_ERROR',
+      status: response.status,
+      requestId,
+    });
+  }
+  return parsed.data as T;
 }

@@ -8,3 +8,20 @@ export { MAX_IMPORT_ROWS } from './import.js';
 export { graphqlUrl, type TransportOptions } from './http.js';
 export { csvColumns, csvRowToData, CellError, type CsvColumn } from './cells.js';
 export type * from './types.js';
+export { MAX_IDS_PER_CALL } from './client.js';
+export {
+  createDeliveryClient,
+  DeliveryClient,
+  MAX_GET_URL_LENGTH,
+  MAX_IDS_PER_DELIVERY_CALL,
+  PUBLIC_MODEL_DEFINITIONS,
+  PUBLIC_MODEL_RECORDS,
+  type DeliveryAllOptions,
+  type DeliveryClientOptions,
+  type DeliveryListOptions,
+  type DeliveryReadOptions,
+  type DeliveryRecord,
+  type DeliveryRecordList,
+  type DeliveryRequestOptions,
+  type PublicModelDefinition,
+} from './delivery.js';

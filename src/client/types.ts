@@ -19,6 +19,8 @@ export interface FieldDefinition<Type extends string = FieldType> {
   relationTo?: string | null;
   relationType?: 'hasOne' | 'hasMany' | null;
   fields?: FieldDefinition<Type>[] | null;
+  /** Filters and sorts on the field are served by a database index. */
+  indexed?: boolean;
 }
 
 export interface FieldDefinitionInput {
@@ -29,6 +31,7 @@ export interface FieldDefinitionInput {
   relationTo?: string;
   relationType?: 'hasOne' | 'hasMany';
   fields?: FieldDefinitionInput[];
+  indexed?: boolean;
 }
 
 export interface ProductSettings {
@@ -43,6 +46,10 @@ export interface ModelDefinition {
   name: string;
   slug: string;
   description: string | null;
+  /** An icon name or an emoji (at most 64 characters). */
+  icon: string | null;
+  /** A CSS hex colour (`#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`). */
+  color: string | null;
   displayField: string;
   fields: FieldDefinition[];
   product: ProductSettings | null;
@@ -57,6 +64,8 @@ export interface CreateModelInput {
   slug: string;
   displayField?: string;
   description?: string;
+  icon?: string;
+  color?: string;
   fields: FieldDefinitionInput[];
   product?: { enabled: boolean; skuField?: string; priceField?: string };
   deliveryAccess?: 'public' | 'none';
@@ -83,12 +92,113 @@ export interface RecordList {
   items: ModelRecord[];
 }
 
-export type RecordSort = 'createdAt_asc' | 'createdAt_desc' | 'updatedAt_asc' | 'updatedAt_desc';
+/** The sorts every model has (`createdAt_asc` is the default). */
+export type TimestampSort = 'createdAt_asc' | 'createdAt_desc' | 'updatedAt_asc' | 'updatedAt_desc';
 
-export interface ListOptions {
+/**
+ * A sort: a timestamp sort, `<fieldKey>_asc` / `<fieldKey>_desc` for a `text`, `number`, `boolean` or `date` field,
+ * or the short forms `price` / `-price` (and `updatedAt` / `-updatedAt`). Ties are broken by id; records missing
+ * the field sort last. The server refuses an unknown sort naming the allowed ones.
+ */
+export type RecordSort = TimestampSort | `${string}_asc` | `${string}_desc` | `-${string}` | (string & {});
+
+/** A value a filter compares with: a number for `number`, an ISO string for `date` and the timestamps, an id string for relations. */
+export type FilterValue = string | number | boolean;
+
+/** The operators of one path. `null` with `$eq` / `$ne` means missing / present. */
+export interface FilterOperators {
+  $eq?: FilterValue | null;
+  $ne?: FilterValue | null;
+  $gt?: string | number;
+  $gte?: string | number;
+  $lt?: string | number;
+  $lte?: string | number;
+  /** At most 1000 values. */
+  $in?: readonly FilterValue[];
+  $nin?: readonly FilterValue[];
+  $exists?: boolean;
+  /** Case-insensitive on `text` (and each locale of a `translatable`); on a `hasMany` relation: holds this id. */
+  $contains?: string;
+  /** Case-insensitive on `text` (and each locale of a `translatable`). */
+  $startsWith?: string;
+  /** The negation of a condition on the same path: `{ price: { $not: { $gt: 100 } } }`. */
+  $not?: FilterCondition;
+}
+
+/** A path's condition: a plain value is equality (`{ category: 'shoes' }`), or an object of operators. */
+export type FilterCondition = FilterValue | null | FilterOperators;
+
+/** The characters of a string, as a union: `Chars<'ab'>` is `'a' | 'b'`. */
+type Chars<S extends string, Found extends string = never> = S extends `${infer First}${infer Rest}`
+  ? Chars<Rest, Found | First>
+  : Found;
+type Letter = Chars<'abcdefghijklmnopqrstuvwxyz'>;
+type PathStart = Letter | Uppercase<Letter> | '_';
+
+/**
+ * A path: a field key (`price`), `key.sub` into an `object` field, `key.<locale>` into a `translatable` field, or
+ * the record's own `id`, `createdAt`, `updatedAt`. Field keys start with a letter or `_`, so a key starting with
+ * `$` is an operator: only `$and`, `$or` and `$not` are allowed at this level.
+ */
+export type FilterPath = `${PathStart}${string}`;
+
+/**
+ * A filter in the style of MongoDB queries (delivery.md): `{ category: 'shoes', price: { $gte: 10, $lt: 100 } }`,
+ * `{ $or: [{ brand: 'acme' }, { 'name.en': { $startsWith: 'run' } }] }`. Limits: depth 5, 50 conditions, 1000
+ * values in one `$in`.
+ */
+export type RecordFilter = {
+  [path: FilterPath]: FilterCondition | undefined;
+} & {
+  $and?: readonly RecordFilter[];
+  $or?: readonly RecordFilter[];
+  $not?: RecordFilter;
+};
+
+/**
+ * Relation fields whose ids are replaced by the target records (`{ id, modelId, data, createdAt, updatedAt }`,
+ * `null` for a missing target): `['category', 'brand', 'category.parent']`, depth at most 3.
+ */
+export type PopulatePaths = readonly string[];
+
+/** What `populate` puts in place of an id in `data`. */
+export interface PopulatedRecord {
+  id: string;
+  modelId: string;
+  data: JsonObject;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** How records are read: every translatable value in one language, relations replaced by their records. */
+export interface ReadOptions {
+  /**
+   * Turns every `translatable` value of `data` (also inside populated records) into one string: the value for
+   * this locale (`de-AT`), else its language (`de`), else the workspace's default locale, else `null`.
+   */
+  locale?: string;
+  populate?: PopulatePaths;
+}
+
+export interface GetRecordOptions extends ReadOptions {
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends ReadOptions {
+  /** At most 100 (default 20). */
   limit?: number;
   offset?: number;
   sort?: RecordSort;
+  /** Only the records that match; `total` and `hasMore` count them. */
+  filter?: RecordFilter;
+  signal?: AbortSignal;
+}
+
+export interface ListAllOptions extends ReadOptions {
+  sort?: RecordSort;
+  filter?: RecordFilter;
+  /** Records per request, at most 100 (default 100). */
+  pageSize?: number;
   signal?: AbortSignal;
 }
 

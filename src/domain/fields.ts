@@ -10,6 +10,8 @@ export interface FieldDefinition {
   relationType?: RelationType | null;
   /** Sub-fields of an `object` field. */
   fields?: FieldDefinition[] | null;
+  /** Filters and sorts on the field are served by a database index (present only when true). */
+  indexed?: boolean;
 }
 
 export interface ProductSettings {
@@ -25,6 +27,10 @@ export interface ModelShape {
   name: string;
   slug: string;
   description: string | null;
+  /** How the model is shown in lists (an icon name or an emoji, at most 64 characters); null: none. */
+  icon: string | null;
+  /** A CSS hex colour (`#rgb`, `#rgba`, `#rrggbb`, `#rrggbbaa`); null: none. */
+  color: string | null;
   displayField: string;
   fields: FieldDefinition[];
   product: ProductSettings | null;

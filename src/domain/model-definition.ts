@@ -1,6 +1,6 @@
 import { fieldError, type FieldIssue } from './errors.js';
 import { textProblem } from './text.js';
-import { FIELD_TYPES, RELATION_TYPES, type FieldType, type RelationType } from '../shared/field-types.js';
+import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES, type FieldType, type RelationType } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import { FORBIDDEN_KEYS, type DeliveryAccess, type FieldDefinition, type ModelShape, type ProductSettings } from './fields.js';
 
@@ -8,6 +8,8 @@ export interface ModelDefinitionInput {
   name?: unknown;
   slug?: unknown;
   description?: unknown;
+  icon?: unknown;
+  color?: unknown;
   displayField?: unknown;
   fields?: unknown;
   product?: unknown;
@@ -25,7 +27,13 @@ export const MODEL_LIMITS = {
   maxNameLength: 200,
   maxLabelLength: 200,
   maxDescriptionLength: 5000,
+  maxIconLength: 64,
+  /** Indexed fields, sub-fields included: each index is written on every record write. */
+  maxIndexedFields: 20,
 } as const;
+
+/** A CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa. */
+const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 
 const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -60,6 +68,13 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
   if (fieldCount > MODEL_LIMITS.maxFields) {
     issues.add('fields', `a model may have at most ${MODEL_LIMITS.maxFields} fields, sub-fields included; got ${fieldCount}`);
   }
+  const indexedCount = countFields(fields, (field) => field.indexed === true);
+  if (indexedCount > MODEL_LIMITS.maxIndexedFields) {
+    issues.add(
+      'fields',
+      `a model may have at most ${MODEL_LIMITS.maxIndexedFields} indexed fields, sub-fields included; got ${indexedCount}`,
+    );
+  }
   const keys = new Set(fields.map((field) => field.key));
 
   let displayField = fields[0]?.key ?? '';
@@ -82,16 +97,44 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
   } else if (typeof description === 'string') {
     checkText(issues, 'description', description, MODEL_LIMITS.maxDescriptionLength);
   }
+  const icon = normaliseIcon(input.icon, issues);
+  const color = normaliseColor(input.color, issues);
   issues.throwFirst();
   return {
     name,
     slug,
     description: typeof description === 'string' ? description : null,
+    icon,
+    color,
     displayField,
     fields,
     product,
     deliveryAccess: deliveryAccess as DeliveryAccess,
   };
+}
+
+/** An optional setting given as a string; "" clears it like null (what a cleared form field sends). */
+function optionalText(value: unknown, path: string, issues: IssueList): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') {
+    issues.add(path, 'must be a string');
+    return null;
+  }
+  return value;
+}
+
+function normaliseIcon(value: unknown, issues: IssueList): string | null {
+  const icon = optionalText(value, 'icon', issues);
+  if (icon !== null) checkText(issues, 'icon', icon, MODEL_LIMITS.maxIconLength);
+  return icon;
+}
+
+function normaliseColor(value: unknown, issues: IssueList): string | null {
+  const color = optionalText(value, 'color', issues);
+  if (color !== null && !COLOR_PATTERN.test(color)) {
+    issues.add('color', 'must be a CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa (such as #1e90ff)');
+  }
+  return color;
 }
 
 function normaliseFields(
@@ -157,12 +200,18 @@ function normaliseField(
   if (raw.required !== undefined && raw.required !== null && typeof raw.required !== 'boolean') {
     issues.add(`${at}.required`, 'must be a boolean');
   }
+  if (raw.indexed !== undefined && raw.indexed !== null && typeof raw.indexed !== 'boolean') {
+    issues.add(`${at}.indexed`, 'must be a boolean');
+  } else if (raw.indexed === true && !INDEXABLE_FIELD_TYPES.includes(type as FieldType)) {
+    issues.add(`${at}.indexed`, `only ${INDEXABLE_FIELD_TYPES.join(', ')} fields can be indexed, not ${type} fields`);
+  }
   const field: FieldDefinition = {
     key,
     label: typeof raw.label === 'string' && raw.label ? raw.label : key,
     type: type as FieldType,
     required: raw.required === true,
   };
+  if (raw.indexed === true) field.indexed = true;
   if (type === 'relation') {
     Object.assign(field, normaliseRelation(raw, at, relationTargets, issues));
   } else if (raw.relationTo != null || raw.relationType != null) {
@@ -224,8 +273,11 @@ function checkText(issues: IssueList, path: string, text: string, maxLength: num
   else if (text.length > maxLength) issues.add(path, `must be at most ${maxLength} characters`);
 }
 
-function countFields(fields: readonly FieldDefinition[]): number {
-  return fields.reduce((count, field) => count + 1 + (field.fields ? countFields(field.fields) : 0), 0);
+function countFields(fields: readonly FieldDefinition[], counted: (field: FieldDefinition) => boolean = () => true): number {
+  return fields.reduce(
+    (count, field) => count + (counted(field) ? 1 : 0) + (field.fields ? countFields(field.fields, counted) : 0),
+    0,
+  );
 }
 
 /** ` (did you mean "price"?)` when a known name is close to the given one. */

@@ -31,78 +31,117 @@ export function checkRecordData(fields: readonly FieldDefinition[], data: unknow
   return check;
 }
 
+/**
+ * Checks an object against its fields. The data to store is the given object itself when it needs no change — an
+ * ordinary object whose keys are fields, in the fields' order, none null, every value passing as it is: an
+ * import's rows usually do, and copying a thousand of them key by key cost more than checking them. Otherwise it is
+ * a new object in the fields' order without the nulls, as before.
+ */
 function checkObject(
   fields: readonly FieldDefinition[],
   value: Record<string, unknown>,
   prefix: string,
   check: DataCheck,
 ): RecordData {
-  const byKey = fieldsByKey(fields);
-  const result: RecordData = {};
-  for (const key of Object.keys(value)) {
-    if (!byKey.has(key)) {
-      const reason = FORBIDDEN_KEYS.has(key) ? 'key not allowed' : `unknown field${suggest(key, byKey.keys())}`;
+  const positions = fieldPositions(fields);
+  const keys = Object.keys(value);
+  // Kept as it is only when it is an ordinary object (JSON.parse makes those), so the data is always one.
+  let inFieldOrder = Object.getPrototypeOf(value) === Object.prototype;
+  let last = -1;
+  for (const key of keys) {
+    const position = positions.get(key);
+    if (position === undefined) {
+      const reason = FORBIDDEN_KEYS.has(key) ? 'key not allowed' : `unknown field${suggest(key, positions.keys())}`;
       check.issues.push({ path: prefix + key, reason });
+      inFieldOrder = false;
+    } else {
+      if (position < last) inFieldOrder = false;
+      last = position;
     }
   }
-  for (const field of fields) {
+  // null while the checked data is still the given object.
+  let result: RecordData | null = inFieldOrder ? null : {};
+  for (let index = 0; index < fields.length; index++) {
+    const field = fields[index]!;
     const fieldValue = value[field.key];
-    const path = prefix + field.key;
     if (fieldValue === undefined || fieldValue === null) {
-      if (field.required) check.issues.push({ path, reason: 'is required' });
+      if (field.required) check.issues.push({ path: prefix + field.key, reason: 'is required' });
+      if (fieldValue === null && result === null) result = presentValues(fields, index, value);
       continue;
     }
-    const checked = checkValue(field, fieldValue, path, check);
+    const checked = checkValue(field, fieldValue, prefix, check);
+    if (result === null) {
+      if (checked === fieldValue) continue;
+      result = presentValues(fields, index, value);
+    }
     // Field keys are checked when the model is defined (never __proto__), so plain assignment is safe here.
     if (checked !== undefined) result[field.key] = checked;
+  }
+  return result ?? value;
+}
+
+/** The values of the first `end` fields that `value` has (not null), in the fields' order. */
+function presentValues(fields: readonly FieldDefinition[], end: number, value: Record<string, unknown>): RecordData {
+  const result: RecordData = {};
+  for (let index = 0; index < end; index++) {
+    const key = fields[index]!.key;
+    const fieldValue = value[key];
+    if (fieldValue !== undefined && fieldValue !== null) result[key] = fieldValue;
   }
   return result;
 }
 
-function checkValue(field: FieldDefinition, value: unknown, path: string, check: DataCheck): unknown {
-  const fail = (reason: string): undefined => {
-    check.issues.push({ path, reason });
-    return undefined;
-  };
+/** Records an issue; undefined, the value of a refused field. */
+function refuse(check: DataCheck, path: string, reason: string): undefined {
+  check.issues.push({ path, reason });
+  return undefined;
+}
+
+/** The checked value (the same value when it passes as it is), or undefined when refused. */
+function checkValue(field: FieldDefinition, value: unknown, prefix: string, check: DataCheck): unknown {
   switch (field.type) {
-    case 'text':
-      if (typeof value !== 'string') return fail('must be a string');
-      return checkText(value, fail);
+    case 'text': {
+      if (typeof value !== 'string') return refuse(check, prefix + field.key, 'must be a string');
+      const problem = textProblem(value);
+      return problem ? refuse(check, prefix + field.key, problem) : value;
+    }
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? value : fail('must be a finite number');
+      return typeof value === 'number' && Number.isFinite(value)
+        ? value
+        : refuse(check, prefix + field.key, 'must be a finite number');
     case 'boolean':
-      return typeof value === 'boolean' ? value : fail('must be true or false');
+      return typeof value === 'boolean' ? value : refuse(check, prefix + field.key, 'must be true or false');
     case 'date':
       return typeof value === 'string' && isIsoDate(value)
         ? value
-        : fail('must be an ISO 8601 date or date-time string, such as 2024-05-01 or 2024-05-01T12:00:00Z');
+        : refuse(
+            check,
+            prefix + field.key,
+            'must be an ISO 8601 date or date-time string, such as 2024-05-01 or 2024-05-01T12:00:00Z',
+          );
     case 'relation':
-      return checkRelation(field, value, path, check, fail);
+      return checkRelation(field, value, prefix + field.key, check);
     case 'translatable':
-      return checkTranslatable(value, path, check, fail);
-    case 'object':
-      if (!isPlainObject(value)) return fail('must be a JSON object');
+      return checkTranslatable(value, prefix + field.key, check);
+    case 'object': {
+      const path = prefix + field.key;
+      if (!isPlainObject(value)) return refuse(check, path, 'must be a JSON object');
       if (field.fields) return checkObject(field.fields, value, `${path}.`, check);
       return checkFreeJson(value, path, check);
+    }
   }
 }
 
-function checkRelation(
-  field: FieldDefinition,
-  value: unknown,
-  path: string,
-  check: DataCheck,
-  fail: (reason: string) => undefined,
-): unknown {
+function checkRelation(field: FieldDefinition, value: unknown, path: string, check: DataCheck): unknown {
   const targetSlug = relationTargetSlug(field) ?? '';
   const many = field.relationType === 'hasMany';
   const ids = many ? value : [value];
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 64)) {
-    return fail(many ? 'must be an array of record ids' : 'must be a record id (string)');
+    return refuse(check, path, many ? 'must be an array of record ids' : 'must be a record id (string)');
   }
   for (const targetId of ids as string[]) {
     const problem = textProblem(targetId);
-    if (problem) return fail(problem);
+    if (problem) return refuse(check, path, problem);
   }
   for (const targetId of ids as string[]) {
     check.references.push({ path, fieldKey: field.key, targetSlug, targetId });
@@ -110,8 +149,8 @@ function checkRelation(
   return many ? [...(ids as string[])] : value;
 }
 
-function checkTranslatable(value: unknown, path: string, check: DataCheck, fail: (reason: string) => undefined): unknown {
-  if (!isPlainObject(value)) return fail('must be an object of locale code to string, such as {"en":"Ball"}');
+function checkTranslatable(value: unknown, path: string, check: DataCheck): unknown {
+  if (!isPlainObject(value)) return refuse(check, path, 'must be an object of locale code to string, such as {"en":"Ball"}');
   const result: Record<string, string> = {};
   for (const [locale, text] of Object.entries(value)) {
     if (FORBIDDEN_KEYS.has(locale)) {
@@ -152,19 +191,14 @@ function checkFreeJson(value: unknown, path: string, check: DataCheck, depth = 1
   return value;
 }
 
-const keyMaps = new WeakMap<readonly FieldDefinition[], Map<string, FieldDefinition>>();
+const positionMaps = new WeakMap<readonly FieldDefinition[], Map<string, number>>();
 
-/** The fields by key, made once per field list: an import checks 1000 rows against the same list. */
-function fieldsByKey(fields: readonly FieldDefinition[]): Map<string, FieldDefinition> {
-  let byKey = keyMaps.get(fields);
-  if (!byKey) {
-    byKey = new Map(fields.map((field) => [field.key, field]));
-    keyMaps.set(fields, byKey);
+/** Each field's place in the list by key, made once per field list: an import checks 1000 rows against the same list. */
+function fieldPositions(fields: readonly FieldDefinition[]): Map<string, number> {
+  let positions = positionMaps.get(fields);
+  if (!positions) {
+    positions = new Map(fields.map((field, index) => [field.key, index]));
+    positionMaps.set(fields, positions);
   }
-  return byKey;
-}
-
-function checkText(text: string, fail: (reason: string) => undefined): string | undefined {
-  const problem = textProblem(text);
-  return problem ? fail(problem) : text;
+  return positions;
 }

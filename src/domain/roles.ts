@@ -1,12 +1,15 @@
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** What a request needs: reading, writing records, changing models, or listing, creating and revoking API tokens. */
-export type Permission = 'read' | 'write records' | 'change models' | 'manage tokens';
+/**
+ * What a request needs: reading, writing records, changing models, listing, creating and revoking API tokens, or
+ * changing the workspace's settings.
+ */
+export type Permission = 'read' | 'write records' | 'change models' | 'manage tokens' | 'change workspace settings';
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['read', 'write records', 'change models', 'manage tokens'],
-  admin: ['read', 'write records', 'change models', 'manage tokens'],
+  owner: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings'],
+  admin: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings'],
   editor: ['read', 'write records'],
   viewer: ['read'],
 };

@@ -4,12 +4,17 @@ import { ServiceError } from './errors.js';
 // and a lone UTF-16 surrogate is not Unicode at all (PostgreSQL refuses it; SQLite would silently store U+FFFD).
 // Refusing both everywhere a string enters makes SQLite and PostgreSQL behave alike.
 
-/** NUL, or a lone surrogate (with the u flag a surrogate pair is one code point, not Cs). */
-const UNSTORABLE = /[\0\p{Cs}]/u;
+declare global {
+  interface String {
+    /** False when the string holds a lone surrogate. ES2024: Node 20 has it, the TypeScript lib used here lacks it. */
+    isWellFormed(): boolean;
+  }
+}
 
 /** Why a string cannot be stored, or null when it can. */
 export function textProblem(text: string): string | null {
-  if (!UNSTORABLE.test(text)) return null;
+  // Two scans the engine makes fast (a test of /[\0\p{Cs}]/u cost five times as much, thousands of times an import).
+  if (text.isWellFormed() && !text.includes('\u0000')) return null;
   return text.includes('\u0000')
     ? 'must not contain the NUL character'
     : 'must not contain a lone surrogate (half of a UTF-16 pair without the other half)';

@@ -7,6 +7,8 @@ export interface Workspace {
   orgId: string;
   orgSlug: string;
   writeBudget: number | null;
+  /** The locale a `locale` read falls back to when a translatable value has neither the locale asked for nor its language. */
+  defaultLocale: string;
 }
 
 /** An API token as listed to the workspace's owners and admins: never the token or its hash. */

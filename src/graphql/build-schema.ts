@@ -6,6 +6,7 @@ import {
   type GraphQLResolveInfo,
   type GraphQLSchema,
 } from 'graphql';
+import type { FieldDefinition } from '../domain/fields.js';
 import { unparsedData } from '../domain/json-text.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import { sourceOnlyResolver } from './compiled-execute.js';
@@ -17,6 +18,11 @@ const recordData = sourceOnlyResolver((record: unknown): unknown => {
   const stored = record as StoredRecord;
   return unparsedData(stored) ?? stored.data;
 });
+
+/** `ModelRecord.status`: this service has no lifecycle states, so always null (never a property of the source). */
+const recordStatus = sourceOnlyResolver((): null => null);
+/** `FieldDefinition.indexed`: stored only when true. */
+const fieldIndexed = sourceOnlyResolver((field: unknown): boolean => (field as FieldDefinition).indexed === true);
 
 /**
  * The resolver of one field, on the schema's context. graphql-js calls it with what the parent field resolved to
@@ -50,6 +56,11 @@ export function buildExecutableSchema<TContext>(sdl: string, resolvers: Resolver
   const recordType = schema.getType('ModelRecord');
   const dataField = recordType instanceof GraphQLObjectType ? recordType.getFields().data : undefined;
   if (dataField && !dataField.resolve) dataField.resolve = recordData;
+  const statusField = recordType instanceof GraphQLObjectType ? recordType.getFields().status : undefined;
+  if (statusField && !statusField.resolve) statusField.resolve = recordStatus;
+  const fieldType = schema.getType('FieldDefinition');
+  const indexedField = fieldType instanceof GraphQLObjectType ? fieldType.getFields().indexed : undefined;
+  if (indexedField && !indexedField.resolve) indexedField.resolve = fieldIndexed;
   for (const scalar of [JsonScalar, DateTimeScalar]) {
     const type = schema.getType(scalar.name);
     if (type instanceof GraphQLScalarType) Object.assign(type, scalar.toConfig(), { extensions: {} });

@@ -1,5 +1,6 @@
 import type { Actor } from '../services/actor.js';
 import type { ModelService } from '../services/model-service.js';
+import type { RecordReader } from '../services/record-reader.js';
 import type { RecordService } from '../services/record-service.js';
 import type { TokenService } from '../services/token-service.js';
 import type { WorkspaceService } from '../services/workspace-service.js';
@@ -7,6 +8,8 @@ import type { WorkspaceService } from '../services/workspace-service.js';
 export interface Services {
   models: ModelService;
   records: RecordService;
+  /** Reads for answers: pages and reads by id with `locale` and `populate`, on both routes. */
+  reader: RecordReader;
   tokens: TokenService;
   workspaces: WorkspaceService;
 }

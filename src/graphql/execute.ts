@@ -16,7 +16,11 @@ export interface ResponseBody {
 
 /** A response body already serialised to JSON text (the compiled execution path writes the answer directly). */
 export class SerializedBody {
-  constructor(readonly json: string) {}
+  constructor(
+    readonly json: string,
+    /** Whether the answer carries `errors` (such an answer is not one for HTTP caches to keep). */
+    readonly hasErrors = false,
+  ) {}
 }
 
 export const UNEXPECTED_MESSAGE = 'Unexpected error.';
@@ -66,7 +70,7 @@ export async function executeOperation(
   const { data, errors } = await runOperation(schema, prepared, contextValue);
   if (errors.length === 0) return new SerializedBody(`{"data":${data}}`);
   const formatted = errors.map((error) => formatError(error, onUnexpected));
-  return new SerializedBody(`{"data":${data},"errors":${JSON.stringify(formatted)}}`);
+  return new SerializedBody(`{"data":${data},"errors":${JSON.stringify(formatted)}}`, true);
 }
 
 function formatError(error: GraphQLError, onUnexpected: (error: unknown) => void): ErrorBody {

@@ -95,11 +95,27 @@ function parseJsonParameter(name: string, text: string): unknown {
 
 /** The kind of operation a request would run, or undefined when its document does not parse (validation tells). */
 export function operationKindOf(request: GraphQLRequest): OperationTypeNode | undefined {
-  try {
-    return getOperationAST(parse(request.query, { maxTokens: 10_000 }), request.operationName)?.operation;
-  } catch {
-    return undefined;
+  const document = parsedForKind(request.query);
+  return document ? getOperationAST(document, request.operationName)?.operation : undefined;
+}
+
+/** Parsed documents (null: does not parse) by query text, for operationKindOf: GET requests repeat their queries. */
+const parsedForKindCache = new Map<string, DocumentNode | null>();
+
+function parsedForKind(query: string): DocumentNode | null {
+  let document = parsedForKindCache.get(query);
+  if (document === undefined) {
+    try {
+      document = parse(query, { maxTokens: 10_000 });
+    } catch {
+      document = null;
+    }
+    if (query.length <= 20_000) {
+      if (parsedForKindCache.size >= 200) parsedForKindCache.delete(parsedForKindCache.keys().next().value as string);
+      parsedForKindCache.set(query, document);
+    }
   }
+  return document;
 }
 
 /** Parsed and validated documents by query text: a script sends the same few queries again and again. */

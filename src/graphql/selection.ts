@@ -9,6 +9,11 @@ export function selectsItemData(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'f
   return items.some((item) => childFields(item.selectionSet, 'data', info.fragments).length > 0);
 }
 
+/** Whether a record field's answer (one record or a list of them) selects `data` (through fragments too). */
+export function selectsRecordData(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
+  return info.fieldNodes.some((node) => childFields(node.selectionSet, 'data', info.fragments).length > 0);
+}
+
 function childFields(
   selectionSet: SelectionSetNode | undefined,
   name: string,

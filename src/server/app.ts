@@ -8,6 +8,7 @@ import type { Services } from '../graphql/context.js';
 import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
 import { newId } from '../ids.js';
 import { ModelService } from '../services/model-service.js';
+import { RecordReader } from '../services/record-reader.js';
 import { RecordService } from '../services/record-service.js';
 import { TokenService } from '../services/token-service.js';
 import { WorkspaceService } from '../services/workspace-service.js';
@@ -26,7 +27,12 @@ export interface AppOptions {
   store: Store;
   config: Pick<ServerConfig, 'writeBudget' | 'bodyLimitBytes' | 'corsOrigins' | 'publicBodyLimitBytes'> &
     ConnectionLimits &
-    Partial<Pick<ServerConfig, 'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes'>>;
+    Partial<
+      Pick<
+        ServerConfig,
+        'introspection' | 'maxFieldBytes' | 'maxRecordBytes' | 'maxResponseBytes' | 'deliveryMaxAge' | 'writeBudgetWindowSeconds'
+      >
+    >;
   logger: FastifyBaseLogger;
   budget?: WriteBudget;
   /** Sign-in limits, where they are counted and the bound on password hashes at once (defaults: session-routes.ts). */
@@ -55,17 +61,22 @@ export async function buildApp({
     clientErrorHandler: answerClientError,
   });
   app.server.maxConnections = config.maxConnections;
-  const writeBudget = budget ?? new WriteBudget(config.writeBudget);
+  const writeBudget =
+    budget ??
+    new WriteBudget(config.writeBudget, undefined, config.writeBudgetWindowSeconds ?? DEFAULTS.writeBudgetWindowSeconds);
+  const maxResponseBytes = config.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  const records = new RecordService(
+    store,
+    {
+      maxFieldBytes: config.maxFieldBytes ?? DEFAULTS.maxFieldBytes,
+      maxRecordBytes: config.maxRecordBytes ?? DEFAULTS.maxRecordBytes,
+    },
+    maxResponseBytes,
+  );
   const services: Services = {
     models: new ModelService(store),
-    records: new RecordService(
-      store,
-      {
-        maxFieldBytes: config.maxFieldBytes ?? DEFAULTS.maxFieldBytes,
-        maxRecordBytes: config.maxRecordBytes ?? DEFAULTS.maxRecordBytes,
-      },
-      config.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
-    ),
+    records,
+    reader: new RecordReader(store, records, maxResponseBytes),
     tokens: new TokenService(store, clock),
     workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
   };
@@ -127,7 +138,6 @@ export async function buildApp({
     }
   });
   const introspection = config.introspection ?? true;
-  const maxResponseBytes = config.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes, clock });
   registerSessionRoutes(app, { store, ...signIn, clock });
   await registerDeliveryRoute(app, {
@@ -137,6 +147,7 @@ export async function buildApp({
     introspection,
     bodyLimitBytes: config.publicBodyLimitBytes,
     maxResponseBytes,
+    maxAgeSeconds: config.deliveryMaxAge ?? DEFAULTS.deliveryMaxAge,
   });
   registerGraphiqlAssets(app);
   registerAdminApp(app);

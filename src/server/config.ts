@@ -5,6 +5,8 @@ export interface ServerConfig {
   host: string;
   databaseUrl: string;
   writeBudget: number;
+  /** The window the write budget is counted over, 1 to 60 seconds (env WRITE_BUDGET_WINDOW_SECONDS; default a minute). */
+  writeBudgetWindowSeconds: number;
   bodyLimitBytes: number;
   /** Origins allowed to read the delivery route from a browser; `*` for any. */
   corsOrigins: string[] | '*';
@@ -19,6 +21,11 @@ export interface ServerConfig {
   maxResponseBytes: number;
   /** The largest body the delivery route (`/public/…`) reads (env PUBLIC_BODY_LIMIT_BYTES). */
   publicBodyLimitBytes: number;
+  /**
+   * Seconds shared caches (a CDN) may serve a delivery answer without revalidating it, and serve it stale while
+   * they revalidate (s-maxage, stale-while-revalidate); 0: revalidate every time (--delivery-max-age, env DELIVERY_MAX_AGE).
+   */
+  deliveryMaxAge: number;
   /** Time a client has to send a whole request, headers and body (env REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   /** Time a client has to send the request headers (env HEADERS_TIMEOUT_MS; at most the request timeout). */
@@ -46,6 +53,7 @@ export const DEFAULTS = {
   port: 4000,
   host: '127.0.0.1',
   writeBudget: 5000,
+  writeBudgetWindowSeconds: 60,
   bodyLimitBytes: 10 * 1024 * 1024,
   corsOrigins: '*' as const,
   logLevel: 'info',
@@ -53,6 +61,7 @@ export const DEFAULTS = {
   ...DEFAULT_RECORD_SIZE_LIMITS,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   publicBodyLimitBytes: 64 * 1024,
+  deliveryMaxAge: 0,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,

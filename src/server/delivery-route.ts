@@ -7,7 +7,8 @@ import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/s
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
 import type { Store } from '../store/store.js';
-import { answerGraphQL, readGetRequest } from './reply.js';
+import { answerFingerprint, deliveryCacheControl, entityTag, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
+import { answerGraphQL, CacheableAnswer, graphQLContentType, readGetRequest } from './reply.js';
 
 export interface DeliveryRouteOptions {
   store: Store;
@@ -19,18 +20,26 @@ export interface DeliveryRouteOptions {
   bodyLimitBytes: number;
   /** The largest answer, in bytes of JSON; a larger one is replaced by a PAYLOAD_TOO_LARGE error. */
   maxResponseBytes?: number;
+  /** Seconds shared caches may serve an answer without asking again (s-maxage); 0: they revalidate every time. */
+  maxAgeSeconds?: number;
 }
 
 /**
  * `POST /public/{org}/{workspace}/graphql` (and GET for queries): read-only, public models only, no token,
- * CORS for storefronts, a small body limit (its queries are short).
+ * CORS for storefronts, a small body limit (its queries are short). Answers carry an ETag made from the
+ * workspace's content version before anything runs, so a GET whose If-None-Match is current is answered 304
+ * without running its query (delivery-cache.ts).
  */
 export async function registerDeliveryRoute(app: FastifyInstance, options: DeliveryRouteOptions): Promise<void> {
   const schema = buildDeliverySchema();
   const documents = new DocumentCache(schema, { introspection: options.introspection ?? true });
+  const fingerprint = answerFingerprint(schema);
+  const cacheControl = deliveryCacheControl(options.maxAgeSeconds ?? 0);
   type Route = { Params: { org: string; workspace: string } };
-  const answer = (request: FastifyRequest<Route>, reply: FastifyReply, read: () => GraphQLRequest) =>
-    answerGraphQL(
+  const answer = (request: FastifyRequest<Route>, reply: FastifyReply, read: () => GraphQLRequest) => {
+    // Until the answer turns out to be one caches may keep: refusals and answers with errors are never kept.
+    reply.header('cache-control', NO_STORE);
+    return answerGraphQL(
       request,
       reply,
       async (onUnexpected) => {
@@ -38,21 +47,38 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         const prepared = prepareOperation(schema, documents, graphqlRequest);
         requireStorableText('org', request.params.org);
         requireStorableText('workspace', request.params.workspace);
-        const workspace = await options.store.tenancy.findWorkspaceBySlugs(request.params.org, request.params.workspace);
-        if (!workspace) throw new ServiceError('NOT_FOUND', 'Workspace not found');
-        const context: DeliveryContext = { workspace, services: options.services };
-        return executeOperation(schema, prepared, context, onUnexpected);
+        // The version is read before the answer is made: a write in between makes the tag older than the
+        // answer, never newer, so a cache cannot keep an old answer under a current tag.
+        const versioned = await options.store.tenancy.findWorkspaceWithContentVersion(
+          request.params.org,
+          request.params.workspace,
+        );
+        if (!versioned) throw new ServiceError('NOT_FOUND', 'Workspace not found');
+        const headers = {
+          etag: entityTag(fingerprint, versioned, graphqlRequest, graphQLContentType(request)),
+          'cache-control': cacheControl,
+          vary: 'Accept',
+        };
+        // Conditional requests are GET's (and HEAD's): what caches send. A POST is always answered in full.
+        const condition =
+          request.method === 'POST' ? 'none' : evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag);
+        if (condition === 'match') return new CacheableAnswer(null, headers);
+        const context: DeliveryContext = { workspace: versioned.workspace, services: options.services };
+        const body = await executeOperation(schema, prepared, context, onUnexpected);
+        return new CacheableAnswer(body, headers, condition === 'any');
       },
       options.maxResponseBytes,
     );
+  };
 
   await app.register(
     async (scope) => {
       await scope.register(cors, {
         origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
         methods: ['GET', 'POST', 'OPTIONS'],
-        allowedHeaders: ['content-type', 'accept'],
-        exposedHeaders: ['x-request-id'],
+        // x-workspace-id: the hosted service's SDK sends it from browsers (the workspace is in the path here).
+        allowedHeaders: ['content-type', 'accept', 'x-workspace-id', 'if-none-match'],
+        exposedHeaders: ['x-request-id', 'etag'],
         maxAge: 600,
       });
       scope.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>

@@ -9,11 +9,15 @@ const GRAPHQL_RESPONSE_TYPE = 'application/graphql-response+json';
 
 /** Answers in `application/graphql-response+json` when the client asks for it, JSON otherwise. */
 export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status: number, body: ResponseBody | SerializedBody) {
-  const type = acceptsGraphQLResponse(request) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
   return reply
     .code(status)
-    .type(type)
+    .type(graphQLContentType(request))
     .send(body instanceof SerializedBody ? body.json : JSON.stringify(body));
+}
+
+/** The content type of the request's answers: the one thing in them that depends on a request header (Accept). */
+export function graphQLContentType(request: FastifyRequest): string {
+  return acceptsGraphQLResponse(request) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
 }
 
 function acceptsGraphQLResponse(request: FastifyRequest): boolean {
@@ -25,25 +29,61 @@ const GRAPHQL_RESPONSE_TYPE_UTF8 = `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`;
 const JSON_TYPE_UTF8 = 'application/json; charset=utf-8';
 
 /**
+ * An answer with the HTTP caching of its representation (the delivery route; delivery-cache.ts). Its headers go
+ * out with a 200 that has no errors, and with a 304; any other answer keeps the headers the route set before.
+ */
+export class CacheableAnswer {
+  constructor(
+    /** The answer; null when the client's copy is current (If-None-Match): 304, and nothing was run. */
+    readonly body: ResponseBody | SerializedBody | null,
+    /** ETag, Cache-Control and Vary of the representation. */
+    readonly headers: { etag: string; 'cache-control': string; vary: string },
+    /** `If-None-Match: *`: whatever copy the client has is current if this answer is one caches may keep. */
+    readonly anyCopyIsCurrent = false,
+  ) {}
+}
+
+/**
  * Runs a GraphQL request's work and answers it: 200 with its body, or the refusal's status when it
  * was refused before execution. Anything else goes on to the error handler (500, masked).
  */
 export async function answerGraphQL(
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (onUnexpected: (error: unknown) => void) => Promise<ResponseBody | SerializedBody>,
+  work: (onUnexpected: (error: unknown) => void) => Promise<ResponseBody | SerializedBody | CacheableAnswer>,
   maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
 ) {
   try {
-    const body = await work((error) => request.log.error({ err: error }, 'unexpected error while executing'));
+    const result = await work((error) => request.log.error({ err: error }, 'unexpected error while executing'));
+    const cacheable = result instanceof CacheableAnswer ? result : null;
+    const body = cacheable ? cacheable.body : (result as ResponseBody | SerializedBody);
+    if (body === null) return sendNotModified(reply, cacheable!);
     const json = body instanceof SerializedBody ? body.json : JSON.stringify(body);
     if (isLargerThan(json, maxResponseBytes))
       return sendGraphQL(request, reply, 200, { errors: [answerTooLarge(json, maxResponseBytes)] });
+    const hasErrors = body instanceof SerializedBody ? body.hasErrors : body.errors !== undefined;
+    if (cacheable && !hasErrors) {
+      if (cacheable.anyCopyIsCurrent) return sendNotModified(reply, cacheable);
+      setCacheHeaders(reply, cacheable);
+    }
     return sendGraphQL(request, reply, 200, new SerializedBody(json));
   } catch (error) {
     if (error instanceof ServiceError) return sendRefusal(request, reply, error);
     throw error;
   }
+}
+
+/** 304 (RFC 9110 §15.4.5): no body, and the headers a 200 would have had for caches to update their copy with. */
+function sendNotModified(reply: FastifyReply, answer: CacheableAnswer) {
+  setCacheHeaders(reply, answer);
+  return reply.code(304).send();
+}
+
+function setCacheHeaders(reply: FastifyReply, { headers }: CacheableAnswer): void {
+  reply.header('etag', headers.etag).header('cache-control', headers['cache-control']);
+  // Added to what is there: CORS with a list of origins has already put `Origin` in it.
+  const vary = reply.getHeader('vary');
+  reply.header('vary', vary === undefined ? headers.vary : `${String(vary)}, ${headers.vary}`);
 }
 
 /** Whether the text is over `maxBytes` of UTF-8; measured only when its length says it could be. */

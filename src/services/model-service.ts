@@ -90,7 +90,7 @@ export class ModelService {
       (old.type !== field.type ||
         (old.relationTo ?? null) !== (field.relationTo ?? null) ||
         (old.relationType ?? null) !== (field.relationType ?? null) ||
-        !isDeepStrictEqual(old.fields ?? null, field.fields ?? null));
+        !isDeepStrictEqual(storedShape(old.fields), storedShape(field.fields)));
     if (changedKind) {
       const withValue = await this.store.models.countRecordsWithValue(model.id, field.key);
       if (withValue > 0) throw conflict(`cannot change the type or its settings while ${withValue} records have a value`);
@@ -113,7 +113,14 @@ export class ModelService {
   }
 }
 
+/** Sub-fields as they shape stored values: whether a field is indexed changes nothing stored. */
+function storedShape(fields: FieldDefinition[] | null | undefined): unknown {
+  return (
+    (fields ?? null)?.map(({ indexed: _indexed, fields: inner, ...rest }) => ({ ...rest, fields: storedShape(inner) })) ?? null
+  );
+}
+
 function currentShape(model: ModelDefinition): ModelShape {
-  const { name, slug, description, displayField, fields, product, deliveryAccess } = model;
-  return { name, slug, description, displayField, fields, product, deliveryAccess };
+  const { name, slug, description, icon, color, displayField, fields, product, deliveryAccess } = model;
+  return { name, slug, description, icon, color, displayField, fields, product, deliveryAccess };
 }

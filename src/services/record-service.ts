@@ -1,6 +1,6 @@
 import { ServiceError, SKU_EXISTS } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
-import { hasMore, listWindow, type ListArguments, type ListWindow } from '../domain/listing.js';
+import { hasMore, plainWindow, plainWindowOf, readListing, type ListArguments, type ListWindow } from '../domain/listing.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { suggest } from '../domain/model-definition.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
@@ -115,47 +115,35 @@ export class RecordService {
   }
 
   async list(workspaceId: string, modelId: string, args: ListArguments, options: ListOptions = WITH_DATA): Promise<RecordPage> {
-    const found = await this.listOf(workspaceId, { id: modelId }, args, options);
-    if (!found) throw modelNotFound();
-    return found.page;
+    const together = await this.listTogether(workspaceId, { id: modelId }, args, options);
+    if (together) return together.page;
+    const model = await this.requireModel(workspaceId, modelId);
+    return this.listModel(model, args, options);
   }
 
   /**
-   * The model `key` names in the workspace and a page of its records; null when there is no such model or
-   * `visible` refuses it (then nothing about it shows, not even a bad window or a page over the size bound). A page
-   * that no remembered cursor can start (the first page; any page not in creation order) is read together with
-   * the model, in one round trip on PostgreSQL; the others read the model first, then the page from its cursor.
+   * The model `key` names in the workspace and its page, read together (one round trip on PostgreSQL instead of
+   * two), when the list is plain (no filter, a timestamp order) and no remembered cursor can start it: the first
+   * page, or any page not in creation order. Null for any other list, when there is no such model or `visible`
+   * refuses it, and when the page is refused: the caller then reads the model, then the page (listModel), which
+   * gives the same page, and every refusal in its order (an unknown model before a bad window or a page over the
+   * size bound).
    */
-  async listOf(
+  async listTogether(
     workspaceId: string,
     key: ModelKey,
     args: ListArguments,
     options: ListOptions = WITH_DATA,
     visible: (model: ModelDefinition) => boolean = () => true,
   ): Promise<{ model: ModelDefinition; page: RecordPage } | null> {
-    const visibleModel = async () => {
-      const model = await ('id' in key
-        ? this.store.models.get(workspaceId, key.id)
-        : this.store.models.getBySlug(workspaceId, key.slug));
-      return model && visible(model) ? model : null;
-    };
-    let window: ListWindow;
-    try {
-      window = listWindow(args);
-    } catch (error) {
-      if (!(await visibleModel())) return null;
-      throw error;
-    }
-    if (this.cursors.mayStart(window)) {
-      const model = await visibleModel();
-      return model && { model, page: await this.listModel(model, args, options) };
-    }
+    const window = plainWindowOf(args);
+    if (!window || this.cursors.mayStart(window)) return null;
     let found: ModelPage | null;
     try {
       const reading = { data: options.withData, maxDataBytes: this.maxResponseBytes };
       found = await this.store.records.listWithModel(workspaceId, key, window, reading);
     } catch (error) {
-      if (error instanceof ServiceError && error.code === 'PAYLOAD_TOO_LARGE' && !(await visibleModel())) return null;
+      if (error instanceof ServiceError) return null;
       throw error;
     }
     if (!found || !visible(found.model)) return null;
@@ -168,11 +156,22 @@ export class RecordService {
    * large records has its page measured by the database first, and refused when over the response limit.
    */
   async listModel(model: ModelDefinition, args: ListArguments, { withData }: ListOptions = WITH_DATA): Promise<RecordPage> {
-    const window = listWindow(args);
+    const query = readListing(model, args);
     const reading = { data: withData, maxDataBytes: model.hasLargeRecords ? this.maxResponseBytes : null };
-    const items = await this.store.records.list(model.id, window, this.cursors.find(model, window), reading);
-    this.cursors.remember(model, window, items);
-    return pageOf(model, window, items);
+    const window = plainWindow(query);
+    if (window) {
+      const items = await this.store.records.list(model.id, window, this.cursors.find(model, window), reading);
+      this.cursors.remember(model, window, items);
+      return pageOf(model, window, items);
+    }
+    // Filtered or sorted by a field: no page cursors (they know only the plain orders); the total is counted
+    // unless every record is in the list.
+    const { filter } = query;
+    const [items, total] = await Promise.all([
+      this.store.records.find(model.id, query, reading),
+      filter ? this.store.records.count(model.id, filter) : model.recordCount,
+    ]);
+    return { total, hasMore: hasMore(query, items.length, total), items };
   }
 
   private async modify(actor: Actor, id: string, change: Parameters<Store['records']['modify']>[3]): Promise<StoredRecord> {
@@ -181,7 +180,8 @@ export class RecordService {
     return result;
   }
 
-  private async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
+  /** The model, or NOT_FOUND naming `modelId`. */
+  async requireModel(workspaceId: string, modelId: string): Promise<ModelDefinition> {
     const model = await this.store.models.get(workspaceId, modelId);
     if (!model) throw modelNotFound();
     return model;

@@ -2,7 +2,7 @@ import { fieldError, ServiceError, type FieldIssue } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition, type RecordData } from '../domain/fields.js';
 import { checkRecordData, type DataCheck, type RelationReference } from '../domain/record-data.js';
 import { sizeIssues, type RecordSizeLimits } from '../domain/size-limits.js';
-import type { NewRecord, ReplacementData, Store } from '../store/store.js';
+import type { NewRecord, RecordLink, ReplacementData, Store } from '../store/store.js';
 import { newId } from '../ids.js';
 
 /** Checked data ready to store, or the issues that refuse it. */
@@ -30,10 +30,16 @@ export function prepareData(model: ModelDefinition, data: unknown, limits: Recor
       data: check.data,
       dataText,
       sku,
-      links: check.references.map((reference) => ({ fieldKey: reference.fieldKey, targetId: reference.targetId })),
+      links:
+        check.references.length === 0
+          ? NO_LINKS
+          : check.references.map((reference) => ({ fieldKey: reference.fieldKey, targetId: reference.targetId })),
     },
   };
 }
+
+/** The links of a record without relations, shared (never changed: the stores only read a record's links). */
+const NO_LINKS: RecordLink[] = [];
 
 /** Adds an issue for every relation id that is not a record of its target model. One query per target model. */
 export async function checkReferences(store: Store, workspaceId: string, prepared: PreparedData[]): Promise<void> {
@@ -68,7 +74,8 @@ export function throwFirstIssue(prepared: PreparedData): void {
 }
 
 export function toNewRecord(prepared: PreparedData): NewRecord {
-  return { id: newId(), ...prepared.replacement };
+  const { data, dataText, sku, links } = prepared.replacement;
+  return { id: newId(), data, dataText, sku, links };
 }
 
 export function requireDataObject(data: unknown): asserts data is RecordData {

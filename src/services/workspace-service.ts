@@ -1,3 +1,4 @@
+import { DEFAULT_LOCALE, requireLocale } from '../domain/locale.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './actor.js';
 
@@ -9,9 +10,15 @@ export interface WorkspaceInfo {
   deliveryPath: string;
   writeBudget: number;
   writeBudgetIsDefault: boolean;
+  defaultLocale: string;
 }
 
-/** What the admin application shows under Settings → Workspace. */
+export interface UpdateWorkspaceInput {
+  /** null: back to the default, en. */
+  defaultLocale?: string | null;
+}
+
+/** What the admin application shows and changes under Settings → Workspace. */
 export class WorkspaceService {
   constructor(
     private readonly store: Store,
@@ -30,6 +37,15 @@ export class WorkspaceService {
       deliveryPath: `/public/${encodeURIComponent(workspace.orgSlug)}/${encodeURIComponent(workspace.slug)}/graphql`,
       writeBudget: workspace.writeBudget ?? this.defaultWriteBudget,
       writeBudgetIsDefault: workspace.writeBudget === null,
+      defaultLocale: workspace.defaultLocale,
     };
+  }
+
+  async update(actor: Actor, input: UpdateWorkspaceInput): Promise<WorkspaceInfo> {
+    if (input.defaultLocale !== undefined) {
+      const locale = input.defaultLocale === null ? DEFAULT_LOCALE : requireLocale('defaultLocale', input.defaultLocale);
+      await this.store.tenancy.setDefaultLocale(actor.workspaceId, locale);
+    }
+    return this.current(actor);
   }
 }

@@ -5,6 +5,9 @@
 export const FIELD_TYPES = ['text', 'number', 'boolean', 'date', 'relation', 'translatable', 'object'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
+/** The field types a database index can serve (`indexed: true` on a field definition). */
+export const INDEXABLE_FIELD_TYPES: readonly FieldType[] = ['text', 'number', 'boolean', 'date', 'relation'];
+
 export const RELATION_TYPES = ['hasOne', 'hasMany'] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
 

@@ -1,4 +1,4 @@
-// The refusals the stores raise when a unique index says no, the same from both stores.
+// The refusals the stores raise when a unique index or a foreign key says no, the same from both stores.
 import { ServiceError, SKU_EXISTS, SLUG_EXISTS } from '../domain/errors.js';
 import { skuFieldOf, type ProductSettings } from '../domain/fields.js';
 
@@ -18,4 +18,9 @@ export function skuFieldConflict(skuField: string): ServiceError {
   return new ServiceError('CONFLICT', `product.skuField: stored records repeat values of "${skuField}"; ${SKU_EXISTS}`, {
     field: 'product',
   });
+}
+
+/** The refusal of records for a model deleted between the service's checks and the write. */
+export function modelGone(): ServiceError {
+  return new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
 }

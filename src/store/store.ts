@@ -1,7 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ModelShape } from '../domain/model-definition.js';
 import type { ModelDefinition, RecordData } from '../domain/fields.js';
-import type { ListWindow } from '../domain/listing.js';
+import type { FilterNode } from '../domain/filter.js';
+import type { ListWindow, RecordQuery } from '../domain/listing.js';
 import type { Role } from '../domain/roles.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ApiTokenInfo, Workspace } from '../domain/workspace.js';
@@ -104,6 +105,22 @@ export interface SessionRecord extends NewSession {
   lastSeen: number;
 }
 
+/**
+ * A workspace and the version of everything its delivery route answers from. `contentVersion` is opaque text that
+ * changes with every committed write that can change a delivery answer: a record created, imported, patched,
+ * updated or deleted (a forced delete also changes the records that referred to it, all in the same workspace),
+ * a model created, changed or deleted. It is made of counters that such writes add to in their own transaction and
+ * that never go down: each model's `content_version` (record inserts and deletes, in the statement that keeps the
+ * record count; `model.create` starts it at 1, `model.update` adds 1; patches and updates add to it on SQLite, to
+ * the workspace's `content_counters` on PostgreSQL), summed, and the workspace's own `content_version`, which a
+ * model's deletion adds 1 to as its counter leaves the sum. So it depends on no clock and never comes back to an
+ * earlier value. Workspace settings are in `workspace` itself.
+ */
+export interface VersionedWorkspace {
+  workspace: Workspace;
+  contentVersion: string;
+}
+
 export interface TenancyStore {
   hasAnyOrganisation(): Promise<boolean>;
   /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
@@ -112,7 +129,13 @@ export interface TenancyStore {
   ensureMemberOf(workspaceId: string, email: string, role: Role | null, defaultRole: Role): Promise<Membership | null>;
   findWorkspace(id: string): Promise<Workspace | null>;
   findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null>;
+  /**
+   * The workspace by its slugs with its content version, in one query: what the delivery route's ETag is made of
+   * (src/server/delivery-cache.ts). Null when there is no such workspace.
+   */
+  findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null>;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
+  setDefaultLocale(workspaceId: string, locale: string): Promise<boolean>;
   createToken(token: NewToken): Promise<void>;
   /** The token with its user's current role in the token's workspace. */
   findTokenByHash(hash: string): Promise<TokenRecord | null>;
@@ -201,6 +224,12 @@ export interface RecordStore {
   insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }>;
   get(workspaceId: string, id: string): Promise<StoredRecord | null>;
   /**
+   * The records of the workspace among `ids` (of `reading.modelId` only, when given), in one query, in no
+   * particular order; missing ids are left out. With `reading.maxDataBytes`, the database measures their data
+   * first: over the bound, no data is read and the answer is 'too-large'.
+   */
+  getMany(workspaceId: string, ids: readonly string[], reading?: ManyReading): Promise<StoredRecord[] | 'too-large'>;
+  /**
    * Reads the record and writes `change(current)` atomically: no other write of the same record
    * can come between the read and the write. Returns null when the record does not exist.
    */
@@ -222,6 +251,13 @@ export interface RecordStore {
    */
   list(modelId: string, window: ListWindow, after?: PageCursor, reading?: PageReading): Promise<StoredRecord[]>;
   /**
+   * A page of the model's records that match the query's filter, in its order (a field sort puts the records
+   * missing the field last). For plain pages (no filter, a timestamp order) `list` is the faster path.
+   */
+  find(modelId: string, query: RecordQuery, reading?: PageReading): Promise<StoredRecord[]>;
+  /** How many of the model's records match the filter. */
+  count(modelId: string, filter: FilterNode): Promise<number>;
+  /**
    * The model that `key` names in the workspace, and the page of its records at the window (skipping
    * `window.offset` rows), read together: on PostgreSQL in one statement, so one round trip to the database
    * instead of two, and the page and the model's record count from one snapshot. Null when the workspace has no
@@ -237,6 +273,12 @@ export type ModelKey = { id: string } | { slug: string };
 export interface ModelPage {
   model: ModelDefinition;
   items: StoredRecord[];
+}
+
+/** How getMany reads (default: records of any model, no size bound). */
+export interface ManyReading {
+  modelId?: string | null;
+  maxDataBytes?: number | null;
 }
 
 /** How a page's records are read (default: with their data, no size bound). */

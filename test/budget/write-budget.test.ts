@@ -141,6 +141,57 @@ describe('write budget (clock-driven)', () => {
   });
 });
 
+describe('write budget with a shorter window (--write-budget-window)', () => {
+  const WINDOW = 5;
+
+  test('the budget is counted per window: Retry-After at most the window, the whole budget back when it is over', async () => {
+    const clock = new ManualClock();
+    const budget = new WriteBudget(BUDGET, clockedLimiters(clock.now), WINDOW);
+    await chargeOnes(budget, BUDGET);
+    assert.deepEqual(await refusal(budget, 1), rateLimited(WINDOW));
+    clock.advance(WINDOW * 1000 - 1001);
+    assert.deepEqual(await refusal(budget, 1), rateLimited(2), '1.001 s left');
+    clock.advance(1001);
+    await chargeOnes(budget, BUDGET);
+    assert.deepEqual(await refusal(budget, 1), rateLimited(WINDOW));
+  });
+
+  test("the 413 names the window; the default window is the spec's minute", async () => {
+    const clock = new ManualClock();
+    const message = async (window?: number) =>
+      (await refusal(new WriteBudget(BUDGET, clockedLimiters(clock.now), window), BUDGET + 1))?.message;
+    assert.equal(
+      await message(),
+      `Record write cost ${BUDGET + 1} exceeds the write budget of ${BUDGET} per minute; split the call`,
+    );
+    assert.equal(
+      await message(60),
+      `Record write cost ${BUDGET + 1} exceeds the write budget of ${BUDGET} per minute; split the call`,
+    );
+    assert.equal(
+      await message(WINDOW),
+      `Record write cost ${BUDGET + 1} exceeds the write budget of ${BUDGET} per 5 seconds; split the call`,
+    );
+    assert.equal(
+      await message(1),
+      `Record write cost ${BUDGET + 1} exceeds the write budget of ${BUDGET} per second; split the call`,
+    );
+  });
+
+  test('a window outside 1 to 60 whole seconds is refused', () => {
+    for (const window of [0, -1, 1.5, 61, Number.NaN]) {
+      assert.throws(() => new WriteBudget(BUDGET, memoryLimiters, window), RangeError, String(window));
+    }
+  });
+
+  test('retryAfterSeconds: at most the window', () => {
+    assert.equal(retryAfterSeconds(60_000, WINDOW), WINDOW);
+    assert.equal(retryAfterSeconds(4_001, WINDOW), WINDOW);
+    assert.equal(retryAfterSeconds(4_000, WINDOW), 4);
+    assert.equal(retryAfterSeconds(0, WINDOW), 1);
+  });
+});
+
 describe('the clock-driven limiters answer as the memory limiter does', () => {
   /** The same calls at one instant, on both; only msBeforeNext depends on the time, so it is compared apart. */
   async function script(limiters: LimiterFactory) {

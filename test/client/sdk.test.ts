@@ -45,6 +45,32 @@ describe('operations', () => {
     assert.equal(await client.getRecord(record.id), null);
   });
 
+  test("model definitions carry icon, color and each field's indexed", async () => {
+    const model = await client.createModel({
+      name: 'Brand',
+      slug: uniqueSlug('brand'),
+      icon: '🏷️',
+      color: '#ff8800',
+      fields: [
+        { key: 'code', type: 'text', indexed: true },
+        { key: 'title', type: 'text' },
+      ],
+    });
+    for (const read of [model, await client.getModel(model.id), await client.findModel(model.slug)]) {
+      assert.equal(read?.icon, '🏷️');
+      assert.equal(read?.color, '#ff8800');
+      assert.deepEqual(
+        read?.fields.map((field) => [field.key, field.indexed]),
+        [
+          ['code', true],
+          ['title', false],
+        ],
+      );
+    }
+    const updated = await client.updateModel({ id: model.id, color: '#000' });
+    assert.equal(updated?.color, '#000');
+  });
+
   test('errors: one type with code, field, status and requestId', async () => {
     const model = await admin.createProductModel();
     await client.createRecord(model.id, { sku: 'S-1', title: 'one' });

@@ -109,3 +109,43 @@ test('validation: prototype keys are refused and never reach the prototype', () 
 test('validation: null values of optional fields are dropped from the stored data', () => {
   assert.deepEqual(checkRecordData(fields, { title: 'x', price: null }).data, { title: 'x' });
 });
+
+test('validation: the checked data has the fields in the model order without nulls, however the keys were given', () => {
+  const stored = (data: Record<string, unknown>) => JSON.stringify(checkRecordData(fields, data).data);
+  const full = '{"title":"Ball","price":2,"active":true,"released":"2024-05-01","size":{"width":3},"meta":{"b":1,"a":2}}';
+  // In the model's order already: the same text, and the given object itself is kept (nothing to copy).
+  const inOrder = { title: 'Ball', price: 2, active: true, released: '2024-05-01', size: { width: 3 }, meta: { b: 1, a: 2 } };
+  assert.equal(stored(inOrder), full);
+  assert.equal(checkRecordData(fields, inOrder).data, inOrder);
+  // Any other order, nulls (dropped) or a changed value (a copied relation list): a new object in the model's order.
+  assert.equal(
+    stored({ meta: { b: 1, a: 2 }, price: 2, size: { width: 3 }, title: 'Ball', released: '2024-05-01', active: true }),
+    full,
+  );
+  assert.equal(
+    stored({
+      title: 'Ball',
+      price: 2,
+      name: null,
+      active: true,
+      released: '2024-05-01',
+      size: { width: 3 },
+      meta: { b: 1, a: 2 },
+    }),
+    full,
+  );
+  assert.equal(stored({ title: 'Ball', price: null, active: true }), '{"title":"Ball","active":true}');
+  assert.equal(
+    stored({ title: 'Ball', price: 2, size: { extra: 1, width: 3 } }),
+    '{"title":"Ball","price":2,"size":{"width":3}}',
+  );
+  assert.equal(stored({ title: 'Ball', tags: ['t1'], price: 2 }), '{"title":"Ball","price":2,"tags":["t1"]}');
+  assert.equal(
+    stored({ title: 'Ball', price: 2, tags: ['t1'], meta: { a: null } }),
+    '{"title":"Ball","price":2,"tags":["t1"],"meta":{"a":null}}',
+  );
+  const translated = { title: 'Ball', name: { en: 'Ball', de: null } };
+  assert.equal(stored(translated), '{"title":"Ball","name":{"en":"Ball"}}');
+  const withList = { title: 'Ball', tags: ['t1'] };
+  assert.notEqual(checkRecordData(fields, withList).data, withList);
+});

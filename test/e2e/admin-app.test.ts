@@ -237,6 +237,20 @@ describe('admin web application', { skip: missing }, () => {
     await page.getByRole('heading', { level: 1, name: 'Workspace' }).waitFor();
     assert.equal(await page.getByLabel('Workspace id').inputValue(), setup.workspace.workspaceId);
     assert.equal(await page.getByLabel('Delivery URL').inputValue(), `${setup.url}/public/acme/main/graphql`);
+    // The default locale: en until changed; a value that is not a locale code is refused next to the field.
+    const locale = page.getByLabel('Default locale');
+    assert.equal(await locale.inputValue(), 'en');
+    await locale.fill('Polish');
+    await page.getByRole('button', { name: 'Save locale' }).click();
+    await page.getByText('Not a locale code: use one such as en, pl or pt-BR.').waitFor();
+    assert.equal(await locale.getAttribute('aria-invalid'), 'true');
+    await locale.fill('pl');
+    await page.getByRole('button', { name: 'Save locale' }).click();
+    await page.getByText('Default locale set to pl.').waitFor({ state: 'attached' });
+    assert.deepEqual(await unlabelledControls(page), []);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Workspace' }).waitFor();
+    assert.equal(await page.getByLabel('Default locale').inputValue(), 'pl', 'kept by the server');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Content Service' }).waitFor();
     // The session is gone on the server too: the app on a fresh load asks to sign in.

@@ -149,8 +149,12 @@ async function main(): Promise<void> {
     await page.getByRole('heading', { level: 1, name: 'Edit model Product' }).waitFor();
     await shot(page, 'model-editor', { fullPage: true });
 
-    await page.goto(`${setup.url}/admin#/models/${productId}/records`);
-    await page.getByText('Records 1–50 of 128').waitFor();
+    // The table filtered by two conditions and sorted by price, as the filter bar and a column header leave it.
+    const filter = JSON.stringify({ inStock: { $eq: true }, title: { $contains: 'ball' } });
+    await page.goto(
+      `${setup.url}/admin#/models/${productId}/records?sort=price_asc&limit=20&filter=${encodeURIComponent(filter)}`,
+    );
+    await page.getByText(/^Records 1–20 of \d+$/).waitFor();
     await shot(page, 'records');
 
     await page.getByRole('link', { name: 'New record' }).click();
@@ -159,7 +163,7 @@ async function main(): Promise<void> {
     await page.getByLabel('Price').fill('149.99');
     await page.getByLabel('In stock').selectOption('true');
     await page.locator('[data-field="name"] input').nth(1).fill('Match ball Pro');
-    await page.getByLabel('Category').selectOption({ label: 'Balls' });
+    await page.getByLabel('Category', { exact: true }).selectOption({ label: 'Balls' });
     await page.getByLabel('Width (cm)').fill('22');
     await page.getByRole('button', { name: 'Create record' }).click();
     await page.locator('[data-field="sku"] .field-error').waitFor();

@@ -33,6 +33,7 @@ import { runOperation } from '../../src/graphql/execute.js';
 import { DocumentCache, prepareOperation } from '../../src/graphql/request.js';
 import type { Actor } from '../../src/services/actor.js';
 import { ModelService } from '../../src/services/model-service.js';
+import { RecordReader } from '../../src/services/record-reader.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { TokenService } from '../../src/services/token-service.js';
 import { WorkspaceService } from '../../src/services/workspace-service.js';
@@ -121,9 +122,11 @@ let productIds: string[];
 const openStores: Store[] = [];
 
 function servicesOf(store: Store): Services {
+  const records = new RecordService(store);
   return {
     models: new ModelService(store),
-    records: new RecordService(store),
+    records,
+    reader: new RecordReader(store, records),
     tokens: new TokenService(store),
     workspaces: new WorkspaceService(store, 600),
   };
@@ -269,7 +272,26 @@ function adminReads(): Case[] {
     },
     { query: `query ($on: Boolean = true) { workspace { current { id @include(if: $on) } } }`, variables: { on: null } },
     {
-      query: `{ __typename workspace { __typename current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault } } }`,
+      query: `{ __typename workspace { __typename current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault defaultLocale } } }`,
+    },
+    // Reading arguments: locale, populate, reads by ids; status.
+    {
+      query: `query ($a: ID!, $locale: String, $populate: [String!]) {
+        record { list(modelId: $a, locale: $locale, populate: $populate) { total items { id data status } } } }`,
+      variables: { a: articleModelId, locale: 'de-AT', populate: ['product'] },
+    },
+    {
+      query: `query ($ids: [ID!]!) { record { getMany(ids: $ids, populate: ["product"], locale: "en") { id modelId data status createdBy } } }`,
+      variables: { ids: [productIds[0], 'nope', productIds[1]] },
+    },
+    { query: `{ record { getMany(ids: []) { id } } }` },
+    {
+      query: `query ($id: ID!) { record { get(id: $id, populate: ["name"]) { id } ok: get(id: $id, locale: "pl") { id data status } } }`,
+      variables: { id: productIds[0] },
+    },
+    {
+      query: `query ($a: ID!) { record { list(modelId: $a, populate: ["product.x.y.z"]) { total } } model { get(id: $a) { icon color } } }`,
+      variables: { a: articleModelId },
     },
     { query: `{ token { list { name userEmail role expiresAt revokedAt __typename } } }` },
     // Introspection.
@@ -320,6 +342,32 @@ test('differential, delivery schema on SQLite: queries answer as graphql-js does
     },
     {
       query: `query ($n: Int = 1) { __typename public { __typename model { records(modelSlug: "product", limit: $n) { items { data } } } } }`,
+    },
+    {
+      query: `query PublicModelDefinitions($workspaceId: String!) {
+        public { model { definitions(workspaceId: $workspaceId) { id name slug description icon color displayField recordCount } } } }`,
+      variables: { workspaceId },
+    },
+    {
+      query: `query PublicModelRecords($workspaceId: String!, $modelSlug: String!, $filter: JSON, $sort: String,
+                         $locale: String, $limit: Int, $offset: Int, $populate: [String!]) {
+        public { model { records(workspaceId: $workspaceId, modelSlug: $modelSlug, filter: $filter, sort: $sort,
+                           locale: $locale, limit: $limit, offset: $offset, populate: $populate) {
+          items { id modelId data status createdAt updatedAt } total hasMore } } } }`,
+      variables: { workspaceId, modelSlug: 'product', sort: 'createdAt_desc', locale: 'de', limit: 3, offset: 1 },
+    },
+    {
+      query: `query ($ids: [ID!]!) { public { model {
+        recordsByIds(modelSlug: "product", ids: $ids, locale: "en") { id data status }
+        one: record(modelSlug: "product", id: "${productIds[2]}") { id data createdBy }
+        none: record(modelSlug: "product", id: "nope") { id } } } }`,
+      variables: { ids: [productIds[3], 'nope', productIds[0]] },
+    },
+    {
+      query: `{ public { model { a: definitions(workspaceId: "elsewhere") { slug } } } }`,
+    },
+    {
+      query: `{ public { model { a: record(workspaceId: "elsewhere", modelSlug: "product", id: "x") { id } b: recordsByIds(modelSlug: "product", ids: ["x"], populate: ["name"]) { id } } } }`,
     },
   ];
   await assertAllSame(deliverySchema, context, requests);
@@ -372,6 +420,13 @@ test('differential, admin schema on SQLite: mutations on two copies of one store
       query: `mutation ($id: ID!) { record { delete(id: $id) { id deleted } again: delete(id: "nope") { id } } }`,
       variables: { id: productIds[5] },
     },
+    {
+      query: `mutation { workspace { update(input: { defaultLocale: "pl" }) { id defaultLocale } bad: update(input: { defaultLocale: "Polish" }) { id } } }`,
+    },
+    {
+      query: `mutation ($m: ID!) { model { update(input: { id: $m, icon: "🛒", color: "#fff" }) { icon color } bad: update(input: { id: $m, color: "white" }) { id } } }`,
+      variables: { m },
+    },
   ];
   let index = 0;
   for (const request of requests) {
@@ -407,6 +462,7 @@ test('differential: the operations the service answers all day take the compiled
     `mutation ($rows: [JSON!]!) { record { import(input: { modelId: "${m}", rows: $rows }) { importedCount errors { row message } } } }`,
     `query ($m: ID!) { record { list(modelId: $m, limit: 100) { total hasMore items { ${RECORD_FIELDS} } } } }`,
     `{ record { get(id: "x") { id data } } }`,
+    `query ($ids: [ID!]!) { record { getMany(ids: $ids, locale: "de", populate: ["product"]) { id data status } } }`,
     '{ model { list { id name slug fields { key type required } recordCount } } }',
   ]) {
     assert.ok(isCompiled(adminSchema, query), query);

@@ -375,6 +375,54 @@ describe('serve', () => {
     }
   });
 
+  test('cli serve: --write-budget-window wins over WRITE_BUDGET_WINDOW_SECONDS; the 413 names the window, Retry-After stays in it', async () => {
+    const byEnv = await startServer({ writeBudget: 2, env: { WRITE_BUDGET_WINDOW_SECONDS: '7' } });
+    const byFlag = await startServer({
+      writeBudget: 2,
+      env: { WRITE_BUDGET_WINDOW_SECONDS: '7' },
+      extraArgs: ['--write-budget-window', '3'],
+    });
+    try {
+      for (const [own, window] of [
+        [byEnv, 7],
+        [byFlag, 3],
+      ] as const) {
+        const info = await own.bootstrap({ org: 'window', workspace: 'main', email: 'w@acme.test' });
+        const admin = new Admin(own, info);
+        const model = await admin.createSimpleModel();
+        const tooLarge = await admin.importRaw(model.id, [{ title: 'a' }, { title: 'b' }, { title: 'c' }]);
+        assert.equal(tooLarge.status, 413, tooLarge.text);
+        assert.equal(
+          tooLarge.body.errors[0].message,
+          `Record write cost 3 exceeds the write budget of 2 per ${window} seconds; split the call`,
+        );
+        assert.equal((await admin.importRaw(model.id, [{ title: 'a' }, { title: 'b' }])).status, 200);
+        const refused = await admin.createRecordRaw(model.id, { title: 'c' });
+        assert.equal(refused.status, 429, refused.text);
+        const retryAfter = Number(refused.headers.get('retry-after'));
+        assert.ok(retryAfter >= 1 && retryAfter <= window, `Retry-After ${retryAfter} within ${window} s`);
+      }
+    } finally {
+      await byEnv.dispose();
+      await byFlag.dispose();
+    }
+  });
+
+  test('cli serve: a write budget window outside 1 to 60 seconds stops serve with exit status 1 and a message', async () => {
+    const database = `sqlite:${join(tempDir(), 'bad-window.db')}`;
+    const byEnv = await runCli(['serve', '--port', '0', '--database', database], {
+      env: { WRITE_BUDGET_WINDOW_SECONDS: '61' },
+      timeoutMs: 15_000,
+    });
+    assert.equal(byEnv.code, 1, byEnv.stdout + byEnv.stderr);
+    assert.match(byEnv.stderr, /WRITE_BUDGET_WINDOW_SECONDS: must be a whole number of seconds from 1 to 60, got "61"/);
+    const byFlag = await runCli(['serve', '--port', '0', '--database', database, '--write-budget-window', '0'], {
+      timeoutMs: 15_000,
+    });
+    assert.equal(byFlag.code, 1, byFlag.stdout + byFlag.stderr);
+    assert.match(byFlag.stderr, /--write-budget-window <seconds>.*must be a whole number of seconds from 1 to 60/);
+  });
+
   test('cli serve: a bad number in the environment stops serve with exit status 1 and a message', async () => {
     const result = await runCli(['serve', '--port', '0', '--database', `sqlite:${join(tempDir(), 'bad.db')}`], {
       env: { WRITE_BUDGET_PER_MINUTE: 'abc' },

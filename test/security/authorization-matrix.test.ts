@@ -56,7 +56,7 @@ const PRINCIPALS: Principal[] = [
   'session without CSRF token',
 ];
 
-type Kind = 'read' | 'record-write' | 'model-write' | 'token-management' | 'delivery';
+type Kind = 'read' | 'record-write' | 'model-write' | 'token-management' | 'workspace-settings' | 'delivery';
 
 interface Operation {
   name: string;
@@ -105,6 +105,19 @@ const OPERATIONS: Operation[] = [
         slug: 'main',
         deliveryPath: '/public/acme/main/graphql',
       }),
+  },
+  {
+    name: 'workspace.update',
+    kind: 'workspace-settings',
+    run: (c) =>
+      admin(c, 'mutation($input: UpdateWorkspaceInput!) { workspace { update(input: $input) { id defaultLocale } } }', {
+        input: { defaultLocale: 'de' },
+      }),
+    verify: async (r) => {
+      assert.deepEqual(dataOf(r).workspace.update, { id: owner.workspaceId, defaultLocale: 'de' });
+      // Back to en, so that every call starts from the same workspace.
+      await owner.ok('mutation { workspace { update(input: { defaultLocale: "en" }) { id } } }');
+    },
   },
   {
     name: 'token.list',
@@ -213,6 +226,15 @@ const OPERATIONS: Operation[] = [
     verify: async (r) => assert.deepEqual(dataOf(r).record.get, { id: seededRecordId, data: { title: 'seed 0' } }),
   },
   {
+    name: 'record.getMany',
+    kind: 'read',
+    run: (c) =>
+      admin(c, 'query($ids: [ID!]!) { record { getMany(ids: $ids, locale: "en") { id data } } }', {
+        ids: [seededRecordId, 'no-such-id'],
+      }),
+    verify: async (r) => assert.deepEqual(dataOf(r).record.getMany, [{ id: seededRecordId, data: { title: 'seed 0' } }, null]),
+  },
+  {
     name: 'record.create',
     kind: 'record-write',
     run: (c) =>
@@ -299,6 +321,30 @@ const OPERATIONS: Operation[] = [
       assert.ok(records.items.some((i: any) => i.id === seededRecordId));
     },
   },
+  {
+    name: 'delivery.recordsByIds',
+    kind: 'delivery',
+    run: (c) =>
+      gql(
+        server.deliveryUrl('acme', 'main'),
+        c,
+        'query($slug: String!, $ids: [ID!]!) { public { model { recordsByIds(modelSlug: $slug, ids: $ids) { id } } } }',
+        { slug: mainModel.slug, ids: [seededRecordId] },
+      ),
+    verify: async (r) => assert.deepEqual(dataOf(r).public.model.recordsByIds, [{ id: seededRecordId }]),
+  },
+  {
+    name: 'delivery.record',
+    kind: 'delivery',
+    run: (c) =>
+      gql(
+        server.deliveryUrl('acme', 'main'),
+        c,
+        'query($slug: String!, $id: ID!) { public { model { record(modelSlug: $slug, id: $id) { id } } } }',
+        { slug: mainModel.slug, id: seededRecordId },
+      ),
+    verify: async (r) => assert.deepEqual(dataOf(r).public.model.record, { id: seededRecordId }),
+  },
 ];
 
 type Expected = { allowed: true } | { allowed: false; status: 401 } | { allowed: false; status: 403; message: string };
@@ -312,12 +358,18 @@ function expected(principal: Principal, kind: Kind): Expected {
   if (principal === 'editor' || principal === 'editor session') {
     if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: editor may not change models' };
     if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: editor may not manage tokens' };
+    if (kind === 'workspace-settings') {
+      return { allowed: false, status: 403, message: 'Forbidden: editor may not change workspace settings' };
+    }
     return { allowed: true };
   }
   if (principal === 'viewer') {
     if (kind === 'record-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not write records' };
     if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not change models' };
     if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: viewer may not manage tokens' };
+    if (kind === 'workspace-settings') {
+      return { allowed: false, status: 403, message: 'Forbidden: viewer may not change workspace settings' };
+    }
     return { allowed: true };
   }
   return { allowed: false, status: 401 };
@@ -336,7 +388,8 @@ async function snapshot(): Promise<unknown> {
   const otherModels = (await other.ok(CONNECTIVITY)).model.list;
   const tokens = (await owner.ok(`{ token { list { ${TOKEN_FIELDS} } } }`)).token.list;
   const otherTokens = (await other.ok(`{ token { list { ${TOKEN_FIELDS} } } }`)).token.list;
-  return { models, records, otherModels, tokens, otherTokens };
+  const settings = (await owner.ok('{ workspace { current { defaultLocale writeBudget } } }')).workspace.current;
+  return { models, records, otherModels, tokens, otherTokens, settings };
 }
 
 async function tokenFor(email: string, role: 'owner' | 'admin' | 'editor' | 'viewer') {

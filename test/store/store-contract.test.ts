@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { ServiceError } from '../../src/domain/errors.js';
 import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
+import type { StoredRecord } from '../../src/domain/stored-record.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
@@ -34,6 +35,8 @@ function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShap
     name: slug,
     slug,
     description: null,
+    icon: null,
+    color: null,
     displayField: fields[0]!.key,
     fields,
     product: null,
@@ -128,6 +131,7 @@ for (const target of targets) {
         orgId: a.workspace.orgId,
         orgSlug: input.orgSlug,
         writeBudget: null,
+        defaultLocale: 'en',
       });
       const again = await store.tenancy.ensureMembership(input);
       assert.deepEqual(again, a);
@@ -157,6 +161,14 @@ for (const target of targets) {
       assert.equal(await store.tenancy.setWriteBudget(workspaceId, null), true);
       assert.equal((await store.tenancy.findWorkspace(workspaceId))?.writeBudget, null);
       assert.equal(await store.tenancy.setWriteBudget('no-such-workspace', 1), false);
+    });
+
+    test('tenancy: a workspace default locale is en until set', async () => {
+      const workspaceId = await newWorkspace(store);
+      assert.equal((await store.tenancy.findWorkspace(workspaceId))?.defaultLocale, 'en');
+      assert.equal(await store.tenancy.setDefaultLocale(workspaceId, 'pt-BR'), true);
+      assert.equal((await store.tenancy.findWorkspace(workspaceId))?.defaultLocale, 'pt-BR');
+      assert.equal(await store.tenancy.setDefaultLocale('no-such-workspace', 'de'), false);
     });
 
     test('tokens: found by hash with the member role, revoked once', async () => {
@@ -386,7 +398,13 @@ for (const target of targets) {
       const created = await store.models.create(
         workspaceId,
         newId(),
-        shape('items', fields, { description: 'All items', deliveryAccess: 'public', product: { ...PRODUCT, enabled: false } }),
+        shape('items', fields, {
+          description: 'All items',
+          icon: '🛒',
+          color: '#1e90ff',
+          deliveryAccess: 'public',
+          product: { ...PRODUCT, enabled: false },
+        }),
       );
       assert.deepEqual(created, {
         id: created.id,
@@ -394,6 +412,8 @@ for (const target of targets) {
         name: 'items',
         slug: 'items',
         description: 'All items',
+        icon: '🛒',
+        color: '#1e90ff',
         displayField: 'title',
         fields,
         product: { ...PRODUCT, enabled: false },
@@ -643,6 +663,29 @@ for (const target of targets) {
       }
     });
 
+    test('records: writes into a model deleted after the checks are NOT_FOUND, store nothing, and leave the foreign key on', async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('gone', [field('n', 'number')]));
+      assert.equal(await store.models.delete(workspaceId, context.model.id), true);
+      const batch = [newRecord({ n: 1 }), newRecord({ n: 2 })];
+      const refusal = await store.records.insertMany(context, batch).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(refusal instanceof ServiceError, `expected a ServiceError, got ${String(refusal)}`);
+      assert.deepEqual([refusal.code, refusal.message], ['NOT_FOUND', 'modelId: model not found']);
+      for (const record of batch) assert.equal(await store.records.get(workspaceId, record.id), null);
+      // An empty batch writes nothing and checks nothing, as before.
+      assert.deepEqual(await store.records.insertMany(context, []), { skippedForSku: [] });
+      // The single insert after it is still refused by the foreign key (SQLite turns it off only during a batch).
+      const single = await store.records.insert(context, newRecord({ n: 3 })).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      assert.ok(single instanceof ServiceError, `expected a ServiceError, got ${String(single)}`);
+      assert.equal(single.code, 'NOT_FOUND');
+    });
+
     test('records: record_count follows insert, insertMany and delete', async () => {
       const workspaceId = await newWorkspace(store);
       const context = await newModel(store, workspaceId, shape('counted', [field('code', 'text')], { product: PRODUCT }));
@@ -838,6 +881,83 @@ for (const target of targets) {
       assert.deepEqual(await store.records.referencesTo(a2.id), []);
     });
 
+    test('content version: every write to a workspace moves it to a value it never had; a refused write or another workspace does not', async () => {
+      const orgSlug = `org-${randomBytes(4).toString('hex')}`;
+      const { workspace } = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'main',
+        email: 'owner@example.com',
+        role: null,
+        defaultRole: 'owner',
+      });
+      const otherWorkspace = await newWorkspace(store);
+      const read = async () => {
+        const found = await store.tenancy.findWorkspaceWithContentVersion(orgSlug, 'main');
+        assert.ok(found);
+        assert.deepEqual(found.workspace, workspace);
+        return found.contentVersion;
+      };
+      assert.equal(await store.tenancy.findWorkspaceWithContentVersion(orgSlug, 'nope'), null);
+      assert.equal(await store.tenancy.findWorkspaceWithContentVersion('nope', 'main'), null);
+      const seen = new Set([await read()]);
+      const moves = async (what: string, write: () => Promise<unknown>) => {
+        await write();
+        const version = await read();
+        assert.ok(!seen.has(version), `${what}: the version moved to a new value`);
+        seen.add(version);
+      };
+      const stays = async (what: string, write: () => Promise<unknown>) => {
+        const before = await read();
+        await write().catch(() => undefined);
+        assert.equal(await read(), before, `${what}: the version stayed`);
+      };
+
+      const authorShape = shape('authors', [field('name', 'text'), field('code', 'text')], { product: PRODUCT });
+      let authors: WriteContext | undefined;
+      await moves('model create', async () => (authors = await newModel(store, workspace.id, authorShape)));
+      const books = await newModel(
+        store,
+        workspace.id,
+        shape('books', [field('title', 'text'), field('author', 'relation', { relationTo: 'model:authors' })]),
+      );
+      seen.add(await read());
+      const a1 = newRecord({ name: 'Ann', code: 'A1' }, { sku: 'A1' });
+      await moves('insert', () => store.records.insert(authors!, a1));
+      await stays('insert refused for its SKU', () => store.records.insert(authors!, newRecord({ code: 'A1' }, { sku: 'A1' })));
+      await moves('insertMany', () =>
+        store.records.insertMany(authors!, [newRecord({ name: 'Bob' }), newRecord({ name: 'Cy' })]),
+      );
+      await moves('modify', () =>
+        store.records.modify(workspace.id, a1.id, null, () => replacement({ name: 'Ann B', code: 'A1' }, 'A1')),
+      );
+      await stays('modify whose change throws', () =>
+        store.records.modify(workspace.id, a1.id, null, () => {
+          throw new Error('refused');
+        }),
+      );
+      const book = newRecord({ title: 'Tome', author: a1.id }, { links: [{ fieldKey: 'author', targetId: a1.id }] });
+      await moves('insert of a referencing record', () => store.records.insert(books, book));
+      await stays('delete refused while referenced', () => store.records.delete(workspace.id, a1.id, false));
+      await moves('forced delete (removes the reference in books)', () => store.records.delete(workspace.id, a1.id, true));
+      await moves('delete', () => store.records.delete(workspace.id, book.id, false));
+      const other = await newModel(store, otherWorkspace, shape('elsewhere', [field('x', 'text')]));
+      await stays('writes in another workspace', async () => {
+        const record = await store.records.insert(other, newRecord({ x: '1' }));
+        await store.records.modify(otherWorkspace, record.id, null, () => replacement({ x: '2' }));
+        await store.records.delete(otherWorkspace, record.id, false);
+      });
+      const change = {
+        shape: { ...authorShape, deliveryAccess: 'public' as const },
+        removedFieldKeys: [],
+        skuFieldChanged: null,
+      };
+      await moves('model update', () => store.models.update(authors!.model, change));
+      await moves('the same model update again', () => store.models.update(authors!.model, change));
+      const empty = await newModel(store, workspace.id, shape('empty', [field('x', 'text')]));
+      seen.add(await read());
+      await moves('model delete', () => store.models.delete(workspace.id, empty.model.id));
+    });
+
     test('records: existingIds names the records of that model only', async () => {
       const workspaceId = await newWorkspace(store);
       const one = await newModel(store, workspaceId, shape('one', [field('x', 'text')]));
@@ -846,6 +966,38 @@ for (const target of targets) {
       const b = await store.records.insert(two, newRecord({ x: 'b' }));
       assert.deepEqual(await store.records.existingIds(one.model.id, [a.id, b.id, 'missing']), new Set([a.id]));
       assert.deepEqual(await store.records.existingIds(one.model.id, []), new Set());
+    });
+
+    test('records: getMany reads the workspace records among the ids in one call; over a size bound it reads none', async () => {
+      const workspaceId = await newWorkspace(store);
+      const one = await newModel(store, workspaceId, shape('one', [field('x', 'text')]));
+      const two = await newModel(store, workspaceId, shape('two', [field('x', 'text')]));
+      const elsewhere = await newModel(store, await newWorkspace(store), shape('one', [field('x', 'text')]));
+      const a = await store.records.insert(one, newRecord({ x: 'a' }));
+      const b = await store.records.insert(two, newRecord({ x: 'b'.repeat(1000) }));
+      const foreign = await store.records.insert(elsewhere, newRecord({ x: 'foreign' }));
+      const byId = (found: Awaited<ReturnType<Store['records']['getMany']>>) => {
+        assert.notEqual(found, 'too-large');
+        return new Map((found as StoredRecord[]).map((record) => [record.id, record]));
+      };
+      const found = byId(await store.records.getMany(workspaceId, [b.id, 'missing', a.id, foreign.id, a.id]));
+      assert.deepEqual([...found.keys()].sort(), [a.id, b.id].sort());
+      assert.deepEqual(found.get(a.id), await store.records.get(workspaceId, a.id));
+      assert.equal(found.get(b.id)!.modelId, two.model.id);
+      assert.deepEqual(await store.records.getMany(workspaceId, []), []);
+      assert.deepEqual(
+        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], { maxDataBytes: 2000 })).keys()].sort(),
+        [a.id, b.id].sort(),
+      );
+      assert.equal(await store.records.getMany(workspaceId, [a.id, b.id], { maxDataBytes: 1000 }), 'too-large');
+      assert.deepEqual([...byId(await store.records.getMany(workspaceId, ['missing'], { maxDataBytes: 0 })).keys()], []);
+      // Of one model: the others' records are neither read nor measured.
+      const ofOne = { modelId: one.model.id, maxDataBytes: 100 };
+      assert.deepEqual([...byId(await store.records.getMany(workspaceId, [a.id, b.id], ofOne)).keys()], [a.id]);
+      assert.deepEqual(
+        [...byId(await store.records.getMany(workspaceId, [a.id, b.id], { modelId: two.model.id })).keys()],
+        [b.id],
+      );
     });
 
     test('models: a removed field is stripped from every record, with its links; countRecordsWithValue', async () => {

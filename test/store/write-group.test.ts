@@ -82,3 +82,22 @@ test('write group: when the commit fails, every write of the group fails and not
   assert.deepEqual(keys(), []);
   assert.equal(db.inTransaction, false);
 });
+
+test('write group: beforeCommit runs once per group, inside its transaction, and its writes commit with the group', async () => {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER); CREATE TABLE commits (n INTEGER)');
+  const insert = db.prepare('INSERT INTO t VALUES (?, ?)');
+  let calls = 0;
+  const group = new WriteGroup(db, {
+    beforeCommit: () => {
+      calls++;
+      assert.equal(db.inTransaction, true);
+      db.prepare('INSERT INTO commits VALUES (?)').run(calls);
+    },
+  });
+  await Promise.all([group.run(() => insert.run('a', 1)), group.run(() => insert.run('b', 2))]);
+  await group.run(() => insert.run('c', 3));
+  assert.equal(calls, 2, 'one call for each of the two groups');
+  assert.deepEqual(db.prepare('SELECT n FROM commits ORDER BY n').pluck().all(), [1, 2]);
+  assert.equal(group.commits, 2);
+});

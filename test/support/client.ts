@@ -104,6 +104,7 @@ export interface FieldInput {
   relationTo?: string;
   relationType?: string;
   fields?: FieldInput[];
+  indexed?: boolean;
 }
 
 export interface ModelInput {

@@ -35,6 +35,7 @@ export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOper
   const recordMutations = schema.getType('RecordMutations') as GraphQLObjectType;
   for (const namespace of namespaces) {
     if (namespace.name.value === 'model') plan.permissions.add('change models');
+    if (namespace.name.value === 'workspace') plan.permissions.add('change workspace settings');
     if (namespace.name.value !== 'record' || !namespace.selectionSet) continue;
     for (const write of fieldsOf(namespace.selectionSet, fragments)) {
       if (write.name.value === '__typename') continue;

@@ -10,6 +10,8 @@ const sharedTypes = /* GraphQL */ `
     relationTo: String
     relationType: String
     fields: [FieldDefinition!]
+    "Filters and sorts on the field are served by a database index (the SKU field always is, whatever this says)."
+    indexed: Boolean!
   }
 
   type ModelRecord {
@@ -21,6 +23,8 @@ const sharedTypes = /* GraphQL */ `
     updatedAt: DateTime!
     createdBy: String
     updatedBy: String
+    "Always null: this service has no lifecycle states (draft, published); the field is here for clients that ask for it."
+    status: String
   }
 
   type ModelRecordList {
@@ -47,12 +51,24 @@ export const ADMIN_SDL = /* GraphQL */ `
   type Mutation {
     model: ModelMutations!
     record: RecordMutations!
+    "Settings of the calling workspace; owner and admin only (beyond the spec)."
+    workspace: WorkspaceMutations!
     "Create and revoke API tokens; owner and admin only; not counted against the write budget (beyond the spec)."
     token: TokenMutations!
   }
 
   type WorkspaceQueries {
     current: WorkspaceInfo!
+  }
+
+  type WorkspaceMutations {
+    "Changes the settings given; the others keep their values."
+    update(input: UpdateWorkspaceInput!): WorkspaceInfo!
+  }
+
+  input UpdateWorkspaceInput {
+    "A locale code such as en, de or pt-BR."
+    defaultLocale: String
   }
 
   type WorkspaceInfo {
@@ -66,6 +82,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     "Record writes per minute from API tokens: the workspace's own budget, else the server's default."
     writeBudget: Int!
     writeBudgetIsDefault: Boolean!
+    "The locale a read with locale falls back to when a value has neither that locale nor its language (en unless changed)."
+    defaultLocale: String!
   }
 
   type TokenQueries {
@@ -114,8 +132,10 @@ export const ADMIN_SDL = /* GraphQL */ `
   }
 
   type RecordQueries {
-    list(modelId: ID!, limit: Int, offset: Int, sort: String): ModelRecordList!
-    get(id: ID!): ModelRecord
+    list(modelId: ID!, limit: Int, offset: Int, sort: String, filter: JSON, locale: String, populate: [String!]): ModelRecordList!
+    get(id: ID!, locale: String, populate: [String!]): ModelRecord
+    "Records of any model of the workspace, in the order of ids; null where there is none (at most 100 ids)."
+    getMany(ids: [ID!]!, locale: String, populate: [String!]): [ModelRecord]!
   }
 
   type RecordMutations {
@@ -138,6 +158,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     name: String!
     slug: String!
     description: String
+    icon: String
+    color: String
     displayField: String!
     fields: [FieldDefinition!]!
     product: ProductSettings
@@ -155,6 +177,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     relationTo: String
     relationType: String
     fields: [FieldDefinitionInput!]
+    "Build a database index for filters and sorts on the field: text, number, boolean, date and relation fields."
+    indexed: Boolean
   }
 
   input ProductSettingsInput {
@@ -168,6 +192,10 @@ export const ADMIN_SDL = /* GraphQL */ `
     slug: String!
     displayField: String
     description: String
+    "An icon name or an emoji, at most 64 characters."
+    icon: String
+    "A CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa."
+    color: String
     fields: [FieldDefinitionInput!]!
     product: ProductSettingsInput
     deliveryAccess: String
@@ -178,6 +206,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     name: String
     displayField: String
     description: String
+    icon: String
+    color: String
     fields: [FieldDefinitionInput!]
     product: ProductSettingsInput
     deliveryAccess: String

@@ -1,12 +1,14 @@
 import type { GraphQLSchema } from 'graphql';
 import type { ListArguments } from '../../domain/listing.js';
+import type { ReadArguments, Reader } from '../../services/record-reader.js';
+import type { UpdateWorkspaceInput } from '../../services/workspace-service.js';
 import type { ModelDefinitionInput } from '../../domain/model-definition.js';
 import type { UpdateModelInput } from '../../services/model-service.js';
 import type { CreateApiTokenInput } from '../../services/token-service.js';
 import type { ApiTokenInfo } from '../../domain/workspace.js';
 import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
-import { selectsItemData } from '../selection.js';
+import { selectsItemData, selectsRecordData } from '../selection.js';
 import { ADMIN_SDL } from './schema.graphql.js';
 
 type Input<T> = { input: T };
@@ -23,10 +25,22 @@ const modelMutations: Resolvers = {
   delete: (_, { id }: { id: string }, { actor, services }) => services.models.delete(actor, id),
 };
 
+/** The admin route reads every model of the workspace. */
+function adminReader({ actor }: AdminContext, withData: boolean): Reader {
+  return { workspaceId: actor.workspaceId, publicOnly: false, withData };
+}
+
 const recordQueries: Resolvers = {
-  list: (_, args: ListArguments & { modelId: string }, { actor, services }, info) =>
-    services.records.list(actor.workspaceId, args.modelId, args, { withData: selectsItemData(info) }),
-  get: (_, { id }: { id: string }, { actor, services }) => services.records.get(actor.workspaceId, id),
+  list: async (_, args: ListArguments & ReadArguments & { modelId: string }, context, info) => {
+    const { workspaceId } = context.actor;
+    const require = () => context.services.records.requireModel(workspaceId, args.modelId);
+    const lookup = { key: { id: args.modelId }, visible: () => true, require };
+    return context.services.reader.list(adminReader(context, selectsItemData(info)), lookup, args);
+  },
+  get: (_, { id, ...args }: ReadArguments & { id: string }, context, info) =>
+    context.services.reader.get(adminReader(context, selectsRecordData(info)), id, args),
+  getMany: (_, { ids, ...args }: ReadArguments & { ids: string[] }, context, info) =>
+    context.services.reader.getMany(adminReader(context, selectsRecordData(info)), ids, args),
 };
 
 const recordMutations: Resolvers = {
@@ -46,6 +60,10 @@ const workspaceQueries: Resolvers = {
   current: (_, __, { actor, services }) => services.workspaces.current(actor),
 };
 
+const workspaceMutations: Resolvers = {
+  update: (_, { input }: Input<UpdateWorkspaceInput>, { actor, services }) => services.workspaces.update(actor, input),
+};
+
 const tokenQueries: Resolvers = {
   list: (_, __, { actor, services }) => services.tokens.list(actor.workspaceId),
 };
@@ -63,8 +81,9 @@ const apiToken: Resolvers = {
 export function buildAdminSchema(): GraphQLSchema {
   return buildExecutableSchema<AdminContext>(ADMIN_SDL, {
     Query: { model: namespace, record: namespace, workspace: namespace, token: namespace },
-    Mutation: { model: namespace, record: namespace, token: namespace },
+    Mutation: { model: namespace, record: namespace, token: namespace, workspace: namespace },
     WorkspaceQueries: workspaceQueries,
+    WorkspaceMutations: workspaceMutations,
     TokenQueries: tokenQueries,
     TokenMutations: tokenMutations,
     ApiToken: apiToken,

@@ -3,11 +3,12 @@ import { ServiceError } from '../../domain/errors.js';
 import type { ModelDefinition } from '../../domain/fields.js';
 import type { ListArguments } from '../../domain/listing.js';
 import type { Workspace } from '../../domain/workspace.js';
+import type { ReadArguments, Reader } from '../../services/record-reader.js';
 import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
 import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import { sourceOnlyResolver } from '../compiled-execute.js';
 import type { Services } from '../context.js';
-import { selectsItemData } from '../selection.js';
+import { selectsItemData, selectsRecordData } from '../selection.js';
 
 export interface DeliveryContext {
   workspace: Workspace;
@@ -25,33 +26,83 @@ const DELIVERY_SDL = /* GraphQL */ `
     model: PublicModelQueries!
   }
 
+  "Models whose deliveryAccess is public, and their records. workspaceId, when given, must be this route's workspace."
   type PublicModelQueries {
-    definitions: [PublicModelDefinition!]!
-    records(modelSlug: String!, limit: Int, offset: Int, sort: String): ModelRecordList!
+    definitions(workspaceId: String): [PublicModelDefinition!]!
+    records(
+      workspaceId: String
+      modelSlug: String!
+      filter: JSON
+      sort: String
+      locale: String
+      limit: Int
+      offset: Int
+      populate: [String!]
+    ): ModelRecordList!
+    "In the order of ids; null where the model has no such record (at most 100 ids)."
+    recordsByIds(workspaceId: String, modelSlug: String!, ids: [ID!]!, locale: String, populate: [String!]): [ModelRecord]!
+    record(workspaceId: String, modelSlug: String!, id: ID!, locale: String, populate: [String!]): ModelRecord
   }
 
   type PublicModelDefinition {
+    id: ID!
     slug: String!
     name: String!
     description: String
+    icon: String
+    color: String
     displayField: String!
     fields: [FieldDefinition!]!
+    recordCount: Int!
   }
 `;
 
+interface ModelArguments {
+  workspaceId?: string | null;
+  modelSlug: string;
+}
+
 const isPublic = (model: ModelDefinition) => model.deliveryAccess === 'public';
 
+/** The answer for a model that is not there, not public, or asked for in another workspace: it tells nothing. */
 function modelNotFound(): ServiceError {
   return new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
 }
 
+function requireThisWorkspace(context: DeliveryContext, workspaceId: string | null | undefined): void {
+  if (workspaceId !== undefined && workspaceId !== null && workspaceId !== context.workspace.id) throw modelNotFound();
+}
+
+async function publicModel(context: DeliveryContext, args: ModelArguments): Promise<ModelDefinition> {
+  requireThisWorkspace(context, args.workspaceId);
+  const model = await context.services.models.getBySlug(context.workspace.id, args.modelSlug);
+  if (!model || !isPublic(model)) throw modelNotFound();
+  return model;
+}
+
+function publicReader({ workspace }: DeliveryContext, withData: boolean): Reader {
+  return { workspaceId: workspace.id, defaultLocale: workspace.defaultLocale, publicOnly: true, withData };
+}
+
+type RecordsArguments = ModelArguments & ListArguments & ReadArguments;
+
 const publicModelQueries: TypeResolvers<DeliveryContext> = {
-  definitions: async (_, __, { workspace, services }) => (await services.models.list(workspace.id)).filter(isPublic),
-  records: async (_, args: ListArguments & { modelSlug: string }, { workspace, services }, info) => {
-    const key = { slug: args.modelSlug };
-    const found = await services.records.listOf(workspace.id, key, args, { withData: selectsItemData(info) }, isPublic);
-    if (!found) throw modelNotFound();
-    return found.page;
+  definitions: async (_, { workspaceId }: { workspaceId?: string | null }, context) => {
+    requireThisWorkspace(context, workspaceId);
+    return (await context.services.models.list(context.workspace.id)).filter(isPublic);
+  },
+  records: async (_, args: RecordsArguments, context, info) => {
+    requireThisWorkspace(context, args.workspaceId);
+    const lookup = { key: { slug: args.modelSlug }, visible: isPublic, require: () => publicModel(context, args) };
+    return context.services.reader.list(publicReader(context, selectsItemData(info)), lookup, args);
+  },
+  recordsByIds: async (_, { ids, ...args }: ModelArguments & ReadArguments & { ids: string[] }, context, info) => {
+    const model = await publicModel(context, args);
+    return context.services.reader.getMany(publicReader(context, selectsRecordData(info)), ids, args, model);
+  },
+  record: async (_, { id, ...args }: ModelArguments & ReadArguments & { id: string }, context, info) => {
+    const model = await publicModel(context, args);
+    return context.services.reader.get(publicReader(context, selectsRecordData(info)), id, args, model);
   },
 };
 

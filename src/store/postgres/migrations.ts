@@ -108,6 +108,24 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE models ADD COLUMN has_large_records boolean NOT NULL DEFAULT false;
   UPDATE models SET has_large_records = true WHERE id IN (SELECT DISTINCT model_id FROM records WHERE length(data::text) > 16384);
   `,
+  `
+  ALTER TABLE models ADD COLUMN icon text;
+  ALTER TABLE models ADD COLUMN color text;
+  ALTER TABLE workspaces ADD COLUMN default_locale text NOT NULL DEFAULT 'en';
+  `,
+  // The delivery route's content version (HTTP caching): the models' counters move with record inserts and deletes
+  // and model changes, the content_counters of a workspace with patches and updates (spread over a few rows so that
+  // concurrent patches of one model do not queue on one row), the workspace's when a model is deleted.
+  `
+  ALTER TABLE models ADD COLUMN content_version bigint NOT NULL DEFAULT 0;
+  ALTER TABLE workspaces ADD COLUMN content_version bigint NOT NULL DEFAULT 0;
+  CREATE TABLE content_counters (
+    workspace_id text COLLATE "C" NOT NULL,
+    shard smallint NOT NULL,
+    changes bigint NOT NULL,
+    PRIMARY KEY (workspace_id, shard)
+  );
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

@@ -5,6 +5,7 @@ import type { ModelChange, ModelStore } from '../store.js';
 import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
+import { syncFieldIndexes } from './field-indexes.js';
 
 export class PostgresModelStore implements ModelStore {
   constructor(private readonly pool: Pool) {}
@@ -31,13 +32,16 @@ export class PostgresModelStore implements ModelStore {
   async create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition> {
     const now = Date.now();
     try {
-      const { rows } = await this.pool.query<ModelRow>(
-        `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-           delivery_access, record_count, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $10) RETURNING *`,
-        [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
-      );
-      return toModel(rows[0]!);
+      return await inTransaction(this.pool, async (client) => {
+        const { rows } = await client.query<ModelRow>(
+          `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
+             delivery_access, icon, color, record_count, created_at, updated_at, content_version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12, 1) RETURNING *`,
+          [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
+        );
+        await syncFieldIndexes(client, id, shape);
+        return toModel(rows[0]!);
+      });
     } catch (error) {
       if (isUniqueViolation(error, 'models_workspace_slug')) throw slugConflict();
       throw error;
@@ -48,7 +52,7 @@ export class PostgresModelStore implements ModelStore {
     return inTransaction(this.pool, async (client) => {
       await client.query(
         `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
-           delivery_access = $6, updated_at = $7 WHERE id = $8`,
+           delivery_access = $6, icon = $7, color = $8, updated_at = $9, content_version = content_version + 1 WHERE id = $10`,
         [...shapeColumns(change.shape), Date.now(), model.id],
       );
       for (const key of change.removedFieldKeys) {
@@ -59,13 +63,22 @@ export class PostgresModelStore implements ModelStore {
         );
       }
       if (change.skuFieldChanged) await recomputeSkus(client, model.id, change.skuFieldChanged.skuField);
+      await syncFieldIndexes(client, model.id, change.shape, model.recordCount > 0);
       return (await selectModel(client, model.workspaceId, model.id)) as ModelDefinition;
     });
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    const result = await this.pool.query('DELETE FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-    return (result.rowCount ?? 0) > 0;
+    // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
+    return inTransaction(this.pool, async (client) => {
+      const result = await client.query('DELETE FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+      const deleted = (result.rowCount ?? 0) > 0;
+      if (deleted) {
+        await client.query('UPDATE workspaces SET content_version = content_version + 1 WHERE id = $1', [workspaceId]);
+        await syncFieldIndexes(client, id, null);
+      }
+      return deleted;
+    });
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {

@@ -1,12 +1,15 @@
+import { randomInt } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
-import type { ListWindow } from '../../domain/listing.js';
+import type { FilterNode } from '../../domain/filter.js';
+import type { ListWindow, RecordQuery } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
   ModelKey,
   ModelPage,
+  ManyReading,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -17,23 +20,37 @@ import type {
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
-import { inTransaction, isUniqueViolation, toNumber, type Queryable } from './sql.js';
+import { inTransaction, isForeignKeyViolation, isUniqueViolation, toNumber, type Queryable } from './sql.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { skuConflict } from '../conflicts.js';
 import { selectModelPage } from './model-page.js';
+import { modelGone, skuConflict } from '../conflicts.js';
+import { countMatching, findRows } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
-const COLUMNS_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column)).join(', ');
+const COLUMN_LIST_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column));
+const COLUMNS_WITHOUT_DATA = COLUMN_LIST_WITHOUT_DATA.join(', ');
+/** Rows of content_counters per workspace: enough that concurrent patches seldom pick the same one. */
+const CONTENT_COUNTER_SHARDS = 16;
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
   constructor(private readonly pool: Pool) {}
 
+  /** A transaction that writes records; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
+  private async writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    try {
+      return await inTransaction(this.pool, work);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw modelGone();
+      throw error;
+    }
+  }
+
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const { model, userId } = context;
-    return inTransaction(this.pool, async (client) => {
+    return this.writingRecords(async (client) => {
       const now = Date.now();
       const { rows } = await client.query<RecordRow>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -60,7 +77,7 @@ export class PostgresRecordStore implements RecordStore {
   async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
     if (records.length === 0) return { skippedForSku: [] };
     const { model, userId } = context;
-    return inTransaction(this.pool, async (client) => {
+    return this.writingRecords(async (client) => {
       const now = Date.now();
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -102,6 +119,30 @@ export class PostgresRecordStore implements RecordStore {
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
+  async getMany(workspaceId: string, ids: readonly string[], reading: ManyReading = {}): Promise<StoredRecord[] | 'too-large'> {
+    if (ids.length === 0) return [];
+    const parameters: unknown[] = [workspaceId, ids];
+    let where = 'workspace_id = $1 AND id = ANY($2::text[])';
+    if (reading.modelId) where += ` AND model_id = $${parameters.push(reading.modelId)}`;
+    const maxDataBytes = reading.maxDataBytes ?? null;
+    if (maxDataBytes === null) {
+      const { rows } = await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE ${where}`, parameters);
+      return rows.map(toRecord);
+    }
+    // Measured by the database in the same query: over the bound, the rows come without their data.
+    const bound = `$${parameters.push(maxDataBytes)}`;
+    const selected = COLUMN_LIST.map((column) =>
+      column === 'data' ? `CASE WHEN total_bytes <= ${bound} THEN data END AS data` : column,
+    );
+    const { rows } = await this.pool.query<RecordRow & { total_bytes: string }>(
+      `SELECT ${selected.join(', ')}, total_bytes FROM (
+         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes FROM records WHERE ${where}) measured`,
+      parameters,
+    );
+    if (rows.length > 0 && Number(rows[0]!.total_bytes) > maxDataBytes) return 'too-large';
+    return rows.map(({ total_bytes: _total, ...row }) => toRecord(row));
+  }
+
   async modify(
     workspaceId: string,
     id: string,
@@ -115,16 +156,23 @@ export class PostgresRecordStore implements RecordStore {
         if (!row) return null;
         modelId = row.model_id;
         const next = change(toRecord(row));
-        const { rows } = await client.query<RecordRow>(
-          `UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
-           WHERE id = $5 RETURNING ${COLUMNS}`,
-          [next.dataText, next.sku, Date.now(), userId, id],
-        );
-        if (isLargeRecord(next.dataText)) await client.query(MARK_LARGE, [row.model_id]);
         await client.query('DELETE FROM record_links WHERE source_id = $1', [id]);
         await writeLinks(
           client,
           next.links.map((link) => ({ ...link, sourceId: id })),
+        );
+        if (isLargeRecord(next.dataText)) await client.query(MARK_LARGE, [row.model_id]);
+        // The workspace's content version (the delivery route's ETag) moves in the same statement, no round trip
+        // more: one of its content counters, picked at random, so that concurrent patches of one model do not wait
+        // for each other on one counter row until they commit (as they would on the model's row).
+        const { rows } = await client.query<RecordRow>(
+          `WITH moved AS (
+             INSERT INTO content_counters AS c (workspace_id, shard, changes) VALUES ($6, $7, 1)
+             ON CONFLICT (workspace_id, shard) DO UPDATE SET changes = c.changes + 1
+           )
+           UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
+           WHERE id = $5 RETURNING ${COLUMNS}`,
+          [next.dataText, next.sku, Date.now(), userId, id, workspaceId, randomInt(CONTENT_COUNTER_SHARDS)],
         );
         return toRecord(rows[0]!);
       });
@@ -151,6 +199,7 @@ export class PostgresRecordStore implements RecordStore {
       if (!row) return 'not-found';
       const references = await selectReferences(client, id);
       if (references.length > 0 && !force) return references;
+      // The records changed here are of the same workspace: addToCount below moves its content version for them.
       for (const reference of references) await dropReference(client, reference, id);
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
@@ -192,6 +241,16 @@ export class PostgresRecordStore implements RecordStore {
   async listWithModel(workspaceId: string, key: ModelKey, window: ListWindow, reading: PageReading): Promise<ModelPage | null> {
     return selectModelPage(this.pool, workspaceId, key, window, reading);
   }
+
+  async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const columns = reading.data ? COLUMN_LIST : COLUMN_LIST_WITHOUT_DATA;
+    const rows = await findRows<RecordRow>(this.pool, modelId, query, columns, reading.data ? reading.maxDataBytes : null);
+    return rows.map(toRecord);
+  }
+
+  count(modelId: string, filter: FilterNode): Promise<number> {
+    return countMatching(this.pool, modelId, filter);
+  }
 }
 
 /**
@@ -225,10 +284,12 @@ async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<voi
 }
 
 async function addToCount(client: PoolClient, modelId: string, delta: number): Promise<void> {
-  await client.query('UPDATE models SET record_count = record_count + $1, write_version = write_version + 1 WHERE id = $2', [
-    delta,
-    modelId,
-  ]);
+  // content_version (the delivery route's ETag) moves in the same statement as the count.
+  await client.query(
+    `UPDATE models SET record_count = record_count + $1, write_version = write_version + 1,
+       content_version = content_version + 1 WHERE id = $2`,
+    [delta, modelId],
+  );
 }
 
 /** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */

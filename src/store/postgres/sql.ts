@@ -36,6 +36,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return constraint === undefined || failure.constraint === constraint;
 }
 
+/** SQLSTATE 23503: a row refers to one that is not there (a record of a model deleted meanwhile). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23503';
+}
+
 /** `"name"`: an identifier quoted for SQL text (only for names we validated; values always go as parameters). */
 export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;

@@ -13,6 +13,7 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
+  VersionedWorkspace,
 } from '../store.js';
 import { inTransaction } from './sql.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
@@ -31,6 +32,15 @@ import {
   WORKSPACE_SELECT,
   type WorkspaceRow,
 } from '../rows/workspace-rows.js';
+
+/** The workspace's counter, the sum of its models' and the sum of its content counters (see VersionedWorkspace). */
+const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
+    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' ||
+      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = ws.id) || '|' ||
+      (SELECT coalesce(sum(changes), 0) FROM content_counters WHERE workspace_id = ws.id) AS content_version
+  FROM (${WORKSPACE_SELECT} WHERE o.slug = $1 AND w.slug = $2) ws`;
+
+type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
 
 /**
  * Every "create when missing" is `INSERT … ON CONFLICT DO NOTHING` and then a read: when two processes bootstrap
@@ -89,8 +99,24 @@ export class PostgresTenancyStore implements TenancyStore {
     return rows[0] ? toWorkspace(rows[0]) : null;
   }
 
+  async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
+    // Prepared once per connection (a named statement): planning this query costs several times its execution, and
+    // it runs before every delivery answer, alone when it finds the client's copy current.
+    const { rows } = await this.pool.query<VersionedWorkspaceRow>({
+      name: 'versioned-workspace',
+      text: VERSIONED_WORKSPACE_SELECT,
+      values: [orgSlug, workspaceSlug],
+    });
+    return rows[0] ? { workspace: toWorkspace(rows[0]), contentVersion: rows[0].content_version } : null;
+  }
+
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {
     const result = await this.pool.query('UPDATE workspaces SET write_budget = $1 WHERE id = $2', [budget, workspaceId]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async setDefaultLocale(workspaceId: string, locale: string): Promise<boolean> {
+    const result = await this.pool.query('UPDATE workspaces SET default_locale = $1 WHERE id = $2', [locale, workspaceId]);
     return (result.rowCount ?? 0) > 0;
   }
 

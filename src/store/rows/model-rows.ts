@@ -10,6 +10,8 @@ export interface ModelRow {
   slug: string;
   name: string;
   description: string | null;
+  icon: string | null;
+  color: string | null;
   display_field: string;
   fields: Json<FieldDefinition[]>;
   product: Json<ProductSettings> | null;
@@ -28,6 +30,8 @@ export const MODEL_COLUMNS = [
   'slug',
   'name',
   'description',
+  'icon',
+  'color',
   'display_field',
   'fields',
   'product',
@@ -48,6 +52,8 @@ export function toModel(row: ModelRow): ModelDefinition {
     slug: row.slug,
     name: row.name,
     description: row.description,
+    icon: row.icon,
+    color: row.color,
     displayField: row.display_field,
     fields: sharedJson(row.fields),
     product: row.product === null ? null : sharedJson(row.product),
@@ -60,8 +66,13 @@ export function toModel(row: ModelRow): ModelDefinition {
   };
 }
 
-/** The `models` columns a shape is stored in: name, description, display_field, fields, product, delivery_access. */
-export function shapeColumns(shape: ModelShape): [string, string | null, string, string, string | null, string] {
+/**
+ * The `models` columns a shape is stored in: name, description, display_field, fields, product, delivery_access,
+ * icon, color.
+ */
+export function shapeColumns(
+  shape: ModelShape,
+): [string, string | null, string, string, string | null, string, string | null, string | null] {
   return [
     shape.name,
     shape.description,
@@ -69,5 +80,7 @@ export function shapeColumns(shape: ModelShape): [string, string | null, string,
     JSON.stringify(shape.fields),
     shape.product === null ? null : JSON.stringify(shape.product),
     shape.deliveryAccess,
+    shape.icon,
+    shape.color,
   ];
 }

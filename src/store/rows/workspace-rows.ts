@@ -18,11 +18,19 @@ export interface WorkspaceRow {
   org_id: string;
   org_slug: string;
   write_budget: number | null;
+  default_locale: string;
 }
 
-export const WORKSPACE_SELECT = `SELECT w.id, w.slug, w.org_id, o.slug AS org_slug, w.write_budget
+export const WORKSPACE_SELECT = `SELECT w.id, w.slug, w.org_id, o.slug AS org_slug, w.write_budget, w.default_locale
   FROM workspaces w JOIN organisations o ON o.id = w.org_id`;
 
 export function toWorkspace(row: WorkspaceRow): Workspace {
-  return { id: row.id, slug: row.slug, orgId: row.org_id, orgSlug: row.org_slug, writeBudget: row.write_budget };
+  return {
+    id: row.id,
+    slug: row.slug,
+    orgId: row.org_id,
+    orgSlug: row.org_slug,
+    writeBudget: row.write_budget,
+    defaultLocale: row.default_locale,
+  };
 }

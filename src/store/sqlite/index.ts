@@ -5,14 +5,17 @@ import type { Store } from '../store.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { migrate } from './migrations.js';
 import { SqliteModelStore } from './models.js';
+import { FilterStatements, registerQueryFunctions } from './record-filter.js';
 import { SqliteRecordStore } from './records.js';
 import { SqliteTenancyStore } from './tenancy.js';
 
 /**
  * Makes `db.prepare` return one statement per SQL text: compiling SQL costs more than running these small
  * statements. The store only calls run/get/all on them (never iterate), so sharing one statement is safe.
+ * Returns the plain `prepare`, for statements whose texts are not a fixed few (filtered pages keep their own,
+ * bounded cache).
  */
-function reusePreparedStatements(db: Database.Database): void {
+function reusePreparedStatements(db: Database.Database): (sql: string) => Database.Statement {
   const prepare = db.prepare.bind(db);
   const statements = new Map<string, Database.Statement>();
   db.prepare = ((sql: string) => {
@@ -23,6 +26,7 @@ function reusePreparedStatements(db: Database.Database): void {
     }
     return statement;
   }) as typeof db.prepare;
+  return (sql) => prepare(sql);
 }
 
 /** Opens (creating when needed) the SQLite database file and brings its schema up to date. */
@@ -34,9 +38,10 @@ export function openSqliteStore(path: string): Store {
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   migrate(db);
-  reusePreparedStatements(db);
+  registerQueryFunctions(db);
+  const prepareOnce = reusePreparedStatements(db);
   const checkpoints = new BackgroundCheckpointer(db, path);
-  const records = new SqliteRecordStore(db, () => checkpoints.committed());
+  const records = new SqliteRecordStore(db, () => checkpoints.committed(), new FilterStatements(prepareOnce));
   return {
     tenancy: new SqliteTenancyStore(db),
     models: new SqliteModelStore(db),

@@ -95,6 +95,17 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE models ADD COLUMN has_large_records INTEGER NOT NULL DEFAULT 0;
   UPDATE models SET has_large_records = 1 WHERE id IN (SELECT DISTINCT model_id FROM records WHERE length(data) > 16384);
   `,
+  `
+  ALTER TABLE models ADD COLUMN icon TEXT;
+  ALTER TABLE models ADD COLUMN color TEXT;
+  ALTER TABLE workspaces ADD COLUMN default_locale TEXT NOT NULL DEFAULT 'en';
+  `,
+  // The delivery route's content version (HTTP caching): the models' counters move with every write that can change
+  // a delivery answer; the workspace's moves when a model (and its counter) is deleted.
+  `
+  ALTER TABLE models ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE workspaces ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

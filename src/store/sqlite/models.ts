@@ -5,6 +5,7 @@ import type { ModelChange, ModelStore } from '../store.js';
 import { isUniqueViolation, jsonPath } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
+import { syncFieldIndexes } from './field-indexes.js';
 
 export class SqliteModelStore implements ModelStore {
   constructor(private readonly db: Database.Database) {}
@@ -26,14 +27,18 @@ export class SqliteModelStore implements ModelStore {
 
   async create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition> {
     const now = Date.now();
-    try {
+    const run = this.db.transaction(() => {
       this.db
         .prepare(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-             delivery_access, record_count, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+             delivery_access, icon, color, record_count, created_at, updated_at, content_version)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 1)`,
         )
         .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
+      syncFieldIndexes(this.db, id, shape);
+    });
+    try {
+      run.immediate();
     } catch (error) {
       if (isUniqueViolation(error)) throw slugConflict();
       throw error;
@@ -46,7 +51,7 @@ export class SqliteModelStore implements ModelStore {
       this.db
         .prepare(
           `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
-             delivery_access = ?, updated_at = ? WHERE id = ?`,
+             delivery_access = ?, icon = ?, color = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
         )
         .run(...shapeColumns(change.shape), Date.now(), model.id);
       for (const key of change.removedFieldKeys) {
@@ -58,6 +63,7 @@ export class SqliteModelStore implements ModelStore {
           .run(key, model.id);
       }
       if (change.skuFieldChanged) this.recomputeSkus(model.id, change.skuFieldChanged.skuField);
+      syncFieldIndexes(this.db, model.id, change.shape);
     });
     run.immediate();
     return (await this.get(model.workspaceId, model.id)) as ModelDefinition;
@@ -82,7 +88,16 @@ export class SqliteModelStore implements ModelStore {
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+    const run = this.db.transaction(() => {
+      const deleted = this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      if (deleted) {
+        // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
+        this.db.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
+        syncFieldIndexes(this.db, id, null);
+      }
+      return deleted;
+    });
+    return run.immediate();
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {

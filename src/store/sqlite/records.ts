@@ -1,11 +1,13 @@
 import type Database from 'better-sqlite3';
 import type { FieldDefinition, ProductSettings, RecordData } from '../../domain/fields.js';
-import type { ListWindow, RecordSort } from '../../domain/listing.js';
+import type { FilterNode } from '../../domain/filter.js';
+import type { ListWindow, RecordQuery, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type {
   ModelKey,
   ModelPage,
+  ManyReading,
   NewRecord,
   PageCursor,
   RecordLink,
@@ -16,16 +18,16 @@ import type {
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
-import { ServiceError } from '../../domain/errors.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
 import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
 import { fromJson } from '../rows/json.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js';
 import { isoTime } from '../rows/time.js';
-import { skuConflict } from '../conflicts.js';
+import { modelGone, skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
 import { selectModelPage } from './model-page.js';
+import { countMatching, FilterStatements, findRows } from './record-filter.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -41,14 +43,36 @@ type ListRow = [
   updatedBy: string | null,
 ];
 const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+/** A row of getMany, the columns of MANY_COLUMNS (raw mode, as ListRow; the workspace is the one asked for). */
+type ManyRow = [
+  id: string,
+  modelId: string,
+  data: string,
+  createdAt: number,
+  updatedAt: number,
+  createdBy: string | null,
+  updatedBy: string | null,
+];
+const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 export class SqliteRecordStore implements RecordStore {
   private readonly insertRow: Database.Statement;
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
+  private readonly moveContentVersion: Database.Statement;
+  /** Models whose records the current write group modified: their content version moves once, at its commit. */
+  private readonly modifiedModels = new Set<string>();
   private readonly selectById: Database.Statement;
+  private readonly selectMany: Database.Statement;
+  private readonly selectManySizes: Database.Statement;
   private readonly markLarge: Database.Statement;
+  private readonly modelExists: Database.Statement;
+  private readonly foreignKeysOff: Database.Statement;
+  private readonly foreignKeysOn: Database.Statement;
+  private readonly insertBatch: Database.Transaction<
+    (context: WriteContext, records: NewRecord[]) => { skippedForSku: number[] }
+  >;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly workspaces = new Map<string, string>();
   /** Single writes (insert, modify, delete) share commits with the other writes of their event-loop turn. */
@@ -58,18 +82,30 @@ export class SqliteRecordStore implements RecordStore {
     private readonly db: Database.Database,
     /** Called after each commit of record writes. */
     private readonly onCommit: () => void = () => {},
+    private readonly filterStatements = new FilterStatements((sql) => db.prepare(sql)),
   ) {
     this.insertRow = db.prepare(
       `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
     );
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
+    // content_version (the delivery route's ETag) moves in the same statement as the count.
     this.addToCount = db.prepare(
-      'UPDATE models SET record_count = record_count + ?, write_version = write_version + 1 WHERE id = ?',
+      `UPDATE models SET record_count = record_count + ?, write_version = write_version + 1,
+         content_version = content_version + 1 WHERE id = ?`,
     );
+    this.moveContentVersion = db.prepare('UPDATE models SET content_version = content_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
+    // The model only when one is given (bound twice): one statement for both reads.
+    const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?)) AND (? IS NULL OR model_id = ?)';
+    this.selectMany = db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true);
+    this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
-    this.writes = new WriteGroup(db, onCommit);
+    this.modelExists = db.prepare('SELECT 1 AS present FROM models WHERE id = ?');
+    this.foreignKeysOff = db.prepare('PRAGMA foreign_keys = OFF');
+    this.foreignKeysOn = db.prepare('PRAGMA foreign_keys = ON');
+    this.insertBatch = db.transaction((context: WriteContext, records: NewRecord[]) => this.importBatch(context, records));
+    this.writes = new WriteGroup(db, { beforeCommit: () => this.moveModifiedModels(), onCommit });
   }
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
@@ -79,7 +115,7 @@ export class SqliteRecordStore implements RecordStore {
         if (!this.insertOne(context, record, at)) throw skuConflict(context.model);
       } catch (error) {
         // The model was deleted between the checks and this write (the write waited for its group's turn).
-        if (isForeignKeyViolation(error)) throw new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
+        if (isForeignKeyViolation(error)) throw modelGone();
         throw error;
       }
       this.addToCount.run(1, context.model.id);
@@ -99,20 +135,36 @@ export class SqliteRecordStore implements RecordStore {
     };
   }
 
+  /**
+   * One transaction for the batch. The records' foreign key (their model) is checked once for the batch instead of
+   * once per row: SQLite's check is a lookup in `models` for every row inserted. The check runs inside the
+   * transaction, which holds the database's write lock from its start (BEGIN IMMEDIATE), so the model cannot be
+   * deleted between the check and the inserts, by this connection or another process.
+   */
   async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
-    const run = this.db.transaction(() => {
-      const now = Date.now();
-      const skippedForSku: number[] = [];
-      records.forEach((record, index) => {
-        if (!this.insertOne(context, record, now)) skippedForSku.push(index);
-      });
-      const inserted = records.length - skippedForSku.length;
-      if (inserted > 0) this.addToCount.run(inserted, context.model.id);
-      return { skippedForSku };
-    });
-    const result = run.immediate();
+    // PRAGMA foreign_keys does nothing inside a transaction; none is open here (write groups commit in their turn).
+    this.foreignKeysOff.run();
+    let result: { skippedForSku: number[] };
+    try {
+      result = this.insertBatch.immediate(context, records);
+    } finally {
+      this.foreignKeysOn.run();
+    }
     this.onCommit();
     return result;
+  }
+
+  private importBatch(context: WriteContext, records: NewRecord[]): { skippedForSku: number[] } {
+    const skippedForSku: number[] = [];
+    if (records.length === 0) return { skippedForSku };
+    if (this.modelExists.get(context.model.id) === undefined) throw modelGone();
+    const now = Date.now();
+    for (let index = 0; index < records.length; index++) {
+      if (!this.insertOne(context, records[index]!, now)) skippedForSku.push(index);
+    }
+    const inserted = records.length - skippedForSku.length;
+    if (inserted > 0) this.addToCount.run(inserted, context.model.id);
+    return { skippedForSku };
   }
 
   private insertOne(context: WriteContext, record: NewRecord, now: number): boolean {
@@ -143,6 +195,20 @@ export class SqliteRecordStore implements RecordStore {
     return row ? toRecord(row) : null;
   }
 
+  async getMany(workspaceId: string, ids: readonly string[], reading: ManyReading = {}): Promise<StoredRecord[] | 'too-large'> {
+    if (ids.length === 0) return [];
+    const modelId = reading.modelId ?? null;
+    const parameters = [workspaceId, JSON.stringify(ids), modelId, modelId];
+    const maxDataBytes = reading.maxDataBytes ?? null;
+    if (maxDataBytes !== null) {
+      // SQLite tells a value's size from the row header, without reading the value.
+      const { bytes } = this.selectManySizes.get(...parameters) as { bytes: number | null };
+      if ((bytes ?? 0) > maxDataBytes) return 'too-large';
+    }
+    const rows = this.selectMany.all(...parameters) as ManyRow[];
+    return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
+  }
+
   async modify(
     workspaceId: string,
     id: string,
@@ -164,10 +230,20 @@ export class SqliteRecordStore implements RecordStore {
         throw error;
       }
       if (isLargeRecord(text)) this.markLarge.run(row.model_id);
+      this.modifiedModels.add(row.model_id);
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
       return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
     });
+  }
+
+  /**
+   * Moves the content version of the models the group's modifies wrote to, once per model and group rather than
+   * once per write (a write rolled back after it was noted moves it needlessly, which is harmless).
+   */
+  private moveModifiedModels(): void {
+    for (const modelId of this.modifiedModels) this.moveContentVersion.run(modelId);
+    this.modifiedModels.clear();
   }
 
   private productOf(modelId: string): { product: ProductSettings | null } {
@@ -196,6 +272,7 @@ export class SqliteRecordStore implements RecordStore {
       if (!row) return 'not-found';
       const references = this.selectReferences(id);
       if (references.length > 0 && !force) return references;
+      // The records changed here are of the same workspace: addToCount below moves its content version for them.
       for (const reference of references) this.dropReference(reference, id);
       this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
@@ -234,6 +311,10 @@ export class SqliteRecordStore implements RecordStore {
       );
     const columns = reading.data ? 'data' : 'none';
     const rows = this.listStatement(window.sort, window.limit, after !== undefined, columns).all(...parameters) as ListRow[];
+    return this.toRecords(modelId, rows);
+  }
+
+  private toRecords(modelId: string, rows: ListRow[]): StoredRecord[] {
     if (rows.length === 0) return [];
     const workspaceId = this.workspaceOf(modelId);
     const records = new Array<StoredRecord>(rows.length);
@@ -246,6 +327,17 @@ export class SqliteRecordStore implements RecordStore {
 
   async listWithModel(workspaceId: string, key: ModelKey, window: ListWindow, reading: PageReading): Promise<ModelPage | null> {
     return selectModelPage(this.db, this, workspaceId, key, window, reading);
+  }
+
+  async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
+    const columns = (reading.data ? LIST_COLUMNS : WITHOUT_DATA).join(', ');
+    const bound = reading.data ? reading.maxDataBytes : null;
+    const rows = (await findRows(this.filterStatements, modelId, query, columns, bound)) as ListRow[];
+    return this.toRecords(modelId, rows);
+  }
+
+  async count(modelId: string, filter: FilterNode): Promise<number> {
+    return countMatching(this.filterStatements, modelId, filter);
   }
 
   /**

@@ -13,6 +13,7 @@ import type {
   TokenRecord,
   UserRecord,
   UserWorkspace,
+  VersionedWorkspace,
 } from '../store.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
 import {
@@ -30,6 +31,14 @@ import {
   WORKSPACE_SELECT,
   type WorkspaceRow,
 } from '../rows/workspace-rows.js';
+
+/** The workspace's counter and the sum of its models' (see VersionedWorkspace). */
+const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
+    (SELECT content_version FROM workspaces WHERE id = ws.id) || '|' ||
+      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = ws.id) AS content_version
+  FROM (${WORKSPACE_SELECT} WHERE o.slug = ? AND w.slug = ?) ws`;
+
+type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
 
 export class SqliteTenancyStore implements TenancyStore {
   constructor(private readonly db: Database.Database) {}
@@ -53,7 +62,14 @@ export class SqliteTenancyStore implements TenancyStore {
         this.db
           .prepare('INSERT INTO workspaces (id, org_id, slug, created_at) VALUES (?, ?, ?, ?)')
           .run(id, org.id, input.workspaceSlug, now);
-        row = { id, slug: input.workspaceSlug, org_id: org.id, org_slug: input.orgSlug, write_budget: null };
+        row = {
+          id,
+          slug: input.workspaceSlug,
+          org_id: org.id,
+          org_slug: input.orgSlug,
+          write_budget: null,
+          default_locale: 'en',
+        };
       }
       const membership = this.upsertMembership(row.id, input.email, input.role, input.defaultRole);
       return { workspace: toWorkspace(row), membership };
@@ -102,8 +118,17 @@ export class SqliteTenancyStore implements TenancyStore {
     return row ? toWorkspace(row) : null;
   }
 
+  async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
+    const row = this.db.prepare(VERSIONED_WORKSPACE_SELECT).get(orgSlug, workspaceSlug) as VersionedWorkspaceRow | undefined;
+    return row ? { workspace: toWorkspace(row), contentVersion: row.content_version } : null;
+  }
+
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {
     return this.db.prepare('UPDATE workspaces SET write_budget = ? WHERE id = ?').run(budget, workspaceId).changes > 0;
+  }
+
+  async setDefaultLocale(workspaceId: string, locale: string): Promise<boolean> {
+    return this.db.prepare('UPDATE workspaces SET default_locale = ? WHERE id = ?').run(locale, workspaceId).changes > 0;
   }
 
   async createToken(token: NewToken): Promise<void> {

@@ -33,12 +33,21 @@ export class WriteGroup {
   private readonly release: Database.Statement;
   private readonly rollbackTo: Database.Statement;
 
+  private readonly beforeCommit: () => void;
+  private readonly onCommit: () => void;
+
   constructor(
     private readonly db: Database.Database,
-    /** Called after each successful commit. */
-    private readonly onCommit: () => void = () => {},
+    hooks: {
+      /** Runs in each group's transaction after its writes, just before the commit: once for the whole group. */
+      beforeCommit?: () => void;
+      /** Called after each successful commit. */
+      onCommit?: () => void;
+    } = {},
     private readonly maxWrites = 200,
   ) {
+    this.beforeCommit = hooks.beforeCommit ?? (() => {});
+    this.onCommit = hooks.onCommit ?? (() => {});
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -91,6 +100,7 @@ export class WriteGroup {
         }
         if (!alone) this.release.run();
       }
+      this.beforeCommit();
       this.commit.run();
       this.onCommit();
     } catch (error) {

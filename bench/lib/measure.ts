@@ -1,0 +1,22 @@
+import type { GqlClient } from './client.js';
+import type { Service } from './run.js';
+import { latencySummary } from './stats.js';
+
+/**
+ * `requests` sequential requests of one body (or as many as fit in maxSeconds, at least 20) after a few unmeasured
+ * ones: p50/p99 client-side and server-side (the durationMs of the server's request log line).
+ */
+export async function measureRequests(service: Service, client: GqlClient, body: string, requests: number, maxSeconds: number) {
+  const warmUntil = Date.now() + 3_000;
+  for (let index = 0; index < 30 && (index < 3 || Date.now() < warmUntil); index++) await client.send(body);
+  const clientMs: number[] = [];
+  const requestIds: string[] = [];
+  const deadline = Date.now() + maxSeconds * 1000;
+  while (clientMs.length < requests && (clientMs.length < 20 || Date.now() < deadline)) {
+    const result = await client.send(body);
+    clientMs.push(result.ms);
+    requestIds.push(result.requestId);
+  }
+  const serverMs = await service.server.serverTimes(requestIds);
+  return { client: latencySummary(clientMs), server: latencySummary(serverMs.filter(Number.isFinite)) };
+}

@@ -1,0 +1,143 @@
+// The data of an answer's records as a read asked for it: translatable values in one locale (locale.ts) and
+// relation ids replaced by the records they point at (populate.ts). Pure: the targets come fetched.
+//
+// The shaped data is written as JSON text, and the records carry it as the store's records carry theirs (parsed
+// only if someone reads `data`; the answer copies the text): a target that 100 records point at is written once,
+// and a target whose data does not change is copied as the text the database returned.
+import type { FieldDefinition, RecordData } from './fields.js';
+import { defineLazyData, unparsedData } from './json-text.js';
+import { hasTranslatable, pickTranslation } from './locale.js';
+import { isEmptyLevel, type PopulateLevel, type PopulateNode } from './populate.js';
+import type { StoredRecord } from './stored-record.js';
+import { isPlainObject } from '../shared/json.js';
+
+/**
+ * A target record as populate writes it into its source's data: `{id, modelId, data, createdAt, updatedAt}`.
+ * (The shaper writes it as JSON text; this is what that text reads as.)
+ */
+export interface PopulatedRecord {
+  id: string;
+  modelId: string;
+  data: RecordData;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ReadShape {
+  /** The locales translatable values are read in, best first (localeChain); null: as stored. */
+  locales: readonly string[] | null;
+  /** The fetched targets of each populate node, by id: records of the node's target model only. */
+  targets: ReadonlyMap<PopulateNode, ReadonlyMap<string, StoredRecord>>;
+}
+
+/** Writes records' data in a read's shape; a target that many records point at is written once. */
+export class RecordShaper {
+  /** The JSON text of each populated target (`null` for none), by node and id. */
+  private readonly populated = new Map<PopulateNode, Map<string, string>>();
+
+  constructor(private readonly shape: ReadShape) {}
+
+  /** Whether records of these fields with this populate level come out different from how they are stored. */
+  changes(fields: readonly FieldDefinition[], level: PopulateLevel | null): boolean {
+    return (level !== null && !isEmptyLevel(level)) || (this.shape.locales !== null && hasTranslatable(fields));
+  }
+
+  /** The record with its data in the read's shape (the record itself when nothing changes). */
+  record(record: StoredRecord, fields: readonly FieldDefinition[], level: PopulateLevel | null): StoredRecord {
+    if (!this.changes(fields, level)) return record;
+    // The keys in the order of StoredRecord, `data` lazy (as the store makes records).
+    const shaped = { id: record.id, modelId: record.modelId, workspaceId: record.workspaceId } as StoredRecord;
+    defineLazyData(shaped, this.objectText(fields, readData(record), level));
+    shaped.createdAt = record.createdAt;
+    shaped.updatedAt = record.updatedAt;
+    shaped.createdBy = record.createdBy;
+    shaped.updatedBy = record.updatedBy;
+    return shaped;
+  }
+
+  private objectText(fields: readonly FieldDefinition[], data: RecordData, level: PopulateLevel | null): string {
+    const byKey = fieldsByKey(fields);
+    let json = '{';
+    for (const key of Object.keys(data)) {
+      if (json.length > 1) json += ',';
+      const field = byKey.get(key);
+      json += `${JSON.stringify(key)}:${field ? this.valueText(field, data[key], level) : stringify(data[key])}`;
+    }
+    return `${json}}`;
+  }
+
+  private valueText(field: FieldDefinition, value: unknown, level: PopulateLevel | null): string {
+    if (value === null || value === undefined) return stringify(value);
+    switch (field.type) {
+      case 'translatable':
+        return stringify(this.shape.locales ? pickTranslation(value, this.shape.locales) : value);
+      case 'object': {
+        if (!field.fields || !isPlainObject(value)) return stringify(value);
+        const inner = level?.objects.get(field.key) ?? null;
+        return this.changes(field.fields, inner) ? this.objectText(field.fields, value, inner) : stringify(value);
+      }
+      case 'relation': {
+        const node = level?.relations.get(field.key);
+        if (!node) return stringify(value);
+        if (Array.isArray(value)) {
+          return `[${value.map((id: unknown) => (typeof id === 'string' ? this.targetText(node, id) : 'null')).join(',')}]`;
+        }
+        return typeof value === 'string' ? this.targetText(node, value) : stringify(value);
+      }
+      default:
+        return stringify(value);
+    }
+  }
+
+  private targetText(node: PopulateNode, id: string): string {
+    let texts = this.populated.get(node);
+    if (!texts) this.populated.set(node, (texts = new Map<string, string>()));
+    let text = texts.get(id);
+    if (text === undefined) {
+      const record = this.shape.targets.get(node)?.get(id);
+      // Only a record of the field's target model: on the delivery route that model is public.
+      text = record?.modelId === node.target.id ? this.populatedText(record, node) : 'null';
+      texts.set(id, text);
+    }
+    return text;
+  }
+
+  private populatedText(record: StoredRecord, node: PopulateNode): string {
+    const data = this.changes(node.target.fields, node.inner)
+      ? this.objectText(node.target.fields, readData(record), node.inner)
+      : (unparsedData(record)?.text ?? stringify(record.data));
+    return (
+      `{"id":${JSON.stringify(record.id)},"modelId":${JSON.stringify(record.modelId)},"data":${data},` +
+      `"createdAt":${JSON.stringify(record.createdAt)},"updatedAt":${JSON.stringify(record.updatedAt)}}`
+    );
+  }
+}
+
+const parsed = new WeakMap<StoredRecord, RecordData>();
+
+/**
+ * A record's data for reading it here: its JSON text parsed once, without turning the record's lazy `data` into a
+ * property (which costs more than the parse); the record itself stays as the store made it.
+ */
+export function readData(record: StoredRecord): RecordData {
+  let data = parsed.get(record);
+  if (data === undefined) {
+    const text = unparsedData(record)?.text;
+    data = text === undefined ? record.data : (JSON.parse(text) as RecordData);
+    parsed.set(record, data);
+  }
+  return data;
+}
+
+/** JSON text of a value of stored data (never undefined: a key present in data has a JSON value). */
+function stringify(value: unknown): string {
+  return JSON.stringify(value) ?? 'null';
+}
+
+const keyMaps = new WeakMap<readonly FieldDefinition[], Map<string, FieldDefinition>>();
+
+function fieldsByKey(fields: readonly FieldDefinition[]): Map<string, FieldDefinition> {
+  let byKey = keyMaps.get(fields);
+  if (!byKey) keyMaps.set(fields, (byKey = new Map(fields.map((field) => [field.key, field]))));
+  return byKey;
+}

@@ -1,0 +1,298 @@
+// Reading records the way a reader asks for them, for both routes: pages, reads by id, `locale` and `populate`.
+// Without `locale` and `populate` the records pass through as the store read them (their data still unparsed).
+import { fieldError, ServiceError } from '../domain/errors.js';
+import type { ModelDefinition, RecordData } from '../domain/fields.js';
+import { MAX_LIMIT, type ListArguments } from '../domain/listing.js';
+import { DEFAULT_LOCALE, localeChain, requireLocale } from '../domain/locale.js';
+import {
+  addPopulateKey,
+  checkPopulateKeys,
+  emptyLevel,
+  isEmptyLevel,
+  planPopulate,
+  POPULATE_LIMITS,
+  relationIds,
+  type PopulateLevel,
+  type PopulateNode,
+  type PopulateScope,
+} from '../domain/populate.js';
+import { readData, RecordShaper } from '../domain/record-shape.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../domain/size-limits.js';
+import type { StoredRecord } from '../domain/stored-record.js';
+import type { ModelKey, Store } from '../store/store.js';
+import type { RecordPage, RecordService } from './record-service.js';
+
+/** The reading arguments both routes take besides paging. */
+export interface ReadArguments {
+  locale?: string | null;
+  populate?: readonly string[] | null;
+}
+
+/** Who reads, and what the answer selects. */
+export interface Reader {
+  workspaceId: string;
+  /** The workspace's default locale when the caller has the workspace at hand; otherwise read when needed. */
+  defaultLocale?: string;
+  /** The delivery route: only public models, and populate refuses a relation into a model that is not. */
+  publicOnly: boolean;
+  /** Whether the answer selects the records' data: without it, nothing is fetched or shaped. */
+  withData: boolean;
+}
+
+/**
+ * A list's model as a route names it: its key, whether the route shows it, and the route's own lookup (with its
+ * NOT_FOUND) for when the model is read apart from the page.
+ */
+export interface ModelLookup {
+  key: ModelKey;
+  visible: (model: ModelDefinition) => boolean;
+  require: () => Promise<ModelDefinition>;
+}
+
+/** The most ids one read by ids takes (as many as one page). */
+export const MAX_READ_IDS = MAX_LIMIT;
+
+/** A read's checked arguments. */
+interface ReadRequest {
+  locales: string[] | null;
+  keys: string[];
+}
+
+/** The populate tree of each model of the records read (null: nothing to populate in its records). */
+type Plans = Map<string, PopulateLevel | null>;
+
+export class RecordReader {
+  constructor(
+    private readonly store: Store,
+    private readonly records: RecordService,
+    private readonly maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+  ) {}
+
+  /**
+   * A page of the model's records (RecordService.listModel) in the shape the arguments ask for. Given a lookup,
+   * a plain list's model and page are read together (RecordService.listTogether) when they can be.
+   */
+  async list(reader: Reader, model: ModelDefinition | ModelLookup, args: ListArguments & ReadArguments): Promise<RecordPage> {
+    if ('require' in model) {
+      const together = await this.listTogether(reader, model, args);
+      if (together) return together;
+      model = await model.require();
+    }
+    const request = await this.request(reader, args);
+    const plans = request && (await this.plansOf(reader, request, [model], 'strict'));
+    const page = await this.records.listModel(model, args, { withData: reader.withData });
+    if (!request || !plans || !reader.withData) return page;
+    return { ...page, items: await this.shape(reader, request, plans, page.items, [model]) };
+  }
+
+  /**
+   * The page read together with its model, shaped; null when it cannot be read so, and when anything in it is
+   * refused: read apart (the model, then the page), the same arguments give the refusals in their order (an
+   * unknown model first, then the locale, the populate keys, the window, the size of the page).
+   */
+  private async listTogether(
+    reader: Reader,
+    lookup: ModelLookup,
+    args: ListArguments & ReadArguments,
+  ): Promise<RecordPage | null> {
+    try {
+      const request = await this.request(reader, args);
+      const found = await this.records.listTogether(
+        reader.workspaceId,
+        lookup.key,
+        args,
+        { withData: reader.withData },
+        lookup.visible,
+      );
+      if (!found) return null;
+      const plans = request && (await this.plansOf(reader, request, [found.model], 'strict'));
+      if (!request || !plans || !reader.withData) return found.page;
+      return { ...found.page, items: await this.shape(reader, request, plans, found.page.items, [found.model]) };
+    } catch (error) {
+      if (error instanceof ServiceError) return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Records by id in the order of `ids`, null where there is none; with `model`, records of other models are
+   * null too. Without `model` (the admin route) they may be of any model of the workspace.
+   */
+  async getMany(
+    reader: Reader,
+    ids: readonly string[],
+    args: ReadArguments,
+    model?: ModelDefinition,
+  ): Promise<(StoredRecord | null)[]> {
+    if (ids.length > MAX_READ_IDS) {
+      throw fieldError({ path: 'ids', reason: `at most ${MAX_READ_IDS} ids in one read; got ${ids.length}` });
+    }
+    const request = await this.request(reader, args);
+    const byId = new Map((await this.read(reader, request, ids, model)).map((record) => [record.id, record]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /** One record, or null; with `model`, a record of another model is null. */
+  async get(reader: Reader, id: string, args: ReadArguments, model?: ModelDefinition): Promise<StoredRecord | null> {
+    const request = await this.request(reader, args);
+    if (!request && !model) return this.records.get(reader.workspaceId, id);
+    const [record] = await this.read(reader, request, [id], model);
+    return record ?? null;
+  }
+
+  /** The records among `ids` (of `model` when given), in the read's shape. */
+  private async read(
+    reader: Reader,
+    request: ReadRequest | null,
+    ids: readonly string[],
+    model: ModelDefinition | undefined,
+  ): Promise<StoredRecord[]> {
+    let models: ModelDefinition[] = model ? [model] : [];
+    let plans: Plans | null = null;
+    if (request) {
+      if (request.keys.length > 0 || !model) models = await this.store.models.list(reader.workspaceId);
+      // The keys are checked before anything is read when the model is known.
+      if (model) plans = await this.plansOf(reader, request, [model], 'strict', models);
+    }
+    // The admin route reads any model's records, large ones too: their size is measured first. (Read by model,
+    // the bound counts only that model's records: the size of others, of models that are not public, tells nothing.)
+    const bound = model && !model.hasLargeRecords ? null : this.maxResponseBytes;
+    const found = await this.store.records.getMany(reader.workspaceId, [...new Set(ids)], {
+      modelId: model?.id,
+      maxDataBytes: bound,
+    });
+    if (found === 'too-large') {
+      throw new ServiceError(
+        'PAYLOAD_TOO_LARGE',
+        `ids: these records hold more data than the ${this.maxResponseBytes} bytes one response may carry; ask for fewer`,
+        { field: 'ids', maxResponseBytes: this.maxResponseBytes },
+      );
+    }
+    // Read by model already; checked again because a record of another model must never come out here.
+    const records = model ? found.filter((record) => record.modelId === model.id) : found;
+    if (!request || !reader.withData || records.length === 0) return records;
+    const modelIds = new Set(records.map((record) => record.modelId));
+    const present = models.filter((candidate) => modelIds.has(candidate.id));
+    plans ??= await this.plansOf(reader, request, present, 'lenient', models);
+    return this.shape(reader, request, plans, records, present);
+  }
+
+  /** The checked arguments; null when they ask for nothing beyond the stored records. */
+  private async request(reader: Reader, args: ReadArguments): Promise<ReadRequest | null> {
+    const locale = args.locale === null || args.locale === undefined ? null : requireLocale('locale', args.locale);
+    const keys = checkPopulateKeys(args.populate);
+    if (locale === null && keys.length === 0) return null;
+    return { locales: locale === null ? null : localeChain(locale, await this.defaultLocale(reader)), keys };
+  }
+
+  private async defaultLocale(reader: Reader): Promise<string> {
+    if (reader.defaultLocale !== undefined) return reader.defaultLocale;
+    const workspace = await this.store.tenancy.findWorkspace(reader.workspaceId);
+    return workspace?.defaultLocale ?? DEFAULT_LOCALE;
+  }
+
+  /**
+   * The populate tree of each model. 'strict': a key that does not fit a model is refused. 'lenient' (records of
+   * several models read by id): a key applies to the models it fits, and is refused when it fits none of them.
+   */
+  private async plansOf(
+    reader: Reader,
+    request: ReadRequest,
+    present: ModelDefinition[],
+    mode: 'strict' | 'lenient',
+    known?: ModelDefinition[],
+  ): Promise<Plans> {
+    const plans: Plans = new Map();
+    if (request.keys.length === 0) {
+      for (const model of present) plans.set(model.id, null);
+      return plans;
+    }
+    const models = known ?? (await this.store.models.list(reader.workspaceId));
+    const bySlug = new Map(models.map((model) => [model.slug, model]));
+    const scope: PopulateScope = { modelBySlug: (slug) => bySlug.get(slug), publicOnly: reader.publicOnly };
+    if (mode === 'strict') {
+      for (const model of present) plans.set(model.id, planPopulate(model, request.keys, scope));
+      return plans;
+    }
+    for (const model of present) plans.set(model.id, emptyLevel());
+    for (const key of request.keys) {
+      let firstRefusal: Error | null = null;
+      let fitted = false;
+      for (const model of present) {
+        try {
+          addPopulateKey(plans.get(model.id)!, model, key, scope);
+          fitted = true;
+        } catch (error) {
+          firstRefusal ??= error as Error;
+        }
+      }
+      if (!fitted && firstRefusal) throw firstRefusal;
+    }
+    return plans;
+  }
+
+  /** The records in the read's shape: every populate path's targets fetched in one query, then written in. */
+  private async shape(
+    reader: Reader,
+    request: ReadRequest,
+    plans: Plans,
+    records: StoredRecord[],
+    models: ModelDefinition[],
+  ): Promise<StoredRecord[]> {
+    const byId = new Map(models.map((model) => [model.id, model]));
+    const targets = new Map<PopulateNode, Map<string, StoredRecord>>();
+    await Promise.all(
+      [...plans].map(([modelId, level]) =>
+        level && !isEmptyLevel(level)
+          ? this.fetchTargets(
+              reader.workspaceId,
+              level,
+              records.filter((record) => record.modelId === modelId).map(readData),
+              targets,
+            )
+          : undefined,
+      ),
+    );
+    const shaper = new RecordShaper({ locales: request.locales, targets });
+    return records.map((record) => {
+      const model = byId.get(record.modelId);
+      return model ? shaper.record(record, model.fields, plans.get(model.id) ?? null) : record;
+    });
+  }
+
+  /** Fetches the targets of each node of `level` (one query per node), then those of the levels inside them. */
+  private async fetchTargets(
+    workspaceId: string,
+    level: PopulateLevel,
+    sources: RecordData[],
+    targets: Map<PopulateNode, Map<string, StoredRecord>>,
+  ): Promise<void> {
+    await Promise.all(
+      [...relationIds(level, sources)].map(async ([node, ids]) => {
+        const byId = new Map<string, StoredRecord>();
+        targets.set(node, byId);
+        if (ids.size === 0) return;
+        if (ids.size > POPULATE_LIMITS.maxTargetsPerPath) {
+          throw fieldError({
+            path: `populate.${node.path}`,
+            reason: `these records point at ${ids.size} records through it, more than the ${POPULATE_LIMITS.maxTargetsPerPath} one populate path may bring; ask for fewer records`,
+          });
+        }
+        const bound = node.target.hasLargeRecords ? this.maxResponseBytes : null;
+        const found = await this.store.records.getMany(workspaceId, [...ids], { modelId: node.target.id, maxDataBytes: bound });
+        if (found === 'too-large') {
+          throw new ServiceError(
+            'PAYLOAD_TOO_LARGE',
+            `populate.${node.path}: the records it brings hold more data than the ${this.maxResponseBytes} bytes one response may carry; ask for fewer records`,
+            { field: 'populate', maxResponseBytes: this.maxResponseBytes },
+          );
+        }
+        // Only records of the field's target model (on the delivery route a public one), whatever the ids say.
+        for (const record of found) if (record.modelId === node.target.id) byId.set(record.id, record);
+        if (!isEmptyLevel(node.inner)) {
+          await this.fetchTargets(workspaceId, node.inner, [...byId.values()].map(readData), targets);
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,56 @@
+import type { ModelDefinition } from '../../domain/fields.js';
+import { fieldIndexes, indexChanges, modelIndexPrefix, type FieldIndex } from '../query/field-indexes.js';
+import { indexedSql, literal } from './record-filter.js';
+import { quoteIdentifier, type Queryable } from './sql.js';
+
+async function namesWithPrefix(db: Queryable, sql: string, modelId: string): Promise<string[]> {
+  const prefix = modelIndexPrefix(modelId);
+  const { rows } = await db.query<{ name: string }>(sql, [prefix.length, prefix]);
+  return rows.map((row) => row.name);
+}
+
+const INDEX_NAMES = `SELECT indexname AS name FROM pg_indexes
+  WHERE schemaname = current_schema() AND tablename = 'records' AND left(indexname, $1) = $2`;
+const STATISTICS_NAMES = `SELECT stxname AS name FROM pg_statistic_ext
+  WHERE stxnamespace = current_schema()::regnamespace AND left(stxname, $1) = $2`;
+
+/** Statistics on an expression (CREATE STATISTICS … ON (expr)) came with PostgreSQL 14. */
+async function hasExpressionStatistics(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ version: number }>("SELECT current_setting('server_version_num')::integer AS version");
+  return rows[0]!.version >= 140000;
+}
+
+/**
+ * Builds and drops the model's field indexes so that they are exactly the ones its definition asks for; run inside
+ * the transaction that writes the definition (CREATE INDEX holds off writes to records until it commits). An
+ * index is partial, over the model's records only (other models' writes never touch it), on (value, created_at,
+ * id): the value is the very expression the filters use (record-filter.ts), and created_at and id after it serve
+ * a filtered page in creation order straight from the index.
+ *
+ * The planner takes no statistics from a partial index, and without them guesses that a range such as
+ * `price > 100` keeps a third of the records (so it reads the model in creation order and filters). Each value
+ * therefore gets a statistics object on its expression (same name as its index), and `analyze` fills them in at
+ * once for a model that already holds records.
+ */
+export async function syncFieldIndexes(
+  db: Queryable,
+  modelId: string,
+  model: Pick<ModelDefinition, 'fields' | 'product'> | null,
+  analyze = false,
+): Promise<void> {
+  const wanted = model ? fieldIndexes(modelId, model) : [];
+  const indexes = indexChanges(await namesWithPrefix(db, INDEX_NAMES, modelId), wanted);
+  for (const name of indexes.drop) await db.query(`DROP INDEX IF EXISTS ${quoteIdentifier(name)}`);
+  for (const index of indexes.build) await db.query(createIndexSql(modelId, index));
+  if (!(await hasExpressionStatistics(db))) return;
+  const statistics = indexChanges(await namesWithPrefix(db, STATISTICS_NAMES, modelId), wanted);
+  for (const name of statistics.drop) await db.query(`DROP STATISTICS IF EXISTS ${quoteIdentifier(name)}`);
+  for (const index of statistics.build) {
+    await db.query(`CREATE STATISTICS ${quoteIdentifier(index.name)} ON (${indexedSql(index.value)}) FROM records`);
+  }
+  if (analyze && statistics.build.length > 0) await db.query('ANALYZE records');
+}
+
+function createIndexSql(modelId: string, index: FieldIndex): string {
+  return `CREATE INDEX ${quoteIdentifier(index.name)} ON records (${indexedSql(index.value)}, created_at, id) WHERE model_id = ${literal(modelId)}`;
+}

@@ -1,0 +1,181 @@
+// Filtered and field-sorted pages on SQLite: record data is JSON text, read with json_extract. The expression of a
+// value is the same text in a query and in its field's index (field-indexes.ts), which is how SQLite matches them.
+import type Database from 'better-sqlite3';
+import type { ComparedTarget, FilterNode, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
+import type { RecordQuery } from '../../domain/listing.js';
+import type { DataValue } from '../../domain/record-paths.js';
+import {
+  COMPARISON_SQL,
+  filterSql,
+  orderBySql,
+  PageBytes,
+  readPage,
+  type FilterDialect,
+  type PageSegment,
+  type Parameters,
+} from '../query/filter-sql.js';
+
+/** Lower-cases text as JavaScript does (SQLite's own lower() folds ASCII letters only). */
+export const CASEFOLD_FUNCTION = 'cs_casefold';
+
+export function registerQueryFunctions(db: Database.Database): void {
+  db.function(CASEFOLD_FUNCTION, { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? text.toLowerCase() : text,
+  );
+}
+
+/** A SQL string literal (the keys and locales in paths are checked names; quoting makes any text safe all the same). */
+export function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** `'$."meta"."colour"'`: the JSON path of keys, as a SQL literal. */
+function jsonPath(keys: readonly string[]): string {
+  return literal(`$${keys.map((key) => `."${key.replace(/"/g, '""')}"`).join('')}`);
+}
+
+/** The SQL of a data value: the SKU field's column, else json_extract (NULL when missing or JSON null). */
+export function valueSql(target: DataValue): string {
+  return target.sku ? 'sku' : `json_extract(data, ${jsonPath(target.keys)})`;
+}
+
+function comparedSql(target: ComparedTarget): string {
+  if (target.kind === 'id') return 'id';
+  if (target.kind === 'time') return target.column === 'createdAt' ? 'created_at' : 'updated_at';
+  return valueSql(target);
+}
+
+class SqliteParameters implements Parameters {
+  readonly values: Record<string, unknown> = {};
+  private count = 0;
+
+  add(value: Scalar | Scalar[]): string {
+    const name = `p${this.count++}`;
+    // better-sqlite3 binds no booleans; json_extract reads JSON true and false as 1 and 0.
+    this.values[name] = Array.isArray(value) ? JSON.stringify(value) : typeof value === 'boolean' ? Number(value) : value;
+    return `@${name}`;
+  }
+}
+
+const fold = (sql: string) => `${CASEFOLD_FUNCTION}(${sql})`;
+
+function textMatch(haystack: string, op: 'contains' | 'startsWith', needle: string): string {
+  return `instr(${fold(haystack)}, ${fold(needle)}) ${op === 'contains' ? '> 0' : '= 1'}`;
+}
+
+export const SQLITE_FILTERS: FilterDialect = {
+  alwaysTrue: '1',
+  alwaysFalse: '0',
+  present: (target: OptionalTarget) =>
+    target.kind === 'value' ? valueSql(target) : `json_extract(data, ${jsonPath(target.keys)})`,
+  compare: (target, op, value, parameters) => `${comparedSql(target)} ${COMPARISON_SQL[op]} ${parameters.add(value)}`,
+  in: (target, values, parameters) => `${comparedSql(target)} IN (SELECT value FROM json_each(${parameters.add(values)}))`,
+  text(target: DataValue | LocalesTarget, op, text, parameters) {
+    const needle = parameters.add(text);
+    if (target.kind === 'value') return textMatch(valueSql(target), op, needle);
+    return `EXISTS (SELECT 1 FROM json_each(records.data, ${jsonPath(target.keys)}) AS t WHERE t.type = 'text' AND ${textMatch('t.value', op, needle)})`;
+  },
+  holds(target: ManyTarget, id, parameters) {
+    const targetId = parameters.add(id);
+    // The links table finds the records (its key starts with the target id); the array itself is the truth, and
+    // tells a top-level field from an object's sub-field stored under the same key.
+    return (
+      `records.id IN (SELECT source_id FROM record_links WHERE target_id = ${targetId} AND field_key = ${parameters.add(target.linkKey)})` +
+      ` AND EXISTS (SELECT 1 FROM json_each(records.data, ${jsonPath(target.keys)}) AS t WHERE t.value = ${targetId})`
+    );
+  },
+  sortKeys: (target) => [valueSql(target)],
+};
+
+/** Prepared statements of filtered pages, by SQL text: a bounded number, the least recently used dropped first. */
+export class FilterStatements {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    private readonly prepare: (sql: string) => Database.Statement,
+    private readonly capacity = 500,
+  ) {}
+
+  get(sql: string, raw: boolean): Database.Statement {
+    const key = `${raw ? 'raw' : 'rows'}|${sql}`;
+    let statement = this.statements.get(key);
+    if (statement) {
+      this.statements.delete(key);
+    } else {
+      statement = this.prepare(sql);
+      if (raw) statement.raw(true);
+      if (this.statements.size >= this.capacity) this.statements.delete(this.statements.keys().next().value as string);
+    }
+    this.statements.set(key, statement);
+    return statement;
+  }
+}
+
+/** The SQL of one filter's pages and counts on one model; parameters are bound by name, from `values`. */
+export class SqliteFilteredQuery {
+  private readonly parameters = new SqliteParameters();
+  private readonly filter: string | null;
+
+  constructor(
+    private readonly modelId: string,
+    filter: FilterNode | null,
+  ) {
+    this.filter = filter ? filterSql(filter, SQLITE_FILTERS, this.parameters) : null;
+  }
+
+  get values(): Record<string, unknown> {
+    return this.parameters.values;
+  }
+
+  where(extra: string | null = null): string {
+    return [modelCondition(this.modelId), this.filter, extra]
+      .filter((part): part is string => part !== null)
+      .map((part) => `(${part})`)
+      .join(' AND ');
+  }
+
+  /** A segment's rows as `columns`; the offset is the parameter `o`. */
+  page(columns: string, segment: PageSegment): string {
+    if (!Number.isSafeInteger(segment.limit) || segment.limit < 0) throw new Error(`Bad page size ${segment.limit}`);
+    return `SELECT ${columns} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} LIMIT ${segment.limit} OFFSET @o`;
+  }
+
+  count(extra: string | null = null): string {
+    return `SELECT count(*) FROM records WHERE ${this.where(extra)}`;
+  }
+}
+
+/** The query's matching records, page rows as arrays of `columns` (raw mode); data sizes bounded when asked. */
+export async function findRows(
+  statements: FilterStatements,
+  modelId: string,
+  query: RecordQuery,
+  columns: string,
+  maxDataBytes: number | null,
+): Promise<unknown[][]> {
+  const sql = new SqliteFilteredQuery(modelId, query.filter);
+  const bytes = maxDataBytes === null ? null : new PageBytes(maxDataBytes);
+  const read = async (segment: PageSegment) => {
+    const values = { ...sql.values, o: segment.offset };
+    // The sizes first: SQLite tells a value's size from the row header, without reading the value.
+    if (bytes)
+      bytes.add((statements.get(sql.page('octet_length(data)', segment), true).all(values) as [number][]).map((row) => row[0]));
+    return statements.get(sql.page(columns, segment), true).all(values) as unknown[][];
+  };
+  const countPresent = async (present: string) => (statements.get(sql.count(present), true).get(sql.values) as [number])[0];
+  return readPage(query, SQLITE_FILTERS, read, countPresent);
+}
+
+/** How many of the model's records match the filter. */
+export function countMatching(statements: FilterStatements, modelId: string, filter: FilterNode): number {
+  const sql = new SqliteFilteredQuery(modelId, filter);
+  return (statements.get(sql.count(), true).get(sql.values) as [number])[0];
+}
+
+/**
+ * `model_id = '<id>'`, the id spelled out: a field's index is partial (WHERE model_id = '<id>', see
+ * field-indexes.ts), and SQLite uses a partial index only for a query whose own text implies its condition.
+ */
+export function modelCondition(modelId: string): string {
+  return `model_id = ${literal(modelId)}`;
+}
