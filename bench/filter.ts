@@ -9,9 +9,9 @@
  *   node --import tsx bench/filter.ts [--rows 100000 | --large] [--requests 200] [--max-seconds 10] [--reps 3]
  */
 import { importRows, productModelInput, productRow, skuPrefix, IMPORT_QUERY } from './lib/catalog.js';
-import type { GqlClient } from './lib/client.js';
-import { runBenchmark, startService, type Service } from './lib/run.js';
-import { latencySummary, spread, type LatencySummary } from './lib/stats.js';
+import { measureRequests } from './lib/measure.js';
+import { runBenchmark, startService } from './lib/run.js';
+import { spread, type LatencySummary } from './lib/stats.js';
 import { fmtInt, fmtMs, fmtRatio, fmtSpread, printTable } from './lib/table.js';
 
 const CATEGORIES = 100;
@@ -70,22 +70,6 @@ function listBody(modelId: string, cell: Cell): string {
   });
 }
 
-/** `requests` sequential requests (or as many as fit in maxSeconds, at least 20) after a few unmeasured ones. */
-async function measureCell(service: Service, client: GqlClient, body: string, requests: number, maxSeconds: number) {
-  const warmUntil = Date.now() + 3_000;
-  for (let index = 0; index < 30 && (index < 3 || Date.now() < warmUntil); index++) await client.send(body);
-  const clientMs: number[] = [];
-  const requestIds: string[] = [];
-  const deadline = Date.now() + maxSeconds * 1000;
-  while (clientMs.length < requests && (clientMs.length < 20 || Date.now() < deadline)) {
-    const result = await client.send(body);
-    clientMs.push(result.ms);
-    requestIds.push(result.requestId);
-  }
-  const serverMs = await service.server.serverTimes(requestIds);
-  return { client: latencySummary(clientMs), server: latencySummary(serverMs.filter(Number.isFinite)) };
-}
-
 await runBenchmark('filter', async ({ args, kind, reps }) => {
   const rows = args.int('rows', args.flag('large') ? 1_000_000 : 100_000);
   const requests = args.int('requests', 200);
@@ -105,7 +89,7 @@ await runBenchmark('filter', async ({ args, kind, reps }) => {
       for (const cell of CELLS) {
         const body = listBody(modelId, cell);
         const answer = await client.send<{ record: { list: { total?: number } } }>(body);
-        const result = await measureCell(service, client, body, requests, maxSeconds);
+        const result = await measureRequests(service, (sent) => client.send(sent), body, requests, maxSeconds);
         const total = answer.data.record.list.total ?? NaN;
         runs.push({ cell: cell.name, rep, total, ...result });
         console.log(

@@ -91,7 +91,13 @@ await runBenchmark('populate', async ({ args, kind, reps }) => {
     console.log(`${fmtInt(rows)} products seeded in ${(seeded.ms / 1000).toFixed(1)} s (${CATEGORIES} categories)`);
     for (let rep = 1; rep <= reps; rep++) {
       for (const cell of CELLS) {
-        const result = await measureRequests(service, client, listBody(modelId, cell.populate), requests, maxSeconds);
+        const result = await measureRequests(
+          service,
+          (sent) => client.send(sent),
+          listBody(modelId, cell.populate),
+          requests,
+          maxSeconds,
+        );
         runs.push({ cell: cell.name, rep, ...result });
         console.log(
           `rep ${rep} ${cell.name}: client p50 ${fmtMs(result.client.p50)} p99 ${fmtMs(result.client.p99)} ms, ` +

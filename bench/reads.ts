@@ -10,8 +10,9 @@
  */
 import { seedCatalog } from './lib/catalog.js';
 import type { GqlClient } from './lib/client.js';
-import { runBenchmark, startService, type Service } from './lib/run.js';
-import { latencySummary, spread, type LatencySummary } from './lib/stats.js';
+import { measureRequests, type Send } from './lib/measure.js';
+import { runBenchmark, startService } from './lib/run.js';
+import { spread, type LatencySummary } from './lib/stats.js';
 import { fmtInt, fmtMs, fmtRatio, fmtSpread, printTable } from './lib/table.js';
 
 const ITEM_FIELDS = 'items { id data createdAt updatedAt }';
@@ -39,7 +40,7 @@ function listBody(modelId: string, offset: number, query: QueryName): string {
   });
 }
 
-function sender(client: GqlClient, query: QueryName): (body: string) => Promise<{ ms: number; requestId: string }> {
+function sender(client: GqlClient, query: QueryName): Send {
   return query === 'list, delivery route' ? (body) => client.sendDelivery(DELIVERY_PATH, body) : (body) => client.send(body);
 }
 
@@ -50,28 +51,6 @@ interface CellRun {
   rep: number;
   client: LatencySummary;
   server: LatencySummary;
-}
-
-/** `requests` sequential requests (or as many as fit in maxSeconds, at least 20) after 30 unmeasured ones (or 3 s of them). */
-async function measureCell(
-  service: Service,
-  send: (body: string) => Promise<{ ms: number; requestId: string }>,
-  body: string,
-  requests: number,
-  maxSeconds: number,
-) {
-  const warmUntil = Date.now() + 3_000;
-  for (let index = 0; index < 30 && (index < 3 || Date.now() < warmUntil); index++) await send(body);
-  const clientMs: number[] = [];
-  const requestIds: string[] = [];
-  const deadline = Date.now() + maxSeconds * 1000;
-  while (clientMs.length < requests && (clientMs.length < 20 || Date.now() < deadline)) {
-    const result = await send(body);
-    clientMs.push(result.ms);
-    requestIds.push(result.requestId);
-  }
-  const serverMs = await service.server.serverTimes(requestIds);
-  return { client: latencySummary(clientMs), server: latencySummary(serverMs.filter(Number.isFinite)) };
 }
 
 await runBenchmark('reads', async ({ args, kind, reps }) => {
@@ -98,7 +77,7 @@ await runBenchmark('reads', async ({ args, kind, reps }) => {
       for (let rep = 1; rep <= reps; rep++) {
         for (const cell of cells) {
           const body = listBody(modelId, cell.offset, cell.query);
-          const result = await measureCell(service, sender(client, cell.query), body, requests, maxSeconds);
+          const result = await measureRequests(service, sender(client, cell.query), body, requests, maxSeconds);
           runs.push({ size, ...cell, rep, ...result });
           console.log(
             `rep ${rep} ${fmtInt(size)} records, ${cell.query} at offset ${fmtInt(cell.offset)}: ` +
