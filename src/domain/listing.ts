@@ -33,18 +33,8 @@ export interface RecordQuery {
   offset: number;
 }
 
-/** Turns list arguments into a window: default 20, clamped to 100, negatives refused. */
-export function listWindow(args: ListArguments): ListWindow {
-  const { limit, offset } = pageBounds(args);
-  const sort = args.sort ?? 'createdAt_asc';
-  if (!(SORTS as readonly string[]).includes(sort)) {
-    throw new ServiceError('BAD_USER_INPUT', `sort: must be one of ${SORTS.join(', ')}`, { field: 'sort' });
-  }
-  return { limit, offset, sort: sort as RecordSort };
-}
-
 /**
- * Reads list arguments against the model: the window as listWindow does, the sort among the timestamps and the
+ * Reads list arguments against the model: the window (default 20, clamped to 100, negatives refused), the sort among the timestamps and the
  * model's sortable fields (`price_desc`, or the short forms `price` / `-price`), and the filter.
  */
 export function readListing(model: Pick<ModelDefinition, 'fields' | 'product'>, args: ListArguments): RecordQuery {
@@ -66,12 +56,7 @@ export function plainWindow(query: RecordQuery): ListWindow | null {
  */
 export function plainWindowOf(args: ListArguments): ListWindow | null {
   if (args.filter !== undefined && args.filter !== null) return null;
-  const sort = args.sort ?? 'createdAt_asc';
-  const time = (SORTS as readonly string[]).includes(sort)
-    ? (sort as RecordSort)
-    : Object.hasOwn(SHORT_TIME_SORTS, sort)
-      ? SHORT_TIME_SORTS[sort]!
-      : null;
+  const time = timeSort(args.sort ?? 'createdAt_asc');
   if (time === null || (args.limit ?? 0) < 0 || (args.offset ?? 0) < 0) return null;
   return { ...pageBounds(args), sort: time };
 }
@@ -91,9 +76,14 @@ const SHORT_TIME_SORTS: Record<string, RecordSort> = {
   '-updatedAt': 'updatedAt_desc',
 };
 
+/** A timestamp sort by its long name or its short form; null for any other. */
+function timeSort(sort: string): RecordSort | null {
+  if ((SORTS as readonly string[]).includes(sort)) return sort as RecordSort;
+  return Object.hasOwn(SHORT_TIME_SORTS, sort) ? SHORT_TIME_SORTS[sort]! : null;
+}
+
 function parseSort(model: Pick<ModelDefinition, 'fields' | 'product'>, sort: string): RecordOrder {
-  if ((SORTS as readonly string[]).includes(sort)) return { kind: 'time', sort: sort as RecordSort };
-  const time = SHORT_TIME_SORTS[sort];
+  const time = timeSort(sort);
   if (time) return { kind: 'time', sort: time };
   const suffixed = /^(.+)_(asc|desc)$/.exec(sort);
   const byName = suffixed ? sortableField(model, suffixed[1]!) : null;
