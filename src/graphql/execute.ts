@@ -6,6 +6,7 @@ import type { PreparedOperation } from './request.js';
 export interface ErrorBody {
   message: string;
   path?: readonly (string | number)[];
+  locations?: readonly { line: number; column: number }[];
   extensions: { code: ErrorCode } & Record<string, unknown>;
 }
 

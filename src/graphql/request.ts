@@ -1,4 +1,5 @@
 import {
+  GraphQLError,
   getOperationAST,
   getVariableValues,
   parse,
@@ -6,6 +7,7 @@ import {
   validate,
   type DocumentNode,
   type GraphQLSchema,
+  type SourceLocation,
   type OperationDefinitionNode,
   type OperationTypeNode,
   type ValidationRule,
@@ -39,13 +41,29 @@ function badRequest(message: string, field?: string): ServiceError {
  * only `application/json`, 400 to one that accepts `application/graphql-response+json`.
  */
 export class GraphQLRequestError extends ServiceError {
-  constructor(message: string, field?: string) {
+  constructor(
+    message: string,
+    field?: string,
+    /** One per problem graphql-js found in the document, with where it is (line and column), for the answer's `errors`. */
+    readonly documentErrors: readonly DocumentError[] = [],
+  ) {
     super('BAD_USER_INPUT', message, field ? { field } : {});
   }
 }
 
+export interface DocumentError {
+  message: string;
+  locations?: readonly SourceLocation[];
+}
+
 function requestError(message: string, field?: string): GraphQLRequestError {
   return new GraphQLRequestError(message, field);
+}
+
+/** graphql-js's errors as one request error: the message joins them, and each keeps its locations. */
+function documentError(errors: readonly GraphQLError[], field?: string): GraphQLRequestError {
+  const documentErrors = errors.map(({ message, locations }) => (locations ? { message, locations } : { message }));
+  return new GraphQLRequestError(errors.map((error) => error.message).join('\n'), field, documentErrors);
 }
 
 /** Checks the HTTP body shape: `{ query, variables?, operationName? }`. */
@@ -149,13 +167,13 @@ export class DocumentCache {
     try {
       document = parse(query, { maxTokens: 10_000 });
     } catch (error) {
-      return requestError((error as Error).message);
+      return error instanceof GraphQLError ? documentError([error]) : requestError((error as Error).message);
     }
     // The limits first and alone: a document over them is not worth the standard rules' work.
     const limitErrors = validate(this.schema, document, this.limitRules);
-    if (limitErrors.length > 0) return requestError(limitErrors.map((error) => error.message).join('\n'));
+    if (limitErrors.length > 0) return documentError(limitErrors);
     const errors = validate(this.schema, document, specifiedRules);
-    if (errors.length > 0) return requestError(errors.map((error) => error.message).join('\n'));
+    if (errors.length > 0) return documentError(errors);
     return document;
   }
 }
@@ -177,6 +195,6 @@ export function prepareOperation(schema: GraphQLSchema, cache: DocumentCache, re
   const quick = coerceVariablesQuickly(schema, operation, request.variables);
   if (quick) return { request, document, operation, coercedVariables: quick };
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables, { maxErrors: 10 });
-  if (coerced.errors) throw requestError(coerced.errors.map((error) => error.message).join('\n'), 'variables');
+  if (coerced.errors) throw documentError(coerced.errors, 'variables');
   return { request, document, operation, coercedVariables: coerced.coerced };
 }

@@ -109,8 +109,20 @@ export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error:
     reply.header('allow', error.allow);
     return sendGraphQL(request, reply, 405, { errors: [serviceErrorBody(error)] });
   }
-  const status = error instanceof GraphQLRequestError && !acceptsGraphQLResponse(request) ? 200 : statusFor(error);
-  return sendGraphQL(request, reply, status, { errors: [serviceErrorBody(error)] });
+  if (error instanceof GraphQLRequestError) {
+    const status = acceptsGraphQLResponse(request) ? statusFor(error) : 200;
+    return sendGraphQL(request, reply, status, { errors: requestErrorBodies(error) });
+  }
+  return sendGraphQL(request, reply, statusFor(error), { errors: [serviceErrorBody(error)] });
+}
+
+/** One error per problem in the document, each with its `locations`, so that a user can find it in the query. */
+function requestErrorBodies(error: GraphQLRequestError): ErrorBody[] {
+  if (error.documentErrors.length === 0) return [serviceErrorBody(error)];
+  const extensions = { code: error.code, ...error.extensions };
+  return error.documentErrors.map(({ message, locations }) =>
+    locations ? { message, locations, extensions } : { message, extensions },
+  );
 }
 
 /** A request method the route does not take (405); `allow` lists the ones it does. */

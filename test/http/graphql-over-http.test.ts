@@ -87,6 +87,25 @@ describe('GraphQL over HTTP: status by accepted media type', () => {
     });
   }
 
+  test('a syntax error carries its line and column in locations', async () => {
+    const answer = await owner.q('{\n  model {\n    list { id name ]\n  }\n}');
+    assert.equal(answer.body.errors.length, 1, answer.text);
+    assert.match(answer.body.errors[0].message, /^Syntax Error: /);
+    assert.deepEqual(answer.body.errors[0].locations, [{ line: 3, column: 20 }]);
+  });
+
+  test('each validation error is its own entry with its locations', async () => {
+    const answer = await owner.q('{\n  model { nope }\n  record { alsoNope }\n}');
+    assert.deepEqual(
+      answer.body.errors.map((error: { message: string; locations: unknown }) => [error.message, error.locations]),
+      [
+        ['Cannot query field "nope" on type "ModelQueries".', [{ line: 2, column: 11 }]],
+        ['Cannot query field "alsoNope" on type "RecordQueries".', [{ line: 3, column: 12 }]],
+      ],
+    );
+    assert.equal(answer.body.errors[1].extensions.code, 'BAD_USER_INPUT');
+  });
+
   test('a body that is not well-formed (bad JSON, no query) stays 400 for either media type', async () => {
     for (const accept of ['application/json', 'application/graphql-response+json']) {
       const headers = {
