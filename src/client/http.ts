@@ -211,11 +211,26 @@ export function noAnswerError(
       { code: 'TIMEOUT', cause },
     );
   }
+  const unreachable = unreachableMessage(cause, request.url);
+  if (unreachable) return new ContentServiceError(unreachable, { code: 'NETWORK_ERROR', cause });
   const reason = cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause);
   return new ContentServiceError(`${request.operation}: no answer from ${request.url}: ${reason} (the outcome is unknown)`, {
     code: 'NETWORK_ERROR',
     cause,
   });
+}
+
+/**
+ * A connection that could not be made at all (nothing listens there, or the host name does not resolve) says
+ * which address and what to do, rather than which call of the client ran into it.
+ */
+function unreachableMessage(cause: unknown, url: string): string | undefined {
+  const code = cause instanceof Error ? (cause.cause as { code?: unknown } | undefined)?.code : undefined;
+  const advice =
+    'Is the service running there? Start it with `content-service serve` (or `npm start` in its folder), or give its address with --url or CONTENT_SERVICE_URL';
+  if (code === 'ECONNREFUSED') return `Could not connect to ${url} (connection refused). ${advice}.`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `Could not find the host of ${url} (${String(code)}). ${advice}.`;
+  return undefined;
 }
 
 /** `data` of a GraphQL answer, or the ContentServiceError its first error (or its HTTP status) describes. */

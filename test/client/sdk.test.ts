@@ -1,6 +1,7 @@
 // The SDK against a real server process: typed operations, one error type, listAll paging, import batching with
 // row numbers mapped back, and sync (twice = no change, only changed fields patched, prune).
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ContentClient, ContentServiceError } from '../../src/client/index.js';
 import { Admin, bootstrapAdmin, uniqueSlug } from '../support/client.js';
@@ -98,6 +99,16 @@ describe('operations', () => {
     assert.ok(network instanceof ContentServiceError);
     assert.equal(network.code, 'NETWORK_ERROR');
     assert.equal(network.outcomeUnknown, true);
+
+    const closedPort = await portNobodyListensOn();
+    const refusedClient = new ContentClient({ baseUrl: `http://127.0.0.1:${closedPort}`, token: 't', workspaceId: 'w' });
+    const refused = await refusedClient.listModels().catch((error: unknown) => error);
+    assert.ok(refused instanceof ContentServiceError);
+    assert.equal(refused.code, 'NETWORK_ERROR');
+    assert.equal(
+      refused.message,
+      `Could not connect to http://127.0.0.1:${closedPort}/graphql (connection refused). Is the service running there? Start it with \`content-service serve\` (or \`npm start\` in its folder), or give its address with --url or CONTENT_SERVICE_URL.`,
+    );
     assert.equal(network.status, undefined);
 
     const controller = new AbortController();
@@ -274,3 +285,12 @@ describe('sync', () => {
     assert.equal(await admin.total(model.id), 5);
   });
 });
+
+/** A port that was free a moment ago: a connection to it is refused. */
+async function portNobodyListensOn(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
