@@ -15,20 +15,22 @@ export interface ConnectionOptions {
 /** Adds --url, --token, --workspace-id (env CONTENT_SERVICE_URL, CONTENT_SERVICE_TOKEN, CONTENT_SERVICE_WORKSPACE_ID). */
 export function connectionOptions(command: Command): Command {
   return command
-    .option('--url <url>', 'base URL of the service, e.g. http://127.0.0.1:4000 (env CONTENT_SERVICE_URL)')
+    .option('--url <url>', `base URL of the service (env CONTENT_SERVICE_URL, default ${DEFAULT_SERVICE_URL})`)
     .option('--token <token>', 'API token (env CONTENT_SERVICE_TOKEN)')
     .option('--workspace-id <id>', 'workspace id (env CONTENT_SERVICE_WORKSPACE_ID)');
 }
+
+/** Where `content-service serve` listens when started without options. */
+export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:4000';
 
 /** A command-line mistake: exit code 2. */
 export class UsageError extends Error {}
 
 export function resolveConnection(options: ConnectionOptions): { baseUrl: string; token: string; workspaceId: string } {
-  const baseUrl = options.url ?? process.env.CONTENT_SERVICE_URL;
+  const baseUrl = options.url ?? (process.env.CONTENT_SERVICE_URL || DEFAULT_SERVICE_URL);
   const token = options.token ?? process.env.CONTENT_SERVICE_TOKEN;
   const workspaceId = options.workspaceId ?? process.env.CONTENT_SERVICE_WORKSPACE_ID;
   const missing = [
-    !baseUrl && '--url (or CONTENT_SERVICE_URL)',
     !token && '--token (or CONTENT_SERVICE_TOKEN)',
     !workspaceId && '--workspace-id (or CONTENT_SERVICE_WORKSPACE_ID)',
   ].filter(Boolean);

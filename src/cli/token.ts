@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
+import { UsageError } from './client-options.js';
 import { hashToken } from '../services/tokens.js';
 import type { Role } from '../domain/roles.js';
 import { openStore } from '../store/open-store.js';
@@ -15,8 +16,9 @@ async function withStore<T>(database: string | undefined, run: (store: Store) =>
   }
 }
 
+/** The work could not be done (exit 1), as opposed to a command-line mistake (UsageError, exit 2). */
 function fail(message: string): never {
-  throw new InvalidArgumentError(message);
+  throw new Error(message);
 }
 
 export function registerToken(program: Command): void {
@@ -86,7 +88,8 @@ export function registerToken(program: Command): void {
       withStore(options.database, async (store) => {
         let id = options.tokenId;
         if (!id && options.token) id = (await store.tenancy.findTokenByHash(hashToken(options.token)))?.id;
-        if (!id) fail('Give --token-id or --token of an existing token');
+        if (!id && !options.token) throw new UsageError('Give --token-id or --token');
+        if (!id) fail('No token matches --token');
         if (!(await store.tenancy.revokeToken(id))) fail('No active token with that id');
         console.log(`Token ${id} revoked`);
       }),

@@ -8,6 +8,7 @@ import { CellError, csvColumns, csvRowToData, deepEqual, mergeDiff } from '../..
 import { retryAfterSeconds, withJitter } from '../../src/client/http.js';
 import type { FieldDefinition } from '../../src/client/types.js';
 import { openInput } from '../../src/cli/client-sources.js';
+import { resolveConnection } from '../../src/cli/client-options.js';
 
 describe('comparing data', () => {
   test('key order does not matter (jsonb returns keys in its own order); array order does', () => {
@@ -133,5 +134,34 @@ describe('input readers', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('connection options of the client commands', () => {
+  function withoutEnv<T>(run: () => T): T {
+    const saved = { ...process.env };
+    delete process.env.CONTENT_SERVICE_URL;
+    process.env.CONTENT_SERVICE_TOKEN = 'cs_from_env';
+    process.env.CONTENT_SERVICE_WORKSPACE_ID = 'w-env';
+    try {
+      return run();
+    } finally {
+      process.env = saved;
+    }
+  }
+
+  test('--url defaults to the local server; the token and workspace can come from the environment', () => {
+    assert.deepEqual(
+      withoutEnv(() => resolveConnection({})),
+      { baseUrl: 'http://127.0.0.1:4000', token: 'cs_from_env', workspaceId: 'w-env' },
+    );
+  });
+
+  test('a flag wins over the environment, CONTENT_SERVICE_URL over the default', () => {
+    const connection = withoutEnv(() => {
+      process.env.CONTENT_SERVICE_URL = 'http://cms.internal:8080';
+      return resolveConnection({ token: 'cs_flag' });
+    });
+    assert.deepEqual(connection, { baseUrl: 'http://cms.internal:8080', token: 'cs_flag', workspaceId: 'w-env' });
   });
 });

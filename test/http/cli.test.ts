@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Admin, gql, NOT_AUTHORIZED_BODY, uniqueSlug } from '../support/client.js';
 import { bootstrapArgs, createTokenArgs, freePort, runCli, startServer, type TestServer } from '../support/server.js';
@@ -195,11 +196,12 @@ describe('token create', () => {
     assert.equal(response.status, 403);
   });
 
-  test('cli token create: an unknown workspace id exits non-zero', async () => {
+  test('cli token create: an unknown workspace id exits 1 (the work failed)', async () => {
     const result = await runCli(
       createTokenArgs({ workspaceId: '01900000-0000-7000-8000-000000000000', email: 'x@tokens.test' }, server.databaseUrl),
     );
-    assert.notEqual(result.code, 0);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /No workspace with id "01900000-0000-7000-8000-000000000000"/);
     assert.doesNotMatch(result.stdout, /cs_/);
   });
 
@@ -408,7 +410,7 @@ describe('serve', () => {
     }
   });
 
-  test('cli serve: a write budget window outside 1 to 60 seconds stops serve with exit status 1 and a message', async () => {
+  test('cli serve: a write budget window outside 1 to 60 seconds stops serve with a message: exit 1 from the environment, 2 from a flag', async () => {
     const database = `sqlite:${join(tempDir(), 'bad-window.db')}`;
     const byEnv = await runCli(['serve', '--port', '0', '--database', database], {
       env: { WRITE_BUDGET_WINDOW_SECONDS: '61' },
@@ -419,7 +421,7 @@ describe('serve', () => {
     const byFlag = await runCli(['serve', '--port', '0', '--database', database, '--write-budget-window', '0'], {
       timeoutMs: 15_000,
     });
-    assert.equal(byFlag.code, 1, byFlag.stdout + byFlag.stderr);
+    assert.equal(byFlag.code, 2, byFlag.stdout + byFlag.stderr);
     assert.match(byFlag.stderr, /--write-budget-window <seconds>.*must be a whole number of seconds from 1 to 60/);
   });
 
@@ -445,5 +447,57 @@ describe('serve', () => {
     } finally {
       await own.dispose();
     }
+  });
+});
+
+const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
+
+describe('exit status: 2 for a command-line mistake, 1 for work that failed, 0 for --help and --version', () => {
+  const usageMistakes: { command: string; args: string[]; message: RegExp }[] = [
+    { command: '(none)', args: [], message: /Usage: content-service/ },
+    { command: 'an unknown command', args: ['frobnicate'], message: /unknown command 'frobnicate'/ },
+    { command: 'serve', args: ['serve', '--port', 'abc'], message: /--port/ },
+    { command: 'bootstrap', args: ['bootstrap', '--workspace', 'main'], message: /required option '--org <slug>'/ },
+    { command: 'token create', args: ['token', 'create', '--workspace-id', 'w'], message: /required option '--email <email>'/ },
+    { command: 'token revoke', args: ['token', 'revoke'], message: /Give --token-id or --token/ },
+    {
+      command: 'workspace set-budget',
+      args: ['workspace', 'set-budget', '--workspace-id', 'w', '--budget', '-3'],
+      message: /--budget/,
+    },
+    { command: 'user set-password', args: ['user', 'set-password'], message: /required option '--email <email>'/ },
+    { command: 'import', args: ['import', 'rows.csv'], message: /required option '--model <slug>'/ },
+    { command: 'export', args: ['export', '--format', 'csv'], message: /required option '--model <slug>'/ },
+    { command: 'models', args: ['models', '--unknown-flag'], message: /unknown option '--unknown-flag'/ },
+  ];
+  for (const { command, args, message } of usageMistakes) {
+    test(`${command}: a usage mistake exits 2 with a message`, async () => {
+      const result = await runCli(args, { timeoutMs: 15_000 });
+      assert.equal(result.code, 2, result.stdout + result.stderr);
+      assert.match(result.stderr, message);
+    });
+  }
+
+  test('--version prints the package version and exits 0; --help exits 0', async () => {
+    const version = await runCli(['--version']);
+    assert.equal(version.code, 0, version.stderr);
+    assert.equal(version.stdout.trim(), packageVersion);
+    const help = await runCli(['token', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /Usage: content-service token/);
+  });
+
+  test('token revoke of a token that does not exist exits 1 (the work failed)', async () => {
+    const result = await runCli([
+      'token',
+      'revoke',
+      '--token-id',
+      'nope',
+      '--database',
+      `sqlite:${join(tempDir(), 'revoke.db')}`,
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /No active token with that id/);
   });
 });
