@@ -36,11 +36,11 @@ export function resolveConnection(options: ConnectionOptions): { baseUrl: string
   ].filter(Boolean);
   if (missing.length > 0) throw new UsageError(`Missing ${missing.join(', ')}`);
   try {
-    new URL(baseUrl!);
+    new URL(baseUrl);
   } catch {
     throw new UsageError(`--url: not a URL: "${baseUrl}"`);
   }
-  return { baseUrl: baseUrl!, token: token!, workspaceId: workspaceId! };
+  return { baseUrl: baseUrl, token: token!, workspaceId: workspaceId! };
 }
 
 export function makeClient(

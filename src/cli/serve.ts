@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
 import { connectRedisLimiters } from '../budget/redis-limiters.js';
 import { MAX_WINDOW_SECONDS, memoryLimiters, WriteBudget } from '../budget/write-budget.js';
 import { buildApp } from '../server/app.js';
@@ -97,6 +98,33 @@ function envOnOff(name: string): boolean | undefined {
   throw new InvalidArgumentError(`${name}: must be "on" or "off", got "${value}"`);
 }
 
+/** Listens, or says which address is taken and how to pick another (instead of `listen EADDRINUSE`). */
+async function listenOrExplain(app: FastifyInstance, port: number, host: string): Promise<void> {
+  try {
+    await app.listen({ port, host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new Error(
+        `Port ${port} on ${host} is already in use (is another content-service running?). ` +
+          `Pick another port with --port N or PORT=N (0 picks a free one).`,
+        { cause: error },
+      );
+    }
+    if (code === 'EACCES') {
+      throw new Error(`Not allowed to listen on port ${port} on ${host}: pick a port above 1023 with --port N or PORT=N.`, {
+        cause: error,
+      });
+    }
+    if (code === 'EADDRNOTAVAIL') {
+      throw new Error(`Cannot listen on ${host}: this machine has no such address. Pick another with --host or HOST.`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
 /** On a database without any organisation, creates the first workspace so the service is usable at once. */
 async function initialiseIfEmpty(store: Store): Promise<BootstrapResult | null> {
   if (await store.tenancy.hasAnyOrganisation()) return null;
@@ -170,10 +198,11 @@ export function registerServe(program: Command): void {
       const redisUrl = options.redis ?? process.env.REDIS_URL;
       const redis = redisUrl ? await connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;
-      const first = options.init ? await initialiseIfEmpty(store) : null;
       const budget = new WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
       const app = await buildApp({ store, config, logger, budget, signIn: { ...config.signIn, limiters } });
-      await app.listen({ port: config.port, host: config.host });
+      await listenOrExplain(app, config.port, config.host);
+      // After listening: a start that cannot listen must not create the first token without showing it.
+      const first = options.init ? await initialiseIfEmpty(store) : null;
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;

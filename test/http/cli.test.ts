@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -432,6 +433,34 @@ describe('serve', () => {
     });
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(result.stderr, /must be a positive integer/);
+  });
+
+  test('cli serve: a port in use names the port and how to pick another, and creates no first workspace', async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    const databaseFile = join(tempDir(), 'port-in-use.db');
+    try {
+      const result = await runCli(['serve', '--port', String(port), '--database', `sqlite:${databaseFile}`], {
+        timeoutMs: 15_000,
+      });
+      assert.equal(result.code, 1, result.stdout + result.stderr);
+      assert.match(
+        result.stderr,
+        new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is already in use .*Pick another port with --port N or PORT=N`),
+      );
+      assert.doesNotMatch(result.stderr, /EADDRINUSE|at .*\.js/);
+      assert.doesNotMatch(result.stdout, /cs_/);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+    // The next start on a free port is still a first start: it shows the first token.
+    const next = await startServer({ databaseUrl: `sqlite:${databaseFile}`, omit: ['--no-init'] });
+    try {
+      assert.match(next.stdout, /API token: +cs_/);
+    } finally {
+      await next.dispose();
+    }
   });
 
   test('cli serve: --port wins over PORT', async () => {
