@@ -20,13 +20,14 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
+  '.svg': 'image/svg+xml',
 };
 
 /**
  * A name (`admin.css`), or a name in one directory (`admin-ui/main.js`, `client/cells.js.map`). Neither part can
  * hold a dot segment or a slash, so no path can leave the build directory.
  */
-const ASSET_PATH = /^(?:[A-Za-z0-9_-]+\/)?[A-Za-z0-9_-]+\.(js|css|js\.map)$/;
+const ASSET_PATH = /^(?:[A-Za-z0-9_-]+\/)?[A-Za-z0-9_-]+\.(js|css|js\.map|svg)$/;
 
 /** The module the page loads: its presence tells a finished build. */
 const MAIN_MODULE = join('admin-ui', 'main.js');
@@ -107,6 +108,8 @@ export function registerAdminApp(app: FastifyInstance): void {
     }
     return send(request, reply, found);
   };
+  // Browsers ask for /favicon.ico on their own, whatever page they show (GraphiQL too).
+  app.get('/favicon.ico', (request, reply) => asset('favicon.svg', request, reply));
   app.get<{ Params: { name: string } }>('/admin/assets/:name', (request, reply) => asset(request.params.name, request, reply));
   app.get<{ Params: { dir: string; name: string } }>('/admin/assets/:dir/:name', (request, reply) =>
     asset(`${request.params.dir}/${request.params.name}`, request, reply),

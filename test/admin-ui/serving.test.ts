@@ -28,6 +28,17 @@ describe('GET /admin and its assets', () => {
     }
   });
 
+  test('/favicon.ico answers the icon the page names, not 404', async () => {
+    for (const path of ['/favicon.ico', '/admin/assets/favicon.svg']) {
+      const response = await fetch(`${server.url}${path}`);
+      assert.equal(response.status, 200, path);
+      assert.equal(response.headers.get('content-type'), 'image/svg+xml');
+      assert.match(await response.text(), /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    }
+    const page = await fetch(`${server.url}/admin`).then((response) => response.text());
+    assert.match(page, /<link rel="icon" href="\/admin\/assets\/favicon\.svg" type="image\/svg\+xml" \/>/);
+  });
+
   test('modules and the stylesheet, revalidated by ETag', async () => {
     const main = await fetch(`${server.url}/admin/assets/admin-ui/main.js`);
     assert.equal(main.status, 200);
