@@ -13,9 +13,10 @@ interface ApiToken {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
-const TOKEN_FIELDS = 'id name userEmail role createdAt expiresAt revokedAt';
+const TOKEN_FIELDS = 'id name userEmail role createdAt expiresAt revokedAt lastUsedAt';
 
 function status(token: ApiToken, now: number): string {
   if (token.revokedAt) return `Revoked ${formatDateTime(token.revokedAt)}`;
@@ -47,7 +48,7 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
               h(
                 'tr',
                 null,
-                ['Name', 'User', 'Role', 'Created', 'Expires', 'Status'].map((title) => h('th', { scope: 'col' }, title)),
+                ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) => h('th', { scope: 'col' }, title)),
                 h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
               ),
             ),
@@ -62,6 +63,7 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
                   h('td', null, token.userEmail),
                   h('td', null, token.role),
                   h('td', null, formatDateTime(token.createdAt)),
+                  h('td', null, token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'),
                   h('td', null, token.expiresAt ? formatDateTime(token.expiresAt) : 'Never'),
                   h('td', null, status(token, now)),
                   h(

@@ -11,6 +11,9 @@ export interface Authenticated {
   viaSession: boolean;
 }
 
+/** A token's last use is written at most this often: one small write a minute per token in use, not one per request. */
+const LAST_USED_PRECISION_MS = 60_000;
+
 export function notAuthorized(): ServiceError {
   return new ServiceError('UNAUTHENTICATED', 'Not authorized');
 }
@@ -32,6 +35,9 @@ export async function authenticate(
   if (!record || !record.role || record.revokedAt !== null) throw notAuthorized();
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) throw notAuthorized();
   if (!sameHash(hashToken(record.workspaceId), hashToken(workspaceIdHeader))) throw notAuthorized();
+  if (record.lastUsedAt === null || now - record.lastUsedAt >= LAST_USED_PRECISION_MS) {
+    await store.tenancy.markTokenUsed(record.id, now, LAST_USED_PRECISION_MS);
+  }
   return {
     actor: { workspaceId: record.workspaceId, userId: record.userId, role: record.role },
     writeBudget: record.writeBudget,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from './client-options.js';
 import { hashToken } from '../services/tokens.js';
 import type { Role } from '../domain/roles.js';
+import type { ApiTokenInfo } from '../domain/workspace.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { issueToken } from '../services/issue-token.js';
@@ -22,7 +23,7 @@ function fail(message: string): never {
 }
 
 export function registerToken(program: Command): void {
-  const token = program.command('token').description('Create and revoke API tokens');
+  const token = program.command('token').description('Create, list and revoke API tokens');
 
   token
     .command('create')
@@ -79,6 +80,28 @@ export function registerToken(program: Command): void {
     );
 
   token
+    .command('list')
+    .description(
+      'List the API tokens of a workspace, newest first: name, user, role, created, last used, expiry and status (never the token)',
+    )
+    .requiredOption('--workspace-id <id>', 'the workspace')
+    .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
+    .option('--json', 'print one JSON object per line')
+    .action(async (options: { workspaceId: string; database?: string; json?: boolean }) =>
+      withStore(options.database, async (store) => {
+        const workspace = await store.tenancy.findWorkspace(options.workspaceId);
+        if (!workspace) fail(`No workspace with id "${options.workspaceId}"`);
+        const tokens = await store.tenancy.listTokens(workspace.id);
+        if (options.json) {
+          for (const info of tokens)
+            console.log(JSON.stringify({ workspace: `${workspace.orgSlug}/${workspace.slug}`, ...info }));
+          return;
+        }
+        console.log(formatTokenTable(tokens, `${workspace.orgSlug}/${workspace.slug}`, Date.now()));
+      }),
+    );
+
+  token
     .command('revoke')
     .description('Revoke an API token, by its id or by the token itself; it stops working at once')
     .option('--token-id <id>', 'the id printed when the token was created')
@@ -101,14 +124,51 @@ export function registerToken(program: Command): void {
     .command('set-budget')
     .description('Set the record write budget per minute of one workspace (API-token writes)')
     .requiredOption('--workspace-id <id>', 'the workspace')
-    .requiredOption('--budget <n>', 'writes per minute', parsePositiveInt)
+    .option('--budget <n>', 'writes per minute', parsePositiveInt)
+    .option('--default', "go back to the server's default budget (serve --write-budget)")
     .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
-    .action(async (options: { workspaceId: string; budget: number; database?: string }) =>
-      withStore(options.database, async (store) => {
-        if (!(await store.tenancy.setWriteBudget(options.workspaceId, options.budget))) {
+    .action(async (options: { workspaceId: string; budget?: number; default?: boolean; database?: string }) => {
+      if ((options.budget === undefined) === (options.default === undefined)) {
+        throw new UsageError('Give either --budget N or --default');
+      }
+      const budget = options.budget ?? null;
+      await withStore(options.database, async (store) => {
+        if (!(await store.tenancy.setWriteBudget(options.workspaceId, budget))) {
           fail(`No workspace with id "${options.workspaceId}"`);
         }
-        console.log(`Write budget of workspace ${options.workspaceId}: ${options.budget} per minute`);
-      }),
-    );
+        console.log(
+          budget === null
+            ? `Write budget of workspace ${options.workspaceId}: the server's default (serve --write-budget)`
+            : `Write budget of workspace ${options.workspaceId}: ${budget} per minute`,
+        );
+      });
+    });
+}
+
+function formatTokenTable(tokens: readonly ApiTokenInfo[], workspace: string, now: number): string {
+  if (tokens.length === 0) return `No API tokens in workspace ${workspace}`;
+  const day = (iso: string | null, none: string) => (iso ? iso.slice(0, 16).replace('T', ' ') : none);
+  const status = (token: ApiTokenInfo) => {
+    if (token.revokedAt) return 'revoked';
+    if (token.expiresAt && Date.parse(token.expiresAt) <= now) return 'expired';
+    return token.role ? 'active' : 'no member';
+  };
+  const rows = tokens.map((token) => [
+    token.name ?? '(no name)',
+    token.id,
+    token.userEmail,
+    token.role ?? '-',
+    day(token.createdAt, '-'),
+    day(token.lastUsedAt, 'never'),
+    day(token.expiresAt, 'never'),
+    status(token),
+  ]);
+  const header = ['NAME', 'ID', 'USER', 'ROLE', 'CREATED', 'LAST USED', 'EXPIRES', 'STATUS'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
+  return [`API tokens of workspace ${workspace} (times in UTC)`, line(header), ...rows.map(line)].join('\n');
 }

@@ -22,4 +22,6 @@ export interface ApiTokenInfo {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** When a request last authenticated with it (to the minute); null: never used. */
+  lastUsedAt: string | null;
 }

@@ -47,6 +47,8 @@ export interface TokenRecord {
   role: Role | null;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** When a request last authenticated with it, in epoch milliseconds (null: never). */
+  lastUsedAt: number | null;
   /** The token's workspace's own write budget (null: the server's default), read in the same query. */
   writeBudget: number | null;
 }
@@ -140,6 +142,8 @@ export interface TenancyStore {
   /** The token with its user's current role in the token's workspace. */
   findTokenByHash(hash: string): Promise<TokenRecord | null>;
   revokeToken(id: string): Promise<boolean>;
+  /** Records that the token was used at `at` (epoch ms), unless it was already recorded less than `minIntervalMs` before. */
+  markTokenUsed(id: string, at: number, minIntervalMs: number): Promise<void>;
   /** Every token of the workspace (any user, revoked and expired ones too), newest first. */
   listTokens(workspaceId: string): Promise<ApiTokenInfo[]>;
   findWorkspaceToken(workspaceId: string, id: string): Promise<ApiTokenInfo | null>;

@@ -218,6 +218,66 @@ describe('token create', () => {
     assert.equal(await connectivityStatus(owner.token, owner.workspaceId), 200);
   });
 
+  test('cli token list: name, user, role, created, last used, expiry and status; never the token', async () => {
+    const created = JSON.parse(
+      (
+        await runCli(
+          createTokenArgs(
+            { workspaceId: owner.workspaceId, email: 'listed@tokens.test', role: 'viewer' },
+            server.databaseUrl,
+          ).concat(['--name', 'listed-ci', '--expires-in-days', '7']),
+        )
+      ).stdout.trim(),
+    ) as { token: string; tokenId: string };
+    const listed = async () => {
+      const result = await runCli([
+        'token',
+        'list',
+        '--workspace-id',
+        owner.workspaceId,
+        '--json',
+        '--database',
+        server.databaseUrl,
+      ]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, /cs_/);
+      const rows = result.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      return rows.find((row) => row.id === created.tokenId)!;
+    };
+    const before = await listed();
+    assert.equal(before.name, 'listed-ci');
+    assert.equal(before.userEmail, 'listed@tokens.test');
+    assert.equal(before.role, 'viewer');
+    assert.equal(before.workspace, 'tokens/main');
+    assert.equal(before.lastUsedAt, null);
+    assert.ok(Date.parse(before.expiresAt as string) > Date.now() + 6 * 86_400_000);
+
+    assert.equal(await connectivityStatus(created.token, owner.workspaceId), 200);
+    const after = await listed();
+    assert.ok(Math.abs(Date.parse(after.lastUsedAt as string) - Date.now()) < 60_000, String(after.lastUsedAt));
+
+    const table = await runCli(['token', 'list', '--workspace-id', owner.workspaceId, '--database', server.databaseUrl]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(
+      table.stdout,
+      /^API tokens of workspace tokens\/main \(times in UTC\)\nNAME +ID +USER +ROLE +CREATED +LAST USED +EXPIRES +STATUS\n/,
+    );
+    assert.match(
+      table.stdout,
+      new RegExp(
+        `listed-ci +${created.tokenId} +listed@tokens\\.test +viewer +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +\\d{4}-.* +active`,
+      ),
+    );
+    assert.doesNotMatch(table.stdout, /cs_/);
+
+    const unknown = await runCli(['token', 'list', '--workspace-id', 'nope', '--database', server.databaseUrl]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /No workspace with id "nope"/);
+  });
+
   test('cli token revoke: by --token-id (the id printed by token create --json)', async () => {
     const result = await runCli(
       createTokenArgs({ workspaceId: owner.workspaceId, email: 'revoked2@tokens.test' }, server.databaseUrl),

@@ -329,4 +329,22 @@ describe('write budget', () => {
     assert.equal(big.status, 413, big.text);
     assert.equal(big.body.errors[0].extensions.budget, 3);
   });
+
+  test("write budget: workspace set-budget --default goes back to the server's budget", async () => {
+    const { admin, modelId } = await freshWorkspace();
+    const setBudget = (...flag: string[]) =>
+      runCli(['workspace', 'set-budget', '--workspace-id', admin.workspaceId, ...flag, '--database', server.databaseUrl]);
+    assert.equal((await setBudget('--budget', '2')).code, 0);
+    const rows = Array.from({ length: 3 }, (_, i) => ({ title: `r${i}` }));
+    assert.equal((await admin.importRaw(modelId, rows)).status, 413);
+    const reset = await setBudget('--default');
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.match(reset.stdout, /the server's default/);
+    const afterReset = await admin.importRaw(modelId, rows);
+    assert.equal(afterReset.status, 200, afterReset.text);
+    assert.equal(await admin.total(modelId), 3);
+    const neither = await setBudget();
+    assert.equal(neither.code, 2);
+    assert.match(neither.stderr, /Give either --budget N or --default/);
+  });
 });

@@ -112,6 +112,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     createdAt: DateTime!
     expiresAt: DateTime
     revokedAt: DateTime
+    "When a request last authenticated with the token (recorded at most once a minute); null: never used."
+    lastUsedAt: DateTime
   }
 
   type CreatedApiToken {

@@ -126,6 +126,10 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (workspace_id, shard)
   );
   `,
+  // When each API token was last used (token list), written at most once a minute per token.
+  `
+  ALTER TABLE api_tokens ADD COLUMN last_used_at bigint;
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

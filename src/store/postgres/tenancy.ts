@@ -146,6 +146,13 @@ export class PostgresTenancyStore implements TenancyStore {
     return rows[0] ? toTokenRecord(rows[0]) : null;
   }
 
+  async markTokenUsed(id: string, at: number, minIntervalMs: number): Promise<void> {
+    await this.pool.query(
+      'UPDATE api_tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $3)',
+      [at, id, at - minIntervalMs],
+    );
+  }
+
   async revokeToken(id: string): Promise<boolean> {
     const result = await this.pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
       Date.now(),

@@ -11,10 +11,11 @@ export interface TokenRow {
   role: Role | null;
   expires_at: Millis | null;
   revoked_at: Millis | null;
+  last_used_at: Millis | null;
   write_budget: number | string | null;
 }
 
-export const TOKEN_SELECT = `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, w.write_budget
+export const TOKEN_SELECT = `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, t.last_used_at, w.write_budget
   FROM api_tokens t
   JOIN workspaces w ON w.id = t.workspace_id
   LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id`;
@@ -27,6 +28,7 @@ export function toTokenRecord(row: TokenRow): TokenRecord {
     role: row.role,
     expiresAt: isoTimeOrNull(row.expires_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     writeBudget: row.write_budget === null ? null : Number(row.write_budget),
   };
 }
@@ -40,9 +42,10 @@ export interface TokenInfoRow {
   created_at: Millis;
   expires_at: Millis | null;
   revoked_at: Millis | null;
+  last_used_at: Millis | null;
 }
 
-export const TOKEN_INFO_SELECT = `SELECT t.id, t.name, t.user_id, u.email, m.role, t.created_at, t.expires_at, t.revoked_at
+export const TOKEN_INFO_SELECT = `SELECT t.id, t.name, t.user_id, u.email, m.role, t.created_at, t.expires_at, t.revoked_at, t.last_used_at
   FROM api_tokens t
   JOIN users u ON u.id = t.user_id
   LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id`;
@@ -57,5 +60,6 @@ export function toApiTokenInfo(row: TokenInfoRow): ApiTokenInfo {
     createdAt: isoTime(row.created_at),
     expiresAt: isoTimeOrNull(row.expires_at),
     revokedAt: isoTimeOrNull(row.revoked_at),
+    lastUsedAt: isoTimeOrNull(row.last_used_at),
   };
 }

@@ -106,6 +106,10 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE models ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE workspaces ADD COLUMN content_version INTEGER NOT NULL DEFAULT 0;
   `,
+  // When each API token was last used (token list), written at most once a minute per token.
+  `
+  ALTER TABLE api_tokens ADD COLUMN last_used_at INTEGER;
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -153,6 +153,12 @@ export class SqliteTenancyStore implements TenancyStore {
     return row ? toTokenRecord(row) : null;
   }
 
+  async markTokenUsed(id: string, at: number, minIntervalMs: number): Promise<void> {
+    this.db
+      .prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)')
+      .run(at, id, at - minIntervalMs);
+  }
+
   async revokeToken(id: string): Promise<boolean> {
     return (
       this.db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0
