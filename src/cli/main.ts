@@ -5,6 +5,7 @@ import { registerImport } from './import.js';
 import { registerModels } from './models.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
+import { registerTypes } from './types.js';
 import { registerUser } from './user.js';
 
 export async function runCli(argv: string[]): Promise<void> {
@@ -20,5 +21,6 @@ export async function runCli(argv: string[]): Promise<void> {
   registerImport(program);
   registerExport(program);
   registerModels(program);
+  registerTypes(program);
   await program.parseAsync(argv);
 }
