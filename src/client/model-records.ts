@@ -19,15 +19,19 @@ export type UntypedModels = Record<string, JsonObject>;
 
 /**
  * `data` as a read with these options answers it: as stored; with `locale`, each translatable value one string
- * (or null); with `populate`, untyped (the generated types do not say which model a relation points at).
+ * (or null); with `populate`, untyped (the generated types do not say which model a relation points at). Options
+ * whose `locale` may or may not be there give either form.
  */
-export type ReadData<Data, Options> = Options extends { populate?: undefined }
-  ? Options extends { locale?: undefined }
+export type ReadData<Data, Options> = [Member<Options, 'populate'>] extends [undefined]
+  ? [Member<Options, 'locale'>] extends [undefined]
     ? Data
-    : Options extends { locale: string }
+    : [Member<Options, 'locale'>] extends [string]
       ? Localized<Data>
       : Data | Localized<Data>
   : JsonObject;
+
+/** The type of `Options[Key]`, undefined when there is no such member. */
+type Member<Options, Key extends string> = Key extends keyof Options ? Options[Key] : undefined;
 
 /** `Data` read with `locale`: each translatable field (`Record<string, string>`) becomes its one text, or null. */
 export type Localized<Data> = { [Key in keyof Data]: LocalizedValue<Data[Key]> };
@@ -43,7 +47,7 @@ type LocalizedValue<Value> = Value extends readonly unknown[]
     : Value;
 
 /** The keys `Data` may lack. */
-type OptionalKeys<Data> = { [Key in keyof Data]-?: object extends Pick<Data, Key> ? Key : never }[keyof Data];
+type OptionalKeys<Data> = { [Key in keyof Data]-?: Record<never, never> extends Pick<Data, Key> ? Key : never }[keyof Data];
 
 /**
  * A JSON merge patch of `Data` (RFC 7386, what `patch` sends): any of its fields, objects merged key by key, and
