@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { ContentClient, ContentServiceError } from '../../src/client/index.js';
 import { Admin, bootstrapAdmin } from '../support/client.js';
 import { freePort, REPO_ROOT, runCli, startServer, type TestServer } from '../support/server.js';
 
@@ -440,5 +441,130 @@ describe('content-service types', () => {
     const unknownOption = await cli(['types', '--chek']);
     assert.equal(unknownOption.code, 2);
     assert.match(unknownOption.stderr, /unknown option '--chek'/);
+  });
+});
+
+/** The generated interfaces of two of the models above, as a program imports them. */
+interface Category {
+  title: string;
+  parent?: string;
+}
+interface Product {
+  sku: string;
+  title: string;
+  price?: number;
+  inStock: boolean;
+  released?: string;
+  category: string;
+  tags?: string[];
+  name?: Record<string, string>;
+  dimensions?: { width: number; height?: number; origin?: { country: string } };
+  extra?: Record<string, unknown>;
+  default?: string;
+}
+interface TestModels {
+  category: Category;
+  product: Product;
+}
+
+describe('ContentClient<Models>: client.model(slug) at run time', () => {
+  function typedClient(): ContentClient<TestModels> {
+    return new ContentClient<TestModels>({ baseUrl: server.url, token: admin.token, workspaceId: admin.workspaceId });
+  }
+
+  test('create, get, list, listAll, patch, update, getMany, delete by slug; a record of another model reads as null', async () => {
+    const client = typedClient();
+    const shoes = await client.model('category').create({ title: 'Shoes' });
+    const products = client.model('product');
+    assert.equal(products.slug, 'product');
+    const ball = await products.create({
+      sku: 'T-1',
+      title: 'Ball',
+      inStock: true,
+      category: shoes.id,
+      price: 10,
+      name: { en: 'Ball', pl: 'Piłka' },
+      dimensions: { width: 2, origin: { country: 'PL' } },
+    });
+    assert.deepEqual(ball.data, {
+      sku: 'T-1',
+      title: 'Ball',
+      price: 10,
+      inStock: true,
+      category: shoes.id,
+      name: { en: 'Ball', pl: 'Piłka' },
+      dimensions: { width: 2, origin: { country: 'PL' } },
+    });
+
+    assert.deepEqual((await products.get(ball.id))?.data, ball.data);
+    assert.equal((await products.get(ball.id, { locale: 'pl' }))?.data.name, 'Piłka');
+    // A category's id read as a product: not this model's record.
+    assert.equal(await products.get(shoes.id), null);
+    assert.deepEqual(
+      (await products.getMany([ball.id, shoes.id, 'missing'])).map((record) => record?.id ?? null),
+      [ball.id, null, null],
+    );
+
+    const patched = await products.patch(ball.id, { price: null, name: { pl: null }, dimensions: { height: 3 } });
+    assert.deepEqual(patched?.data, {
+      sku: 'T-1',
+      title: 'Ball',
+      inStock: true,
+      category: shoes.id,
+      name: { en: 'Ball' },
+      dimensions: { width: 2, height: 3, origin: { country: 'PL' } },
+    });
+    const replaced = await products.update(ball.id, { sku: 'T-1', title: 'Ball 2', inStock: false, category: shoes.id });
+    assert.deepEqual(replaced?.data, { sku: 'T-1', title: 'Ball 2', inStock: false, category: shoes.id });
+
+    const page = await products.list({ filter: { sku: 'T-1' } });
+    assert.deepEqual(
+      page.items.map((record) => record.data.title),
+      ['Ball 2'],
+    );
+    const all: string[] = [];
+    for await (const record of products.listAll({ pageSize: 1, filter: { sku: 'T-1' } })) all.push(record.id);
+    assert.deepEqual(all, [ball.id]);
+
+    assert.deepEqual(await products.delete(ball.id), { id: ball.id, deleted: true });
+    assert.equal(await products.get(ball.id), null);
+  });
+
+  test('import, importRows and sync by slug; a refused row names the field', async () => {
+    const client = typedClient();
+    const category = await client.model('category').create({ title: 'Balls' });
+    const products = client.model('product');
+    const imported = await products.import([
+      { sku: 'I-1', title: 'One', inStock: true, category: category.id },
+      // A wrong value the types would refuse, sent anyway: the server names the field.
+      { sku: 'I-2', title: 'Two', inStock: 'yes', category: category.id } as unknown as Product,
+    ]);
+    assert.equal(imported.importedCount, 1);
+    assert.deepEqual(imported.errors, [{ row: 2, message: 'inStock: must be true or false' }]);
+
+    const rows: Product[] = [
+      { sku: 'S-1', title: 'First', inStock: true, category: category.id },
+      { sku: 'S-2', title: 'Second', inStock: false, category: category.id },
+    ];
+    const loaded = await products.importRows(rows);
+    assert.equal(loaded.created, 2);
+    const first = await products.sync(rows, { key: 'sku' });
+    assert.deepEqual([first.created, first.updated, first.unchanged], [0, 0, 2]);
+    const changed = await products.sync([{ ...rows[0]!, title: 'First!' }], { key: 'sku' });
+    assert.deepEqual([changed.created, changed.updated, changed.unchanged], [0, 1, 0]);
+  });
+
+  test('an unknown slug is refused naming the model and the known slugs; the next call asks again', async () => {
+    const client = new ContentClient({ baseUrl: server.url, token: admin.token, workspaceId: admin.workspaceId });
+    const missing = client.model('later');
+    await assert.rejects(missing.list(), (error: unknown) => {
+      assert.ok(error instanceof ContentServiceError);
+      assert.equal(error.code, 'NOT_FOUND');
+      assert.match(error.message, /^model: no model with slug "later" in this workspace \(models: .*product/);
+      return true;
+    });
+    await admin.createModel({ slug: 'later', name: 'Later', displayField: 'title', fields: [{ key: 'title', type: 'text' }] });
+    const created = await missing.create({ title: 'now there' });
+    assert.deepEqual(created.data, { title: 'now there' });
   });
 });
