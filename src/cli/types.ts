@@ -31,8 +31,9 @@ export function registerTypes(program: Command): void {
     program
       .command('types')
       .description(
-        'Write TypeScript types for the data of every model (one interface per model and `Models`, the map by slug ' +
-          'for `new ContentClient<Models>(…)`). With --check, compare with --out instead: exit 1 and a diff when it is out of date.',
+        'Write TypeScript types for the data of every model: one interface per model, and Models, the map by slug ' +
+          'that new ContentClient<Models>(…) takes. With --check, write nothing and compare with --out instead: exit 0 ' +
+          'when it is up to date, 1 (and a diff) when it is not; 2 for a usage error.',
       )
       .option('--out <file>', 'file to write (default: stdout)')
       .option('--check', 'write nothing: exit 0 when --out is up to date, 1 (with a diff) when it is not'),

@@ -98,7 +98,7 @@ function valueType(field: FieldDefinition): string {
 /** What the type alone does not say: the label, the form of a date, the target of a relation. */
 function fieldComment(field: FieldDefinition): string {
   const parts: string[] = [];
-  if (field.label && field.label !== field.key) parts.push(field.label);
+  if (field.label && comparable(field.label) !== comparable(field.key)) parts.push(field.label);
   switch (field.type) {
     case 'date':
       parts.push('ISO 8601 date or date-time');
@@ -120,6 +120,11 @@ function fieldComment(field: FieldDefinition): string {
       parts.push(`field type "${field.type}", unknown to this version`);
   }
   return docText(parts.join(': '));
+}
+
+/** A label that only spells the key differently (`In stock` for `inStock`) says nothing the key does not. */
+function comparable(text: string): string {
+  return text.toLowerCase().replace(/[\s_-]+/g, '');
 }
 
 /** Text safe inside a one-line `/** … *\/` comment. */

@@ -123,11 +123,9 @@ export interface Category {
 
 /** Product (model "product") */
 export interface Product {
-  /** SKU */
   sku: string;
   title: string;
   price?: number;
-  /** In stock */
   inStock: boolean;
   /** ISO 8601 date or date-time */
   released?: string;
