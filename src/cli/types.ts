@@ -70,11 +70,12 @@ async function check(out: string, text: string): Promise<number> {
     process.stderr.write(`${out} does not exist; write it with: content-service types --out ${out}\n`);
     return 1;
   }
-  if (current === text) {
+  // A checkout with CRLF line ends (git's autocrlf on Windows) holds the same text.
+  if (current.replaceAll('\r\n', '\n') === text) {
     process.stderr.write(`${out} is up to date\n`);
     return 0;
   }
-  process.stdout.write(lineDiff(current, text, [out, 'models of the workspace']));
+  process.stdout.write(lineDiff(current.replaceAll('\r\n', '\n'), text, [out, 'models of the workspace']));
   process.stderr.write(`${out} is out of date: the models changed; regenerate with: content-service types --out ${out}\n`);
   return 1;
 }

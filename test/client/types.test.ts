@@ -348,6 +348,10 @@ describe('content-service types', () => {
     assert.equal(upToDate.code, 0, upToDate.stdout + upToDate.stderr);
     assert.match(upToDate.stderr, /checked\.ts is up to date/);
     assert.equal(upToDate.stdout, '');
+    // The same file checked out with CRLF line ends (git's autocrlf) is the same text.
+    const crlf = join(dir, 'crlf.ts');
+    writeFileSync(crlf, readFileSync(out, 'utf8').replaceAll('\n', '\r\n'));
+    assert.equal((await cli(['types', '--out', crlf, '--check'])).code, 0);
 
     const category = (await admin.ok('query { model { list { id slug } } }')).model.list.find(
       (model: { slug: string }) => model.slug === 'category',
