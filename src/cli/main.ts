@@ -7,6 +7,7 @@ import { registerImport } from './import.js';
 import { registerModels } from './models.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
+import { registerTypes } from './types.js';
 import { registerUser } from './user.js';
 
 export async function runCli(argv: string[]): Promise<void> {
@@ -28,6 +29,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerImport(program);
   registerExport(program);
   registerModels(program);
+  registerTypes(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -7,6 +7,7 @@ import { importRows } from './import-rows.js';
 import { readArguments } from './read-arguments.js';
 import type { ImportOptions, Items, LearntBudget, LoadSummary, SyncOptions } from './load-types.js';
 import { sync } from './sync.js';
+import { ModelRecords, type UntypedModels } from './model-records.js';
 import type {
   CreateModelInput,
   DeletionResult,
@@ -33,9 +34,16 @@ const MODEL_FIELDS =
   'product { enabled skuField priceField } ' +
   `fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} } } }`;
 
-export class ContentClient {
+/**
+ * `Models` maps model slugs to the types of their records' `data` (`content-service types` writes it): with
+ * `new ContentClient<Models>(…)`, `client.model(slug)` reads and writes typed records. Without it, any slug and
+ * any data, and every other call is the same either way.
+ */
+export class ContentClient<Models = UntypedModels> {
   private readonly transport: Transport;
   private readonly learntBudget: LearntBudget = { value: undefined };
+  /** Model ids by slug, found once for `model(slug)`; a failed lookup is forgotten, so the next call asks again. */
+  private readonly modelIds = new Map<string, Promise<string>>();
 
   constructor(options: ContentClientOptions) {
     this.transport = new Transport(options);
@@ -124,6 +132,24 @@ export class ContentClient {
   async deleteModel(id: string, signal?: AbortSignal): Promise<DeletionResult> {
     const query = `mutation($id: ID!) { model { delete(id: $id) { id deleted } } }`;
     return (await this.write<{ model: { delete: DeletionResult } }>('deleteModel', query, { id }, signal)).model.delete;
+  }
+
+  /**
+   * The records of the model with this slug, typed by `Models` (`client.model('product').list()`). The model's id
+   * is looked up on first use and kept for the life of the client.
+   */
+  model<Slug extends keyof Models & string>(slug: Slug): ModelRecords<Models[Slug]> {
+    return new ModelRecords<Models[Slug]>(this, slug, (signal) => this.modelIdOf(slug, signal));
+  }
+
+  private modelIdOf(slug: string, signal?: AbortSignal): Promise<string> {
+    let id = this.modelIds.get(slug);
+    if (!id) {
+      id = this.findModel(slug, signal).then((model) => model.id);
+      this.modelIds.set(slug, id);
+      id.catch(() => this.modelIds.delete(slug));
+    }
+    return id;
   }
 
   // ---- records ----

@@ -1,5 +1,14 @@
 // content-service/client: the SDK of the Content Service admin API.
 export { ContentClient, type ContentClientOptions } from './client.js';
+export {
+  ModelRecords,
+  type Localized,
+  type ModelRecordsClient,
+  type ReadData,
+  type RecordPatch,
+  type UntypedModels,
+} from './model-records.js';
+export { renderModelTypes, type TypedModel } from './render-types.js';
 export type { ImportOptions, LoadProgress, LoadSummary, SyncOptions } from './load-types.js';
 export { ContentServiceError } from './errors.js';
 export { mergeDiff, stripNulls } from './diff.js';

@@ -75,21 +75,22 @@ export interface UpdateModelInput extends Partial<Omit<CreateModelInput, 'slug'>
   id: string;
 }
 
-export interface ModelRecord {
+/** `Data` is the type of `data`: a model's interface from `content-service types` on typed reads (`client.model(slug)`). */
+export interface ModelRecord<Data = JsonObject> {
   id: string;
   modelId: string;
   workspaceId: string;
-  data: JsonObject;
+  data: Data;
   createdAt: string;
   updatedAt: string;
   createdBy: string | null;
   updatedBy: string | null;
 }
 
-export interface RecordList {
+export interface RecordList<Data = JsonObject> {
   total: number;
   hasMore: boolean;
-  items: ModelRecord[];
+  items: ModelRecord<Data>[];
 }
 
 /** The sorts every model has (`createdAt_asc` is the default). */
