@@ -420,7 +420,10 @@ describe('content-service types', () => {
     const port = await freePort();
     const nobody = await cli(['types', '--url', `http://127.0.0.1:${port}`]);
     assert.equal(nobody.code, 1);
-    assert.match(nobody.stderr, new RegExp(`^Error: listModels: no answer from http://127\\.0\\.0\\.1:${port}/graphql: `));
+    assert.match(
+      nobody.stderr,
+      new RegExp(`^Error: Could not connect to http://127\\.0\\.0\\.1:${port}/graphql \\(connection refused\\)`),
+    );
     assert.doesNotMatch(nobody.stderr, /\n\s+at /);
 
     const badToken = await cli(['types', '--token', 'cs_not-a-real-token']);
