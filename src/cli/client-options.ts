@@ -112,6 +112,11 @@ export class ProgressReporter {
       stream?: NodeJS.WriteStream;
       /** The count shown as "rows" (default: rows read). */
       rows?: (state: LoadProgress) => number;
+      /**
+       * Rows taken from the input so far, when `position` measures the input (bytes) and `rows` counts rows done:
+       * the fraction done is then `rows` of the rows the whole input is estimated to hold.
+       */
+      inputRows?: (state: LoadProgress) => number;
     },
   ) {
     const stream = options.stream ?? process.stderr;
@@ -146,11 +151,23 @@ export class ProgressReporter {
     return seconds > 0 ? this.rows() / seconds : 0;
   }
 
-  private eta(): string {
+  /** Done, from 0 to 1; undefined when the total is not known. */
+  private doneFraction(): number | undefined {
     const { done, total } = this.options.position();
-    if (!total || done <= 0) return '?';
+    if (!total) return undefined;
+    const positionFraction = Math.min(1, done / total);
+    if (!this.options.inputRows) return positionFraction;
+    const taken = this.options.inputRows(this.state);
+    if (taken <= 0 || positionFraction <= 0) return 0;
+    return Math.min(1, this.rows() / (taken / positionFraction));
+  }
+
+  /** From the average speed since the start, waits for the write budget included, so that a budgeted run's ETA holds. */
+  private eta(): string {
+    const fraction = this.doneFraction();
+    if (fraction === undefined || fraction <= 0) return '?';
     const elapsed = Date.now() - this.started;
-    return formatDuration((elapsed / done) * (total - done));
+    return formatDuration((elapsed / fraction) * (1 - fraction));
   }
 
   private status(): string {
@@ -170,8 +187,7 @@ export class ProgressReporter {
   }
 
   private fraction(): number {
-    const { done, total } = this.options.position();
-    return total ? Math.min(1000, Math.round((done / total) * 1000)) : 0;
+    return Math.round((this.doneFraction() ?? 0) * 1000);
   }
 
   private redraw(): void {
@@ -179,8 +195,8 @@ export class ProgressReporter {
   }
 
   private line(): void {
-    const { done, total } = this.options.position();
-    const percent = total ? ` (${Math.min(100, Math.floor((done / total) * 100))}%)` : '';
+    const fraction = this.doneFraction();
+    const percent = fraction === undefined ? '' : ` (${Math.floor(fraction * 100)}%)`;
     (this.options.stream ?? process.stderr).write(
       `${this.options.label}: ${this.rows()} rows${percent}, ${Math.round(this.rate())} rows/s, ETA ${this.eta()}; ${this.status()}\n`,
     );

@@ -175,6 +175,9 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   progress = new ProgressReporter({
     label: options.dryRun ? 'dry run' : 'import',
     position: () => ({ done: source.bytesRead(), total: source.totalBytes }),
+    // Rows whose outcome is known (written, unchanged or refused), not rows read ahead of the writes.
+    rows: (state) => state.created + state.updated + state.unchanged + state.failed,
+    inputRows: (state) => state.read,
     quiet: options.quiet ?? false,
     ...(options.progressInterval !== undefined ? { intervalMs: options.progressInterval * 1000 } : {}),
   });

@@ -8,7 +8,7 @@ import { CellError, csvColumns, csvRowToData, deepEqual, mergeDiff } from '../..
 import { retryAfterSeconds, withJitter } from '../../src/client/http.js';
 import type { FieldDefinition } from '../../src/client/types.js';
 import { openInput } from '../../src/cli/client-sources.js';
-import { resolveConnection } from '../../src/cli/client-options.js';
+import { ProgressReporter, resolveConnection } from '../../src/cli/client-options.js';
 
 describe('comparing data', () => {
   test('key order does not matter (jsonb returns keys in its own order); array order does', () => {
@@ -163,5 +163,50 @@ describe('connection options of the client commands', () => {
       return resolveConnection({ token: 'cs_flag' });
     });
     assert.deepEqual(connection, { baseUrl: 'http://cms.internal:8080', token: 'cs_flag', workspaceId: 'w-env' });
+  });
+});
+
+describe('import progress', () => {
+  function lastLine(setup: (reporter: ProgressReporter) => void, position: { done: number; total: number }): string {
+    const written: string[] = [];
+    const stream = { isTTY: false, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
+    const reporter = new ProgressReporter({
+      label: 'import',
+      position: () => position,
+      stream,
+      intervalMs: 3_600_000,
+      rows: (state) => state.created + state.updated + state.unchanged + state.failed,
+      inputRows: (state) => state.read,
+    });
+    setup(reporter);
+    reporter.stop();
+    return written.at(-1)!;
+  }
+  const state = { phase: 'writing' as const, existing: 0, updated: 0, unchanged: 0, deleted: 0 };
+
+  test('counts rows whose outcome is known, not rows read ahead; the percentage is of the rows the file holds', () => {
+    // Half the file read = 400 rows read, so about 800 rows in all; 90 written and 10 refused so far: 12 %.
+    const line = lastLine((reporter) => reporter.update({ ...state, read: 400, created: 90, failed: 10 }), {
+      done: 500,
+      total: 1000,
+    });
+    assert.match(line, /^import: 100 rows \(12%\), /);
+  });
+
+  test('while waiting for the write budget the line says so and for how long', () => {
+    const line = lastLine(
+      (reporter) => {
+        reporter.update({ ...state, read: 1000, created: 1000, failed: 0 });
+        reporter.wait({
+          retryAfterSeconds: 30,
+          waitMs: 30_000,
+          until: Date.now() + 30_000,
+          operation: 'importRecords',
+          attempt: 1,
+        });
+      },
+      { done: 1000, total: 4000 },
+    );
+    assert.match(line, /^import: 1000 rows \(25%\), \d+ rows\/s, ETA \S+; waiting 30s for the write budget \(HTTP 429\)\n$/);
   });
 });
