@@ -16,7 +16,9 @@ import {
   type ConnectionOptions,
 } from './client-options.js';
 import { formatOf, openInput, type InputRow, type InputSource } from './client-sources.js';
+import { DryRunChecks } from './dry-run-checks.js';
 import { parsePositiveInt } from './options.js';
+import { readTypedModels } from './types.js';
 
 interface ImportOptions extends ConnectionOptions {
   model: string;
@@ -163,6 +165,20 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
     };
   }
 
+  if (options.dryRun) {
+    const models = await readTypedModels(client);
+    const checks = new DryRunChecks(
+      models.find((candidate) => candidate.slug === model.slug)?.fields ?? model.fields,
+      model.product?.enabled ? model.product.skuField : null,
+    );
+    const convert = toData;
+    toData = (row) => {
+      const data = convert(row);
+      checks.check(data, `line ${row.line}`);
+      return data;
+    };
+  }
+
   const errorsFile = options.errors ? new ErrorsFile(options.errors, source) : undefined;
   const firstErrors: string[] = [];
   const onRowError = (error: RowError<InputRow>) => {
@@ -192,7 +208,12 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   let summary;
   try {
     summary = options.key
-      ? await client.sync(model, source.rows, { ...common, key: options.key, prune: options.prune ?? false })
+      ? await client.sync(model, source.rows, {
+          ...common,
+          key: options.key,
+          prune: options.prune ?? false,
+          position: { name: 'line', of: (row) => row.line },
+        })
       : await client.importRows(model, source.rows, common);
   } finally {
     progress.stop();

@@ -37,6 +37,11 @@ export interface SyncOptions<T> extends ImportOptions<T> {
   prune?: boolean;
   /** Patches and deletes in flight at once (default 4). */
   concurrency?: number;
+  /**
+   * Where an input item is, for the message of a key given twice (default: its 1-based input row, `input row 3`).
+   * The CLI names the file's line instead (`line 4`: a CSV's header is line 1), the word its other messages use.
+   */
+  position?: { name: string; of: (item: T, row: number) => number };
 }
 
 export interface LoadSummary<T> {

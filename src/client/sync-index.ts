@@ -13,7 +13,7 @@ export function keyOf(value: unknown): string | undefined {
 export interface IndexEntry {
   id: string;
   data: JsonObject;
-  /** The input row that carried this key, once one did. */
+  /** Where the input row that carried this key is (SyncOptions.position), once one did. */
   seenAt?: number;
 }
 

@@ -41,7 +41,10 @@ export async function sync<T>(
   summary.progress.phase = 'writing';
 
   // 2. Each input row: create (through import), patch or leave alone.
+  /** Key → position (input row, or what options.position gives) of the input row that created it. */
   const created = new Map<string, number>();
+  const positionName = options.position?.name ?? 'input row';
+  const positionOf = options.position?.of ?? ((_item: T, row: number) => row);
   const pool = new Pool(options.concurrency ?? 4);
   const batcher = importBatcher<T>(loader, definition.id, options, summary, report, async (rows) => {
     // No answer to an import call: read again which of its keys are stored now, send the others again.
@@ -80,18 +83,18 @@ export async function sync<T>(
     if (firstRow !== undefined) {
       fail(
         'BAD_USER_INPUT',
-        `${key}: the key ${JSON.stringify(data[key])} is also on input row ${firstRow}; each key may appear once`,
+        `${key}: the key ${JSON.stringify(data[key])} is also on ${positionName} ${firstRow}; each key may appear once`,
       );
       continue;
     }
     if (!existing) {
-      created.set(k, current);
+      created.set(k, positionOf(item, current));
       if (options.dryRun) summary.created += 1;
       else await batcher.push({ row: current, item, data: stripNulls(data) });
       report.tick();
       continue;
     }
-    existing.seenAt = current;
+    existing.seenAt = positionOf(item, current);
     const patch = mergeDiff(existing.data, data);
     if (patch === undefined) {
       summary.unchanged += 1;

@@ -188,6 +188,37 @@ describe('import', () => {
     assert.equal(await admin.total(model.id), 120);
   });
 
+  test('--dry-run names the CSV line of each row the server would refuse: required field, number format, SKU twice in the file', async () => {
+    const model = await productModel();
+    const path = file(
+      'dry.csv',
+      [
+        'sku,title,price,name.en,name.pl,active,released',
+        'D-1,Fine,1.5,,,true,2024-01-01',
+        'D-2,,2,,,,',
+        'D-3,Bad price,12;5,,,,',
+        'D-1,Same SKU,3,,,,',
+        'D-4,Fine too,,,,false,',
+      ].join('\n'),
+    );
+    const dry = await cli(['import', path, '--model', model.slug, '--dry-run']);
+    assert.equal(dry.code, 1, dry.stdout + dry.stderr);
+    assert.match(dry.stdout, /valid 2, failed 3/);
+    assert.match(dry.stdout, /line 3: title: is required/);
+    assert.match(dry.stdout, /line 4, column 3 \(price\): /);
+    assert.match(dry.stdout, /line 5: sku: A record with this SKU already exists \(on line 2 of the file\)/);
+    assert.equal(await admin.total(model.id), 0);
+  });
+
+  test('--key: a key given twice names both CSV lines (the header is line 1)', async () => {
+    const model = await productModel();
+    const path = file('twice.csv', ['sku,title', 'K-1,First', 'K-2,Second', 'K-1,Again'].join('\n'));
+    const result = await cli(['import', path, '--model', model.slug, '--key', 'sku']);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stdout, /created 2, updated 0, unchanged 0, deleted 0, failed 1/);
+    assert.match(result.stdout, /line 4: sku: the key "K-1" is also on line 2; each key may appear once/);
+  });
+
   test('crash: the CLI killed (SIGKILL) in the middle of an import with --key, run again: every row exactly once', async () => {
     const model = await admin.createSimpleModel({
       fields: [
