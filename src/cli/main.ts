@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerBootstrap } from './bootstrap.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
+import { registerMcp } from './mcp.js';
 import { registerModels } from './models.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
@@ -20,5 +21,6 @@ export async function runCli(argv: string[]): Promise<void> {
   registerImport(program);
   registerExport(program);
   registerModels(program);
+  registerMcp(program);
   await program.parseAsync(argv);
 }
