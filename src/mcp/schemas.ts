@@ -53,8 +53,8 @@ const DATA_RULES =
 export const recordData = (name: string, what: string) => object(name, `${what} ${DATA_RULES}`);
 
 const FIELD_DESCRIPTION =
-  `A field of the model. type is one of ${FIELD_TYPES.join(', ')}; a relation also needs relationTo (the target ` +
-  `model's slug or id) and relationType (${RELATION_TYPES.join(' or ')}); an object field may list its sub-fields ` +
+  `A field of the model. type is one of ${FIELD_TYPES.join(', ')}; a relation also needs relationTo ("model:<slug>" of ` +
+  `the target model) and relationType (${RELATION_TYPES.join(' or ')}); an object field may list its sub-fields ` +
   'in fields (same shape). key: letters, digits and _, starting with a letter or _.';
 
 function fieldShape(depth: number): z.ZodType {
@@ -63,7 +63,7 @@ function fieldShape(depth: number): z.ZodType {
     label: z.string().optional().describe('Human label (default: the key).'),
     type: z.enum(FIELD_TYPES, { error: named('type', FIELD_TYPES.join(', ')) }).describe('Field type.'),
     required: z.boolean().optional().describe('Records must have a value (default false).'),
-    relationTo: z.string().optional().describe('relation only: the target model slug or id.'),
+    relationTo: z.string().optional().describe('relation only: "model:<slug>" of the target model.'),
     relationType: z.enum(RELATION_TYPES).optional().describe('relation only: hasOne (an id) or hasMany (an array of ids).'),
     indexed: z
       .boolean()
