@@ -64,3 +64,8 @@ export async function findModel(client: ContentClient, argument: string, slugOrI
     throw error;
   }
 }
+
+/** The arguments given, without the optional ones left out (the SDK calls take absent options, not undefined). */
+export function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

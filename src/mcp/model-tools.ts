@@ -3,7 +3,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { CreateModelInput, FieldDefinitionInput, ModelDefinition, UpdateModelInput } from '../client/types.js';
-import { clientFor, findModel, type McpOptions } from './context.js';
+import { clientFor, findModel, withoutUndefined, type McpOptions } from './context.js';
 import { answer, ArgumentError, run } from './results.js';
 import { fields, idOrSlug, modelSettings, response } from './schemas.js';
 
@@ -132,9 +132,4 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
         return answer(await client.deleteModel(model.id));
       }, log),
   );
-}
-
-/** The arguments given (the SDK passes left-out optional ones as absent, but an explicit undefined is not sent). */
-export function withoutUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

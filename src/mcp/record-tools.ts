@@ -3,8 +3,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { JsonObject, ModelRecord, RecordFilter } from '../client/types.js';
-import { clientFor, findModel, resolveModel, type McpOptions } from './context.js';
-import { withoutUndefined } from './model-tools.js';
+import { clientFor, findModel, resolveModel, withoutUndefined, type McpOptions } from './context.js';
 import { answer, ArgumentError, refusal, run } from './results.js';
 import {
   importRows,
