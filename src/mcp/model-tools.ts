@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { CreateModelInput, FieldDefinitionInput, ModelDefinition, UpdateModelInput } from '../client/types.js';
 import { clientFor, findModel, withoutUndefined, type McpOptions } from './context.js';
 import { answer, ArgumentError, run } from './results.js';
-import { fields, idOrSlug, modelSettings, response } from './schemas.js';
+import { fields, idOrSlug, modelSettings, response, toolArguments } from './schemas.js';
 
 const WORKSPACE_QUERY = `query { workspace { current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault defaultLocale } } }`;
 
@@ -25,9 +25,10 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
         "The workspace the token works in: id, organisation and workspace slugs, the token's role (viewer: reads only; " +
         'editor: records too; admin and owner: models too), the delivery route path, the write budget (record writes ' +
         'per minute; over it a write waits) and the default locale.',
+      inputSchema: toolArguments({}),
       annotations: { readOnlyHint: true },
     },
-    (extra) =>
+    (_args, extra) =>
       run(async () => {
         const client = clientFor(options, extra);
         const data = await client.request<{ workspace: { current: unknown } }>(WORKSPACE_QUERY, {}, { operation: 'workspace' });
@@ -42,9 +43,10 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
       description:
         'Every model (content type) of the workspace with its fields (key, type, required, relations, sub-fields), ' +
         'product settings and record count. Read this before writing records: data keys are the field keys.',
+      inputSchema: toolArguments({}),
       annotations: { readOnlyHint: true },
     },
-    (extra) => run(async () => answer(await clientFor(options, extra).listModels()), log),
+    (_args, extra) => run(async () => answer(await clientFor(options, extra).listModels()), log),
   );
 
   server.registerTool(
@@ -52,7 +54,7 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
     {
       title: 'Get a model',
       description: 'One model with its fields, by slug or id.',
-      inputSchema: { idOrSlug },
+      inputSchema: toolArguments({ idOrSlug }),
       annotations: { readOnlyHint: true },
     },
     (args, extra) => run(async () => answer(await findModel(clientFor(options, extra), 'idOrSlug', args.idOrSlug)), log),
@@ -65,7 +67,7 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
       description:
         'Creates a model (content type): a name, a unique slug and its fields. Needs an admin or owner token. ' +
         'Answers {created: {id, slug}} (response "full": the whole model).',
-      inputSchema: {
+      inputSchema: toolArguments({
         name: z
           .string({ error: 'name: required (a string)' })
           .min(1, { error: 'name: must not be empty' })
@@ -77,7 +79,7 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
         fields: fields.describe('The fields of the model (at least one).'),
         ...modelSettings,
         response,
-      },
+      }),
     },
     (args, extra) =>
       run(async () => {
@@ -95,13 +97,13 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
         'Changes the settings given; the others keep their values. fields, when given, is the whole new list: a ' +
         'field left out is removed, a new key is added. A change the stored records would violate (a new required ' +
         'field, a changed type) is refused with the reason. The slug cannot change. Needs an admin or owner token.',
-      inputSchema: {
+      inputSchema: toolArguments({
         idOrSlug,
         name: z.string().optional().describe('New display name.'),
         fields: fields.optional().describe('The whole new list of fields.'),
         ...modelSettings,
         response,
-      },
+      }),
     },
     (args, extra) =>
       run(async () => {
@@ -122,7 +124,7 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
       description:
         'Deletes a model. Refused while it still has records (delete them first) or while another model has a ' +
         'relation to it. Needs an admin or owner token. Answers {id, deleted}.',
-      inputSchema: { idOrSlug },
+      inputSchema: toolArguments({ idOrSlug }),
       annotations: { destructiveHint: true },
     },
     (args, extra) =>

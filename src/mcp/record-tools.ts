@@ -15,6 +15,7 @@ import {
   recordId,
   response,
   syncRows,
+  toolArguments,
 } from './schemas.js';
 
 const ROLE_NOTE = 'Needs an editor, admin or owner token; counts against the write budget (over it, the call waits).';
@@ -38,7 +39,7 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
       description:
         'One page of the records of a model: {total, hasMore, items}, each item {id, modelId, data, createdAt, ' +
         'updatedAt, …}. Filter, sort, page with limit/offset, read one locale, populate relations.',
-      inputSchema: { ...listArguments, ...readArguments },
+      inputSchema: toolArguments({ ...listArguments, ...readArguments }),
       annotations: { readOnlyHint: true },
     },
     (args, extra) =>
@@ -59,7 +60,7 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
     {
       title: 'Get a record',
       description: 'One record by id: {id, modelId, data, createdAt, updatedAt, createdBy, updatedBy}.',
-      inputSchema: { id: recordId, ...readArguments },
+      inputSchema: toolArguments({ id: recordId, ...readArguments }),
       annotations: { readOnlyHint: true },
     },
     (args, extra) =>
@@ -78,7 +79,7 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
       description:
         `Creates one record of a model. Refused (isError, nothing stored) with the reason naming the field, e.g. ` +
         `"price: expected a number". ${ROLE_NOTE} Answers {created: id, …} (response "full": the record).`,
-      inputSchema: { ...modelRef, data: recordData('data', 'The record data.'), response },
+      inputSchema: toolArguments({ ...modelRef, data: recordData('data', 'The record data.'), response }),
     },
     (args, extra) =>
       run(async () => {
@@ -95,7 +96,7 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
       description:
         'Replaces the whole data of a record: fields left out are removed (use patch_record to change some fields). ' +
         `${ROLE_NOTE} Answers {updated: id, …} (response "full": the record).`,
-      inputSchema: { id: recordId, data: recordData('data', 'The complete new data.'), response },
+      inputSchema: toolArguments({ id: recordId, data: recordData('data', 'The complete new data.'), response }),
       annotations: { idempotentHint: true },
     },
     (args, extra) =>
@@ -115,11 +116,11 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
         'set to null is removed, a translatable or object value is merged key by key (null inside removes that key), ' +
         `anything else (arrays too) replaces the old value. The result must still be valid. ${ROLE_NOTE} ` +
         'Answers {patched: id, …} (response "full": the record).',
-      inputSchema: {
+      inputSchema: toolArguments({
         id: recordId,
         data: recordData('data', 'The merge patch: only the keys to change, null to remove.'),
         response,
-      },
+      }),
       annotations: { idempotentHint: true },
     },
     (args, extra) =>
@@ -137,10 +138,10 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
       description:
         'Deletes a record. Refused while other records refer to it through a relation, unless force is true (then ' +
         `those references are removed). ${ROLE_NOTE} Answers {id, deleted}.`,
-      inputSchema: {
+      inputSchema: toolArguments({
         id: recordId,
         force: z.boolean({ error: 'force: expected true or false' }).optional().describe('Also remove references to it.'),
-      },
+      }),
       annotations: { destructiveHint: true },
     },
     (args, extra) =>
@@ -160,7 +161,7 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
         'not stored (message names the field, e.g. "price: expected a number"); every other row is stored. Import ' +
         `only inserts: sending the same rows again stores them twice (sync_records loads by key). ${ROLE_NOTE} ` +
         'Each row counts as one write.',
-      inputSchema: { ...modelRef, rows: importRows },
+      inputSchema: toolArguments({ ...modelRef, rows: importRows }),
     },
     (args, extra) =>
       run(async () => {
@@ -180,7 +181,7 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
         'rows are deleted. Sending the same rows again changes nothing. Answers {total, created, updated, unchanged, ' +
         'deleted, failed, errors: [{row, message}]} (row: 1-based position in rows of a row not stored). ' +
         ROLE_NOTE,
-      inputSchema: {
+      inputSchema: toolArguments({
         modelSlug: z
           .string({ error: 'modelSlug: required (a string): the model to load into' })
           .min(1, { error: 'modelSlug: must not be empty' })
@@ -194,7 +195,7 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
           .boolean({ error: 'prune: expected true or false' })
           .optional()
           .describe('Also delete the records whose key is not in rows (default false).'),
-      },
+      }),
       annotations: { idempotentHint: true },
     },
     (args, extra) =>

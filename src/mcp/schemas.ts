@@ -27,6 +27,20 @@ function object(name: string, description: string) {
   return z.record(z.string(), z.unknown(), { error: named(name, 'a JSON object') }).describe(description);
 }
 
+/**
+ * A tool's arguments: the shape, and nothing else. A misspelt argument is refused by name rather than left out
+ * silently (an update that changes nothing would look like a success).
+ */
+export function toolArguments<Shape extends z.ZodRawShape>(shape: Shape) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.join(', ')}: unknown argument (${known.length > 0 ? `this tool takes ${known.join(', ')}` : 'this tool takes none'})`
+        : undefined,
+  });
+}
+
 const RESPONSE_DESCRIPTION =
   'What the answer holds: "ack" (default) a short acknowledgement with the id, "full" the whole written item.';
 

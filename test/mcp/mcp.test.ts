@@ -64,6 +64,7 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
       for (const tool of tools) {
         assert.ok((tool.description ?? '').length > 40, `${tool.name} has a description an agent can act on`);
         assert.equal(tool.inputSchema.type, 'object');
+        assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name} refuses unknown arguments`);
       }
       const importTool = tools.find((tool) => tool.name === 'import_records')!;
       const rows = (importTool.inputSchema.properties as Record<string, any>).rows;
@@ -341,6 +342,8 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
       const model = await owner.createProductModel();
       const record = await owner.createRecord(model.id, { sku: 'X-1', title: 'Untouched', price: 5 });
       const cases: [string, Record<string, unknown>, RegExp][] = [
+        ['get_workspace_info', { workspaceId: 'other' }, /workspaceId: unknown argument \(this tool takes none\)/],
+        ['list_models', { slug: 'product' }, /slug: unknown argument/],
         ['get_model', {}, /idOrSlug: required/],
         ['get_model', { idOrSlug: 5 }, /idOrSlug: expected a string/],
         ['get_model', { idOrSlug: 'no-such-model' }, /^idOrSlug: no model with slug "no-such-model"/],
@@ -355,6 +358,11 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
         ],
         ['update_model', { name: 'X' }, /idOrSlug: required/],
         ['update_model', { idOrSlug: 'no-such-model', name: 'X' }, /^idOrSlug: no model/],
+        [
+          'update_model',
+          { idOrSlug: model.slug, descripton: 'typo' },
+          /descripton: unknown argument \(this tool takes idOrSlug, name, /,
+        ],
         [
           'update_model',
           {
@@ -413,7 +421,7 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
         ['sync_records', { modelSlug: 'no-such-model', rows: [], key: 'sku' }, /^modelSlug: no model/],
       ];
       const toolsCovered = new Set(cases.map(([tool]) => tool));
-      for (const tool of TOOLS.filter((name) => !['get_workspace_info', 'list_models'].includes(name))) {
+      for (const tool of TOOLS) {
         assert.ok(toolsCovered.has(tool), `bad input is tried on ${tool}`);
       }
       for (const [tool, args, expected] of cases) {
