@@ -3,8 +3,13 @@
 import type { Command } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../mcp/server.js';
-import { connectionOptions, resolveConnection, runCommand, type ConnectionOptions } from './client-options.js';
-import { parseNonNegativeNumber } from './client-options.js';
+import {
+  connectionOptions,
+  parseNonNegativeNumber,
+  resolveConnection,
+  runCommand,
+  type ConnectionOptions,
+} from './client-options.js';
 
 export function registerMcp(program: Command): void {
   connectionOptions(
