@@ -1,7 +1,8 @@
 // The layers of the service, and the directions an import may take between them. Read top to bottom:
 //
-//   cli        the commands (serve, import, export, token, user); the top: nothing imports it
-//   server     HTTP (Fastify): routes, replies, the admin web application's files
+//   cli        the commands (serve, import, export, token, user, mcp); the top: nothing imports it
+//   server     HTTP (Fastify): routes, replies, the admin web application's files, the MCP route
+//   mcp        the MCP server's tools: calls of the admin API through the SDK (src/client), never the store
 //   auth       who is calling: API tokens, admin sessions, passwords, sign-in limits
 //   budget     the write budget (and the limiters the sign-in limits count in)
 //   graphql    the schemas and their resolvers: arguments in, a service call, the result out
@@ -13,6 +14,7 @@
 // An import goes down, never up (a layer may skip layers below it, except where a rule says otherwise).
 // A type or helper two layers share lives in the lower one (or in domain/shared), never in the upper one.
 // src/client (the SDK) and src/admin-ui (the browser application) stand apart: they reach the service over HTTP.
+// src/mcp stands on the SDK: the CLI runs it over stdio, the server's /mcp route hands it a fetch into its own /graphql.
 // src/ids.ts (time-ordered ids) is a leaf that the store and the layers above it may use (GraphQL has no need of it).
 //
 // `npm run lint:layers` checks this (part of `npm test`); `npx depcruise src --config --output-type text` lists
@@ -46,7 +48,7 @@ module.exports = {
         'store shares with a layer above (a limiter factory, an entity) is declared in the store or the domain.',
       severity: 'error',
       from: { path: '^src/store/' },
-      to: { path: '^src/(services|auth|budget|graphql|server|cli|client|admin-ui)/' },
+      to: { path: '^src/(services|auth|budget|graphql|server|cli|client|admin-ui|mcp)/' },
     },
     {
       name: 'services-not-to-upper-layers',
@@ -56,7 +58,7 @@ module.exports = {
         "The API token's form (services/tokens.ts) is here because the token service issues tokens and auth checks them.",
       severity: 'error',
       from: { path: '^src/services/' },
-      to: { path: '^src/(auth|budget|graphql|server|cli|client|admin-ui)/' },
+      to: { path: '^src/(auth|budget|graphql|server|cli|client|admin-ui|mcp)/' },
     },
     {
       name: 'graphql-reaches-data-through-services',
@@ -65,7 +67,7 @@ module.exports = {
         '(entities it returns are domain types), nor know about auth, the budget or HTTP.',
       severity: 'error',
       from: { path: '^src/graphql/' },
-      to: { path: '^src/(store|auth|budget|server|cli|client|admin-ui)/|^src/ids\\.ts$' },
+      to: { path: '^src/(store|auth|budget|server|cli|client|admin-ui|mcp)/|^src/ids\\.ts$' },
     },
     {
       name: 'budget-not-to-upper-layers',
@@ -74,14 +76,14 @@ module.exports = {
         "the store's shared limiters, nothing above.",
       severity: 'error',
       from: { path: '^src/budget/' },
-      to: { path: '^src/(auth|services|graphql|server|cli|client|admin-ui)/' },
+      to: { path: '^src/(auth|services|graphql|server|cli|client|admin-ui|mcp)/' },
     },
     {
       name: 'auth-not-to-upper-layers',
       comment: 'Auth turns a credential into an Actor (a services type) from the store; the server calls it, never the reverse.',
       severity: 'error',
       from: { path: '^src/auth/' },
-      to: { path: '^src/(graphql|server|cli|client|admin-ui)/' },
+      to: { path: '^src/(graphql|server|cli|client|admin-ui|mcp)/' },
     },
     {
       name: 'server-not-to-cli',
@@ -89,6 +91,25 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/server/' },
       to: { path: '^src/(cli|client|admin-ui)/' },
+    },
+    {
+      name: 'mcp-through-the-client',
+      comment:
+        'The MCP tools are the same calls of the admin API the CLI makes (DESIGN.md): they use the SDK and ' +
+        'src/shared, never the store, the services or GraphQL, so the role, the validation and the write budget ' +
+        "are the API's wherever the MCP server runs (stdio, or the /mcp route).",
+      severity: 'error',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/', pathNot: '^src/(mcp|client|shared)/' },
+    },
+    {
+      name: 'mcp-route-only',
+      comment:
+        'Of the server, only the MCP route (mcp-route.ts) uses src/mcp: the rest of the server never reaches the ' +
+        'SDK, even through the MCP layer.',
+      severity: 'error',
+      from: { path: '^src/server/', pathNot: '^src/server/mcp-route\\.ts$' },
+      to: { path: '^src/mcp/' },
     },
     {
       name: 'client-talks-http',

@@ -4,6 +4,7 @@ import { UsageError } from './client-options.js';
 import { registerBootstrap } from './bootstrap.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
+import { registerMcp } from './mcp.js';
 import { registerModels } from './models.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
@@ -29,6 +30,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerImport(program);
   registerExport(program);
   registerModels(program);
+  registerMcp(program);
   registerTypes(program);
   try {
     await program.parseAsync(argv);

@@ -19,6 +19,7 @@ import { DEFAULTS, type ServerConfig } from './config.js';
 import { connectionOptions, type ConnectionLimits } from './connection-limits.js';
 import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
+import { registerMcpRoute } from './mcp-route.js';
 import { sendRefusal } from './reply.js';
 import { answerClientError, answerFrameworkError, answerNotFound } from './router-errors.js';
 import { registerSessionRoutes, type SignInOptions } from './session-routes.js';
@@ -140,6 +141,7 @@ export async function buildApp({
   const introspection = config.introspection ?? true;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes, clock });
   registerSessionRoutes(app, { store, ...signIn, clock });
+  registerMcpRoute(app, { store, clock });
   await registerDeliveryRoute(app, {
     store,
     services,

@@ -1,0 +1,96 @@
+// `POST /mcp`: the MCP server over Streamable HTTP (stateless: one server and transport per request), for agents
+// that run elsewhere. The caller is authenticated like /graphql before the body is read; each tool then calls this
+// same server's /graphql in process (app.inject) with the caller's own headers, so the role, the validation and the
+// write budget are exactly those of the admin API (docs/decisions.md, "MCP").
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate } from '../auth/authenticate.js';
+import { headerValue } from '../auth/sessions.js';
+import { systemClock, type Clock } from '../clock.js';
+import { ServiceError } from '../domain/errors.js';
+import { createMcpServer } from '../mcp/server.js';
+import type { Store } from '../store/store.js';
+import { sendRefusal } from './reply.js';
+
+export interface McpRouteOptions {
+  store: Store;
+  clock?: Clock;
+}
+
+/** The base URL the tools' client is given; requests to it never leave the process (see `injectFetch`). */
+const IN_PROCESS_BASE_URL = 'http://in-process';
+
+export function registerMcpRoute(app: FastifyInstance, { store, clock = systemClock }: McpRouteOptions): void {
+  const authenticateFirst = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await authenticate(store, request.headers.authorization, headerValue(request.headers['x-workspace-id']), clock());
+    } catch (error) {
+      if (error instanceof ServiceError) return sendRefusal(request, reply, error);
+      throw error;
+    }
+  };
+
+  app.post('/mcp', { onRequest: authenticateFirst }, async (request, reply) => {
+    const server = createMcpServer({
+      connection: {
+        baseUrl: IN_PROCESS_BASE_URL,
+        token: bearerToken(request.headers.authorization),
+        workspaceId: headerValue(request.headers['x-workspace-id'])!,
+        fetch: injectFetch(app),
+      },
+      log: (line) => request.log.warn(line),
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // The answer may be a stream (progress while a write waits for the budget): both are closed when it ends.
+    reply.raw.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+    return reply.send(response);
+  });
+
+  // Stateless: no stream to open with GET, no session to end with DELETE.
+  const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: use POST /mcp' }, id: null });
+  app.get('/mcp', notAllowed);
+  app.delete('/mcp', notAllowed);
+}
+
+function bearerToken(authorization: string | undefined): string {
+  return /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
+}
+
+/** The request as the SDK's web-standard transport reads it: method, URL and headers (the body is parsed already). */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, String(value));
+  }
+  return new Request(`http://${request.host}${request.url}`, { method: request.method, headers });
+}
+
+/** A `fetch` for the tools' client that sends each request through this application's router, without a socket. */
+function injectFetch(app: FastifyInstance): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const answer = await app.inject({
+      method: 'POST',
+      url: url.pathname,
+      headers: Object.fromEntries(new Headers(init?.headers).entries()),
+      payload: typeof init?.body === 'string' ? init.body : '',
+      ...(init?.signal ? { signal: init.signal } : {}),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+      else if (value !== undefined) headers.set(name, String(value));
+    }
+    return new Response(answer.payload, { status: answer.statusCode, headers });
+  };
+}
