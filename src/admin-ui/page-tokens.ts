@@ -48,7 +48,9 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
               h(
                 'tr',
                 null,
-                ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) => h('th', { scope: 'col' }, title)),
+                ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) =>
+                  h('th', { scope: 'col' }, title),
+                ),
                 h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
               ),
             ),

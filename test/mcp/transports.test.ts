@@ -97,7 +97,10 @@ describe('content-service mcp (stdio)', () => {
     });
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /Missing --url \(or CONTENT_SERVICE_URL\), --token \(or CONTENT_SERVICE_TOKEN\)/);
+    assert.match(
+      result.stderr,
+      /Missing --token \(or CONTENT_SERVICE_TOKEN\), --workspace-id \(or CONTENT_SERVICE_WORKSPACE_ID\)/,
+    );
   });
 });
 
