@@ -16,6 +16,7 @@ import {
   type ConnectionOptions,
 } from './client-options.js';
 import { formatOf, openInput, type InputRow, type InputSource } from './client-sources.js';
+import { alreadyStoredMessage, peek, ROWS_LOOKED_UP, storedAlready } from './already-imported.js';
 import { DryRunChecks } from './dry-run-checks.js';
 import { parsePositiveInt } from './options.js';
 import { readTypedModels } from './types.js';
@@ -30,6 +31,8 @@ interface ImportOptions extends ConnectionOptions {
   batchSize?: number;
   quiet?: boolean;
   progressInterval?: number;
+  checkExisting?: string;
+  allowExisting?: boolean;
 }
 
 /** Writes failed rows, with their line and message, as CSV (`_line,_error,…cells`) or JSON Lines. */
@@ -93,6 +96,11 @@ export function registerImport(program: Command): void {
       .option('--key <field>', 'load by this field (the SKU, or any field): create, update or leave alone, never duplicate')
       .option('--prune', 'with --key: delete records whose key is not in the file')
       .option('--dry-run', 'read and convert every row, report what would happen, write nothing')
+      .option(
+        '--check-existing <field>',
+        'before a plain import, stop when the first rows are already stored by this field (default: the SKU of a product model)',
+      )
+      .option('--allow-existing', 'import even when the first rows are already stored (a plain import only inserts)')
       .option('--errors <file>', 'write every failed row with its line and message (CSV, or JSON Lines for .jsonl)')
       .option('--format <format>', 'csv, jsonl or json (default: from the file name)')
       .option('--batch-size <n>', 'rows per import call, at most 1000 (default 1000)', parsePositiveInt)
@@ -165,18 +173,40 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
     };
   }
 
+  const skuField = model.product?.enabled ? model.product.skuField : null;
+  const convertRow = toData;
   if (options.dryRun) {
     const models = await readTypedModels(client);
-    const checks = new DryRunChecks(
-      models.find((candidate) => candidate.slug === model.slug)?.fields ?? model.fields,
-      model.product?.enabled ? model.product.skuField : null,
-    );
+    const checks = new DryRunChecks(models.find((candidate) => candidate.slug === model.slug)?.fields ?? model.fields, skuField);
     const convert = toData;
     toData = (row) => {
       const data = convert(row);
       checks.check(data, `line ${row.line}`);
       return data;
     };
+  }
+
+  let rows = source.rows;
+  const checkField = options.key || options.allowExisting ? undefined : (options.checkExisting ?? skuField ?? undefined);
+  if (checkField !== undefined) {
+    if (!model.fields.some((field) => field.key === checkField)) {
+      source.close();
+      throw new UsageError(`--check-existing ${checkField}: the model "${model.slug}" has no field "${checkField}"`);
+    }
+    const peeked = await peek(source.rows, ROWS_LOOKED_UP);
+    rows = peeked.all;
+    const firstRows = peeked.head.flatMap((row) => {
+      try {
+        return [convertRow(row)];
+      } catch {
+        return [];
+      }
+    });
+    const found = await storedAlready(client, model.id, checkField, firstRows);
+    if (found) {
+      source.close();
+      throw new Error(alreadyStoredMessage(found, file, checkField === skuField));
+    }
   }
 
   const errorsFile = options.errors ? new ErrorsFile(options.errors, source) : undefined;
@@ -208,13 +238,13 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   let summary;
   try {
     summary = options.key
-      ? await client.sync(model, source.rows, {
+      ? await client.sync(model, rows, {
           ...common,
           key: options.key,
           prune: options.prune ?? false,
           position: { name: 'line', of: (row) => row.line },
         })
-      : await client.importRows(model, source.rows, common);
+      : await client.importRows(model, rows, common);
   } finally {
     progress.stop();
     source.close();

@@ -210,6 +210,34 @@ describe('import', () => {
     assert.equal(await admin.total(model.id), 0);
   });
 
+  test('a plain import of a file already imported stops before writing and points to --key', async () => {
+    const model = await productModel();
+    const path = file('again.csv', ['sku,title', ...Array.from({ length: 5 }, (_, i) => `A-${i},Item ${i}`)].join('\n'));
+    const first = await cli(['import', path, '--model', model.slug]);
+    assert.equal(first.code, 0, first.stdout + first.stderr);
+    const again = await cli(['import', path, '--model', model.slug]);
+    assert.equal(again.code, 1, again.stdout + again.stderr);
+    assert.match(
+      again.stderr,
+      /5 of the first 5 rows of .*again\.csv are already stored \(sku "A-\d", "A-\d", "A-\d", …\): the file looks imported already.*run it again with --key sku; to insert the rows anyway, add --allow-existing\. Nothing was written\./,
+    );
+    const anyway = await cli(['import', path, '--model', model.slug, '--allow-existing']);
+    assert.equal(anyway.code, 1);
+    assert.match(anyway.stdout, /created 0, failed 5/);
+    assert.equal(await admin.total(model.id), 5);
+
+    const simple = await admin.createSimpleModel();
+    const notes = file('notes.csv', 'title,note\nOne,x\nTwo,y\n');
+    assert.equal((await cli(['import', notes, '--model', simple.slug])).code, 0);
+    const byTitle = await cli(['import', notes, '--model', simple.slug, '--check-existing', 'title']);
+    assert.equal(byTitle.code, 1);
+    assert.match(byTitle.stderr, /2 of the first 2 rows .* \(title "One", "Two"\): .*it would store them twice/);
+    assert.equal(await admin.total(simple.id), 2);
+    const unknownField = await cli(['import', notes, '--model', simple.slug, '--check-existing', 'nope']);
+    assert.equal(unknownField.code, 2);
+    assert.match(unknownField.stderr, /--check-existing nope: the model ".*" has no field "nope"/);
+  });
+
   test('--key: a key given twice names both CSV lines (the header is line 1)', async () => {
     const model = await productModel();
     const path = file('twice.csv', ['sku,title', 'K-1,First', 'K-2,Second', 'K-1,Again'].join('\n'));
