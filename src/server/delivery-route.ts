@@ -6,6 +6,7 @@ import type { Services } from '../graphql/context.js';
 import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/schema.js';
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
+import { authenticate } from '../auth/authenticate.js';
 import type { Store } from '../store/store.js';
 import { answerFingerprint, deliveryCacheControl, entityTag, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
 import { answerGraphQL, CacheableAnswer, graphQLContentType, readGetRequest } from './reply.js';
@@ -63,7 +64,11 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         const condition =
           request.method === 'POST' ? 'none' : evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag);
         if (condition === 'match') return new CacheableAnswer(null, headers);
-        const context: DeliveryContext = { workspace: versioned.workspace, services: options.services };
+        const context: DeliveryContext = {
+          workspace: versioned.workspace,
+          services: options.services,
+          callerIsMember: await isMemberToken(options.store, request, versioned.workspace.id),
+        };
         const body = await executeOperation(schema, prepared, context, onUnexpected);
         return new CacheableAnswer(body, headers, condition === 'any');
       },
@@ -90,4 +95,20 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
     },
     { prefix: '/public' },
   );
+}
+
+/**
+ * Whether the request carries a valid API token of this workspace (Authorization and x-workspace-id, as on the
+ * admin route). Only what a refusal says depends on it: the answers themselves are the same for everyone.
+ */
+async function isMemberToken(store: Store, request: FastifyRequest, workspaceId: string): Promise<boolean> {
+  const authorization = request.headers.authorization;
+  if (authorization === undefined) return false;
+  const workspaceHeader = request.headers['x-workspace-id'];
+  try {
+    const { actor } = await authenticate(store, authorization, typeof workspaceHeader === 'string' ? workspaceHeader : undefined);
+    return actor.workspaceId === workspaceId;
+  } catch {
+    return false;
+  }
 }

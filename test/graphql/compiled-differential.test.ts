@@ -323,7 +323,7 @@ test('differential, admin schema on SQLite: queries answer as graphql-js does', 
 
 test('differential, delivery schema on SQLite: queries answer as graphql-js does', async () => {
   const workspace = (await readStore.tenancy.findWorkspace(workspaceId))!;
-  const context: DeliveryContext = { workspace, services: readServices };
+  const context: DeliveryContext = { workspace, services: readServices, callerIsMember: false };
   const requests: Case[] = [
     {
       query: `{ public { model { definitions { slug name description displayField fields { key label type required relationTo relationType } }

@@ -359,7 +359,7 @@ describe('delivery caching: --delivery-max-age and DELIVERY_MAX_AGE', () => {
     }
   });
 
-  test('delivery caching: a bad --delivery-max-age or DELIVERY_MAX_AGE stops serve with exit status 1 and a message naming it', async () => {
+  test('delivery caching: a bad --delivery-max-age (exit 2, a usage mistake) or DELIVERY_MAX_AGE (exit 1) stops serve with a message naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cs-max-age-'));
     try {
       const database = `sqlite:${join(dir, 'bad.db')}`;
@@ -367,7 +367,7 @@ describe('delivery caching: --delivery-max-age and DELIVERY_MAX_AGE', () => {
         const result = await runCli(['serve', '--port', '0', '--database', database, '--delivery-max-age', value], {
           timeoutMs: 15_000,
         });
-        assert.equal(result.code, 1, `--delivery-max-age ${JSON.stringify(value)}: ${result.stdout}${result.stderr}`);
+        assert.equal(result.code, 2, `--delivery-max-age ${JSON.stringify(value)}: ${result.stdout}${result.stderr}`);
         assert.match(result.stderr, /--delivery-max-age/);
         assert.match(result.stderr, /must be a whole number of seconds from 0 to 31536000/);
       }

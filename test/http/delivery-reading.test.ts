@@ -306,6 +306,21 @@ describe('delivery reading: no record of a model that is not public', () => {
     assert.equal(await refusal(RECORDS, { slug: slugs.supplier }, 'NOT_FOUND'), 'modelSlug: model not found');
   });
 
+  test('delivery reading: a member of the workspace (its API token) is told the model is not public and how to publish it; others are not', async () => {
+    const asMember = await gql(deliveryUrl, owner.credentials, RECORDS, { slug: slugs.supplier });
+    const told = expectError(asMember, 'NOT_FOUND');
+    assert.match(told.message, new RegExp(`^modelSlug: the model "${slugs.supplier}" is not public: .*deliveryAccess: "public"`));
+    assert.ok(!asMember.text.includes('Secret supplier'), asMember.text);
+    const stranger = await gql(deliveryUrl, otherWorkspace.credentials, RECORDS, { slug: slugs.supplier });
+    assert.equal(expectError(stranger, 'NOT_FOUND').message, 'modelSlug: model not found');
+    const badToken = await gql(deliveryUrl, { token: 'cs_nope', workspaceId: owner.credentials.workspaceId! }, RECORDS, {
+      slug: slugs.supplier,
+    });
+    assert.equal(expectError(badToken, 'NOT_FOUND').message, 'modelSlug: model not found');
+    const unknown = await gql(deliveryUrl, owner.credentials, RECORDS, { slug: 'no-such-model' });
+    assert.equal(expectError(unknown, 'NOT_FOUND').message, 'modelSlug: model not found');
+  });
+
   test('delivery reading: populate into a model that is not public is refused, at the first hop, a later one, or in an object', async () => {
     for (const populate of [['supplier'], ['category.supplier'], ['category.parent.supplier'], ['brand', 'category.supplier']]) {
       const key = populate[populate.length - 1];

@@ -13,6 +13,11 @@ import { selectsItemData, selectsRecordData } from '../selection.js';
 export interface DeliveryContext {
   workspace: Workspace;
   services: Services;
+  /**
+   * The request carries an API token of a member of this workspace: it may learn that a model exists but is not
+   * public, and how to publish it. Anyone else gets the NOT_FOUND of an unknown model, which tells nothing.
+   */
+  callerIsMember: boolean;
 }
 
 const DELIVERY_SDL = /* GraphQL */ `
@@ -69,6 +74,17 @@ function modelNotFound(): ServiceError {
   return new ServiceError('NOT_FOUND', 'modelSlug: model not found', { field: 'modelSlug' });
 }
 
+/** What a member of the workspace is told about a model that exists but is not published (still NOT_FOUND). */
+function modelNotPublic(model: ModelDefinition): ServiceError {
+  return new ServiceError(
+    'NOT_FOUND',
+    `modelSlug: the model "${model.slug}" is not public: the delivery route serves a model's records only when its ` +
+      `deliveryAccess is "public" (model.update with deliveryAccess: "public", or Delivery access in the model's ` +
+      `settings in the admin application). Callers without a token of this workspace are told "model not found".`,
+    { field: 'modelSlug' },
+  );
+}
+
 function requireThisWorkspace(context: DeliveryContext, workspaceId: string | null | undefined): void {
   if (workspaceId !== undefined && workspaceId !== null && workspaceId !== context.workspace.id) throw modelNotFound();
 }
@@ -76,7 +92,8 @@ function requireThisWorkspace(context: DeliveryContext, workspaceId: string | nu
 async function publicModel(context: DeliveryContext, args: ModelArguments): Promise<ModelDefinition> {
   requireThisWorkspace(context, args.workspaceId);
   const model = await context.services.models.getBySlug(context.workspace.id, args.modelSlug);
-  if (!model || !isPublic(model)) throw modelNotFound();
+  if (!model) throw modelNotFound();
+  if (!isPublic(model)) throw context.callerIsMember ? modelNotPublic(model) : modelNotFound();
   return model;
 }
 
