@@ -56,6 +56,7 @@ function resolveConfig(options: ServeOptions): ServerConfig {
       allowPrivate: options.webhookAllowPrivate === true || envTrueFalse('WEBHOOK_ALLOW_PRIVATE') === true,
       timeoutMs: envInt('WEBHOOK_TIMEOUT_MS') ?? DEFAULTS.webhookTimeoutMs,
       retryDelaysSeconds: envRetryDelays() ?? DEFAULT_RETRY_DELAYS_SECONDS,
+      maxInFlightPerWebhook: envInt('WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK') ?? DEFAULTS.webhookMaxInFlightPerWebhook,
     },
   };
 }
@@ -227,6 +228,7 @@ export function registerServe(program: Command): void {
         allowPrivate: config.webhooks.allowPrivate,
         timeoutMs: config.webhooks.timeoutMs,
         retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
+        maxInFlightPerWebhook: config.webhooks.maxInFlightPerWebhook,
       });
       webhooks.start();
 

@@ -46,6 +46,8 @@ export interface WebhookConfig {
   timeoutMs: number;
   /** Seconds before each retry (env WEBHOOK_RETRY_DELAYS, comma-separated). */
   retryDelaysSeconds: readonly number[];
+  /** Attempts in flight at once to one webhook, started in event order (env WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK). */
+  maxInFlightPerWebhook: number;
 }
 
 export interface SignInConfig {
@@ -78,4 +80,5 @@ export const DEFAULTS = {
   maxConnections: 1024,
   signIn: { attemptsPerMinutePerAddress: 30, attemptsPerMinutePerEmail: 10, passwordHashConcurrency: 2, passwordHashQueue: 8 },
   webhookTimeoutMs: 10_000,
+  webhookMaxInFlightPerWebhook: 8,
 };

@@ -74,7 +74,7 @@ export class DeliveryWorker {
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    this.leaseMs = Math.ceil(this.maxInFlight / this.maxPerWebhook + 1) * options.timeoutMs + 30_000;
+    this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
   }
 
   start(): void {
