@@ -195,7 +195,11 @@ describe('events and bodies', () => {
       assert.equal(request.headers['content-type'], 'application/json');
       assert.ok(!Number.isNaN(Date.parse(request.json.timestamp)));
     }
-    const [modelCreated, created, patched, updated, importedEvent, deleted, modelUpdated] = all as [Received, ...Received[]];
+    const [modelCreated, created, patched, updated, importedEvent, deleted, modelUpdated] = all as [
+      Received,
+      Received,
+      ...Received[],
+    ];
     assert.equal(modelCreated.json.data.model.slug, model.slug);
     assert.equal(modelCreated.json.data.modelId, model.id);
     assert.deepEqual(created.json.data.record, {
