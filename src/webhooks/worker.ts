@@ -37,8 +37,9 @@ const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8;
 const DEFAULT_POLL_INTERVAL_MS = 500;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
-/** Retryable failures in a row after which a webhook's new attempts wait: a second more with each further failure. */
+/** Retryable failures in a row after which a webhook's new attempts wait: 1 s, then twice as long each time, at most 30 s. */
 const PAUSE_AFTER_FAILURES = 5;
+const FIRST_PAUSE_MS = 1000;
 const MAX_PAUSE_MS = 30_000;
 /** The delivery log keeps settled deliveries and their attempts this long. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -69,7 +70,7 @@ export class DeliveryWorker {
   private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[] }>();
   private held = 0;
   /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
-  private readonly failing = new Map<string, { failures: number; pausedUntil: number }>();
+  private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
   private readonly attempts = new Set<Promise<void>>();
 
   constructor(private readonly options: WorkerOptions) {
@@ -178,9 +179,14 @@ export class DeliveryWorker {
       return;
     }
     if (!retryable) return;
-    const failures = (failing?.failures ?? 0) + 1;
-    const pausedFor = failures < PAUSE_AFTER_FAILURES ? 0 : Math.min((failures - PAUSE_AFTER_FAILURES + 1) * 1000, MAX_PAUSE_MS);
-    this.failing.set(webhookId, { failures, pausedUntil: pausedFor === 0 ? 0 : now + pausedFor });
+    const state = failing ?? { failures: 0, pauses: 0, pausedUntil: 0 };
+    state.failures++;
+    // Attempts already in flight when a pause began do not lengthen it.
+    if (state.failures >= PAUSE_AFTER_FAILURES && now >= state.pausedUntil) {
+      state.pauses++;
+      state.pausedUntil = now + Math.min(FIRST_PAUSE_MS * 2 ** (state.pauses - 1), MAX_PAUSE_MS);
+    }
+    this.failing.set(webhookId, state);
   }
 
   private take(delivery: ClaimedDelivery): void {

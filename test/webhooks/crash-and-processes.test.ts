@@ -21,7 +21,7 @@ const postgres = await postgresTarget();
 const targets: (Target | { failure: string })[] = [sqliteTarget(), postgres];
 
 after(async () => {
-  for (const target of targets) if (!('failure' in target)) await target.cleanup();
+  for (const target of targets) if (!('failure' in target) && target.skip === undefined) await target.cleanup();
 });
 
 async function createWebhook(admin: Admin, url: string): Promise<string> {
@@ -135,5 +135,41 @@ describe('two server processes on one PostgreSQL, one receiver', { skip: postgre
     const repeated = [...perEvent].filter(([, count]) => count > 1);
     assert.deepEqual(repeated, [], 'every event answered 200 was delivered exactly once');
     assert.equal(perEvent.size, acknowledged.length);
+  });
+});
+
+describe('a receiver that is down, then back (SQLite)', () => {
+  test('failing attempts pause the webhook, and its backlog is delivered soon after it answers again', async (t) => {
+    const receiver = await WebhookReceiver.start();
+    let down = true;
+    receiver.responder = () => ({ status: down ? 503 : 200 });
+    // A minute before any retry: the backlog can only come early because the webhook answered again.
+    const server = await startServer({
+      extraArgs: SERVE_ARGS,
+      env: { ...WEBHOOK_ENV, WEBHOOK_RETRY_DELAYS: '60,60,60' },
+    });
+    t.after(async () => {
+      await server.dispose();
+      await receiver.close();
+    });
+    const admin = await bootstrapAdmin(server);
+    const model = await admin.createSimpleModel();
+    const secret = await createWebhook(admin, receiver.url);
+    const acknowledged: string[] = [];
+    for (let index = 0; index < 40; index++) acknowledged.push((await admin.createRecord(model.id, { title: `d${index}` })).id);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const attemptsWhileDown = receiver.received.length;
+    assert.ok(attemptsWhileDown < acknowledged.length, `the paused webhook got ${attemptsWhileDown} attempts for 40 events`);
+    down = false;
+    const started = Date.now();
+    acknowledged.push((await admin.createRecord(model.id, { title: 'after' })).id);
+    await waitFor(() => allDelivered(receiver, secret, acknowledged), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      message: () =>
+        `the backlog delivered once the receiver answers: ${deliveredIds(receiver, secret).size} of ${acknowledged.length}`,
+    });
+    const took = Date.now() - started;
+    assert.ok(took < 30_000, `the backlog came after ${took} ms, before the minute of its retries`);
   });
 });
