@@ -95,7 +95,7 @@ export function webhookForm(options: {
         allEvents,
         h('label', { for: allEvents.id }, 'All events, including ones added later'),
       ),
-      EVENT_TYPES.map(({ type, label }, index) =>
+      ...EVENT_TYPES.map(({ type, label }, index) =>
         h(
           'div',
           { class: 'form-row form-row-check' },
