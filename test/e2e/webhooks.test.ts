@@ -10,7 +10,8 @@ import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { dataOf, gql } from '../support/client.js';
 import { waitFor } from '../support/wait-for.js';
-import { chromiumMissing, signInThroughPage, startAdminSetup, unlabelledControls, type AdminSetup } from './support.js';
+import { setPassword } from '../support/session.js';
+import { chromiumMissing, PASSWORD, signInThroughPage, startAdminSetup, unlabelledControls, type AdminSetup } from './support.js';
 
 const missing = chromiumMissing();
 if (missing && process.env.CI === 'true') {
@@ -184,5 +185,19 @@ describe('admin web application: webhooks', { skip: missing }, () => {
       .waitFor();
     await page.getByText('No webhooks yet.').waitFor();
     assert.deepEqual((await api('{ webhook { list { id } } }')).webhook.list, []);
+  });
+
+  test('an editor has no Webhooks link, and the page says who manages webhooks', async () => {
+    await setup.server.bootstrap({ org: 'acme', workspace: 'main', email: 'editor@acme.test', role: 'editor' });
+    await setPassword(setup.server, 'editor@acme.test', PASSWORD);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Content Service' }).waitFor();
+    await signInThroughPage(page, setup.url, 'editor@acme.test');
+    assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).count(), 0);
+    await page.goto(`${setup.url}/admin#/settings/webhooks`);
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Only owners and admins of a workspace manage its webhooks; your role here is editor.' })
+      .waitFor();
   });
 });
