@@ -1,9 +1,10 @@
 // One delivery attempt: a POST to the webhook's URL, to an address the SSRF guard has just checked. The host is
 // resolved once, every address it resolves to is checked, and the connection goes to those addresses (the request's
 // `lookup` answers with them), so a DNS answer that changes between the check and the connect cannot steer the
-// request inside. The Host header and TLS SNI stay the URL's host name.
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// request inside. The Host header and TLS SNI stay the URL's host name. Connections are kept alive per origin and
+// set of checked addresses, so a pooled connection is always one made to an address checked for that origin.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { resolveWebhookTarget, WebhookUrlError, type ResolvedAddress } from './address-guard.js';
 
@@ -77,49 +78,60 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
   };
 }
 
-/** Reads and throws away up to RESPONSE_BYTES_READ of the body, then lets the connection go. */
-function discardBody(response: IncomingMessage): void {
+/** Keep-alive agents, one per URL origin and set of checked addresses: a pooled connection goes where it was checked. */
+const agents = new Map<string, HttpAgent>();
+/** Origins (with their addresses) whose idle connections are kept; the least recently used beyond it is closed. */
+const MAX_AGENTS = 256;
+/** An idle pooled connection is closed after this long. */
+const IDLE_MS = 15_000;
+
+function agentFor(url: URL, addresses: readonly ResolvedAddress[]): HttpAgent {
+  const key = `${url.protocol}//${url.host} ${addresses.map(({ address }) => address).join(',')}`;
+  let agent = agents.get(key);
+  if (agent) {
+    agents.delete(key); // moved to the end: the most recently used
+  } else {
+    const options = { keepAlive: true, timeout: IDLE_MS };
+    agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+  }
+  agents.set(key, agent);
+  if (agents.size > MAX_AGENTS) {
+    const [oldestKey, oldest] = agents.entries().next().value as [string, HttpAgent];
+    agents.delete(oldestKey);
+    oldest.destroy();
+  }
+  return agent;
+}
+
+/** Reads and throws away up to RESPONSE_BYTES_READ of the body; the connection goes back to the pool at its end. */
+function discardBody(response: IncomingMessage, done: () => void): void {
   let read = 0;
   response.on('data', (chunk: Buffer) => {
     read += chunk.length;
     if (read > RESPONSE_BYTES_READ) response.destroy();
   });
   response.on('error', () => {});
+  response.on('close', done);
 }
 
+type Outcome = Omit<SendOutcome, 'durationMs'>;
+
 /**
- * Makes one delivery attempt and says how it went; it never throws. The timeout covers the name lookup, the
- * connection and the response's head; redirects are not followed (a 3xx is an answer like any other non-2xx).
+ * One POST on a pooled or new connection to the checked addresses. A pooled connection the receiver closed just as
+ * it was reused fails with ECONNRESET or EPIPE before anything was answered: `stale` says so, to try a new one.
  */
-export async function sendWebhook(request: SendRequest): Promise<SendOutcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const timeoutText = `timeout after ${request.timeoutMs} ms`;
-  const deadline = AbortSignal.timeout(request.timeoutMs);
-
-  let addresses: ResolvedAddress[];
-  let url: URL;
-  try {
-    const target = await Promise.race([
-      resolveWebhookTarget(request.url, { allowPrivate: request.allowPrivate }),
-      new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new Error(timeoutText)), { once: true })),
-    ]);
-    addresses = target.addresses;
-    url = target.url;
-  } catch (error) {
-    const text =
-      error instanceof WebhookUrlError || (error instanceof Error && error.message === timeoutText)
-        ? error.message
-        : errorText(error);
-    return { statusCode: null, error: text, durationMs: elapsed(), retryAfterSeconds: null };
-  }
-
-  return new Promise<SendOutcome>((resolve) => {
+function post(
+  request: SendRequest,
+  url: URL,
+  addresses: readonly ResolvedAddress[],
+  timeoutMs: number,
+): Promise<Outcome & { stale: boolean }> {
+  return new Promise((resolve) => {
     let settled = false;
-    const finish = (outcome: Omit<SendOutcome, 'durationMs'>) => {
+    const finish = (outcome: Outcome, stale = false) => {
       if (settled) return;
       settled = true;
-      resolve({ ...outcome, durationMs: elapsed() });
+      resolve({ ...outcome, stale });
     };
     const options: RequestOptions = {
       method: 'POST',
@@ -130,18 +142,68 @@ export async function sendWebhook(request: SendRequest): Promise<SendOutcome> {
         'user-agent': USER_AGENT,
       },
       lookup: pinnedLookup(addresses),
-      agent: false,
-      signal: deadline,
+      agent: agentFor(url, addresses),
     };
+    const timeoutText = `timeout after ${request.timeoutMs} ms`;
+    let timedOut = false;
+    // Bounds the connection and the response's head, then the reading of the body (which is not waited for).
+    const timer = setTimeout(() => {
+      timedOut = true;
+      outgoing.destroy(new Error(timeoutText));
+    }, timeoutMs);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const outgoing = send(url, options, (response) => {
-      const retryAfter = response.headers['retry-after'];
-      finish({ statusCode: response.statusCode ?? null, error: null, retryAfterSeconds: parseRetryAfter(retryAfter) });
-      discardBody(response);
+      finish({
+        statusCode: response.statusCode ?? null,
+        error: null,
+        retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
+      });
+      discardBody(response, () => clearTimeout(timer));
     });
-    outgoing.on('error', (error) => {
-      finish({ statusCode: null, error: deadline.aborted ? timeoutText : errorText(error), retryAfterSeconds: null });
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      const stale = outgoing.reusedSocket && !timedOut && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      finish({ statusCode: null, error: timedOut ? timeoutText : errorText(error), retryAfterSeconds: null }, stale);
     });
     outgoing.end(request.body);
   });
+}
+
+/**
+ * Makes one delivery attempt and says how it went; it never throws. The timeout covers the name lookup, the
+ * connection and the response's head; redirects are not followed (a 3xx is an answer like any other non-2xx).
+ * Connections are kept alive and reused for the same origin and checked addresses.
+ */
+export async function sendWebhook(request: SendRequest): Promise<SendOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const timeoutText = `timeout after ${request.timeoutMs} ms`;
+
+  let addresses: ResolvedAddress[];
+  let url: URL;
+  let lookupTimer: NodeJS.Timeout | undefined;
+  try {
+    const target = await Promise.race([
+      resolveWebhookTarget(request.url, { allowPrivate: request.allowPrivate }),
+      new Promise<never>((_, reject) => {
+        lookupTimer = setTimeout(() => reject(new Error(timeoutText)), request.timeoutMs);
+      }),
+    ]);
+    addresses = target.addresses;
+    url = target.url;
+  } catch (error) {
+    const text =
+      error instanceof WebhookUrlError || (error instanceof Error && error.message === timeoutText)
+        ? error.message
+        : errorText(error);
+    return { statusCode: null, error: text, durationMs: elapsed(), retryAfterSeconds: null };
+  } finally {
+    clearTimeout(lookupTimer);
+  }
+
+  const remaining = () => Math.max(1, request.timeoutMs - (performance.now() - started));
+  let outcome = await post(request, url, addresses, remaining());
+  if (outcome.stale) outcome = await post(request, url, addresses, remaining());
+  const { stale: _stale, ...answer } = outcome;
+  return { ...answer, durationMs: elapsed() };
 }

@@ -195,3 +195,26 @@ test('a URL that is not http(s) fails the attempt with the reason, without throw
   assert.equal(outcome.statusCode, null);
   assert.equal(outcome.error, 'url: must be http:// or https://');
 });
+
+test('attempts to one receiver reuse a kept-alive connection', async () => {
+  const target = await receiver((_request, response) => response.writeHead(204).end());
+  for (let n = 0; n < 5; n++) assert.equal((await sendWebhook(delivery(target.url))).statusCode, 204);
+  assert.equal(target.received.length, 5);
+  assert.equal(target.connections, 1);
+});
+
+test('a kept-alive connection the receiver closed meanwhile does not fail the next attempt', async () => {
+  const target = await receiver((_request, response) => response.writeHead(204).end());
+  target.server.keepAliveTimeout = 30;
+  assert.equal((await sendWebhook(delivery(target.url))).statusCode, 204);
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const again = await sendWebhook(delivery(target.url));
+  assert.equal(again.statusCode, 204, String(again.error));
+  assert.equal(target.connections, 2);
+});
+
+test('a receiver that closes each connection after answering: every attempt still gets its answer', async () => {
+  const target = await receiver((_request, response) => response.writeHead(200, { connection: 'close' }).end());
+  for (let n = 0; n < 3; n++) assert.equal((await sendWebhook(delivery(target.url))).statusCode, 200);
+  assert.equal(target.connections, 3);
+});
