@@ -58,7 +58,7 @@ for (const target of targets) {
       if ('failure' in target) assert.fail(target.failure);
       const receiver = await WebhookReceiver.start();
       // Slow answers: the backlog grows while writes are acknowledged, and attempts are in flight at the kill.
-      receiver.responder = () => ({ status: 200, delayMs: 40 });
+      receiver.responder = () => ({ status: 200, delayMs: 200 });
       const databaseUrl = target.url('crash');
       let server: TestServer | null = await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: WEBHOOK_ENV });
       t.after(async () => {

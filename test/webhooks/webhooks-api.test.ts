@@ -41,7 +41,7 @@ async function deliveries(webhookId: string, args: Record<string, unknown> = {})
   return data.webhook.deliveries;
 }
 
-async function waitForRequests(target: WebhookReceiver, count: number, what: string, timeoutMs = 10_000): Promise<Received[]> {
+async function waitForRequests(target: WebhookReceiver, count: number, what: string, timeoutMs = 30_000): Promise<Received[]> {
   await waitFor(() => target.received.length >= count, {
     timeoutMs,
     message: () => `${what}: ${count} requests awaited, ${target.received.length} came`,
@@ -367,7 +367,7 @@ describe('delivery', () => {
     for (const request of requests) verify(request, secret);
     assert.equal(new Set(requests.map((request) => request.headers['webhook-id'])).size, 1);
     await waitFor(async () => (await deliveries(webhookId)).items[0].status === 'succeeded', {
-      timeoutMs: 5000,
+      timeoutMs: 20_000,
       message: 'the delivery recorded as succeeded',
     });
     const [delivery] = (await deliveries(webhookId)).items;
@@ -381,7 +381,7 @@ describe('delivery', () => {
     target.responder = () => ({ status: 200, delayMs: TIMEOUT_MS * 3 });
     const { webhookId } = await oneEvent(target);
     await waitFor(async () => (await deliveries(webhookId)).items[0].status === 'failed', {
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
       message: 'three timed-out attempts, then failed',
     });
     const [delivery] = (await deliveries(webhookId, { status: 'failed' })).items;
@@ -403,7 +403,7 @@ describe('delivery', () => {
     });
     await admin.createRecord(model.id, { title: 'nobody listens' });
     await waitFor(async () => (await deliveries(webhookId)).items[0]?.status === 'failed', {
-      timeoutMs: 10_000,
+      timeoutMs: 30_000,
       message: 'three refused attempts, then failed',
     });
     const [failed] = (await deliveries(webhookId)).items;
@@ -419,7 +419,7 @@ describe('delivery', () => {
     verify(request!, secret);
     assert.equal(request!.headers['webhook-id'], failed.eventId);
     await waitFor(async () => (await deliveries(webhookId, { status: 'succeeded' })).total === 1, {
-      timeoutMs: 5000,
+      timeoutMs: 20_000,
       message: 'the redelivery recorded as succeeded',
     });
     assert.equal((await deliveries(webhookId)).total, 2, 'the failed delivery is kept');
@@ -430,7 +430,7 @@ describe('delivery', () => {
     target.responder = () => ({ status: 400 });
     const { webhookId } = await oneEvent(target);
     await waitFor(async () => (await deliveries(webhookId)).items[0].status === 'failed', {
-      timeoutMs: 5000,
+      timeoutMs: 20_000,
       message: 'the delivery failed',
     });
     await new Promise((resolve) => setTimeout(resolve, 600));
