@@ -230,7 +230,7 @@ export function registerServe(program: Command): void {
         retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
         maxInFlightPerWebhook: config.webhooks.maxInFlightPerWebhook,
       });
-      webhooks.start();
+      await webhooks.start();
 
       let stopping = false;
       const stop = async (signal: string) => {

@@ -413,6 +413,11 @@ export interface WebhookStore {
   /** Stores the event (a ping) and its one pending delivery to the webhook; null when there is no such webhook. */
   addEventFor(webhookId: string, event: NewWebhookEvent): Promise<WebhookDelivery | null>;
   /**
+   * Called when a delivery worker starts: voids the claims of workers that are gone where that can be known (SQLite,
+   * served by one process); on PostgreSQL claims run out with their lease.
+   */
+  releaseClaims(): Promise<void>;
+  /**
    * Takes up to `limit` pending deliveries that are due and not held, by due time then `sequence` (first attempts are
    * due when their event is written, so they come in event order).
    */

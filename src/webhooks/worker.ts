@@ -84,8 +84,9 @@ export class DeliveryWorker {
     this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
   }
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.running) return;
+    await this.store.releaseClaims();
     this.running = true;
     this.store.onEventsWritten(this.wake);
     this.wake();

@@ -131,6 +131,9 @@ export class PostgresWebhookStore implements WebhookStore {
     private readonly outbox: PostgresOutbox,
   ) {}
 
+  /** Several processes may share the database: a claim is only released by its lease running out. */
+  async releaseClaims(): Promise<void> {}
+
   async list(workspaceId: string): Promise<StoredWebhook[]> {
     const { rows } = await this.pool.query<WebhookRow>(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE workspace_id = $1 ORDER BY created_at, id`,

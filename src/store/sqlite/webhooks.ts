@@ -131,9 +131,11 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(
     private readonly db: Database.Database,
     private readonly outbox: SqliteOutbox,
-  ) {
-    // One process uses a SQLite database: claims left by a process that died are void.
-    db.prepare("UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending'").run();
+  ) {}
+
+  /** One server process serves a SQLite database: when its worker starts, claims left by one that died are void. */
+  async releaseClaims(): Promise<void> {
+    this.db.prepare("UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending'").run();
   }
 
   async list(workspaceId: string): Promise<StoredWebhook[]> {
