@@ -6,7 +6,8 @@
 //   auth       who is calling: API tokens, admin sessions, passwords, sign-in limits
 //   budget     the write budget (and the limiters the sign-in limits count in)
 //   graphql    the schemas and their resolvers: arguments in, a service call, the result out
-//   services   what the API does (models, records, tokens, workspaces), on the store's interface
+//   services   what the API does (models, records, tokens, workspaces, webhooks), on the store's interface
+//   webhooks   signing, the SSRF guard, one delivery attempt, the delivery worker (started by serve)
 //   store      persistence: one interface (store.ts), sqlite/ and postgres/ behind it
 //   domain     the product's rules: field types, record data, merge patch, error codes; no I/O
 //   shared     pure helpers the service, the SDK and the admin web application all use; no I/O, no Node
@@ -68,6 +69,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/graphql/' },
       to: { path: '^src/(store|auth|budget|server|cli|client|admin-ui|mcp)/|^src/ids\\.ts$' },
+    },
+    {
+      name: 'webhooks-not-to-upper-layers',
+      comment:
+        'Webhooks (signing, the SSRF guard, sending, the delivery worker) work on the store and the domain; the ' +
+        'webhook service uses signing and the guard, and serve starts the worker. Nothing here reaches up.',
+      severity: 'error',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^src/(services|auth|budget|graphql|server|cli|client|admin-ui)/' },
     },
     {
       name: 'budget-not-to-upper-layers',

@@ -37,6 +37,7 @@ import { RecordReader } from '../dist/services/record-reader.js';
 import { RecordService } from '../dist/services/record-service.js';
 import { TokenService } from '../dist/services/token-service.js';
 import { WorkspaceService } from '../dist/services/workspace-service.js';
+import { WebhookService } from '../dist/services/webhook-service.js';
 import { openSqliteStore } from '../dist/store/sqlite/index.js';
 import { Args } from './lib/args.js';
 import { importBodies, productModelInput, productRows, skuPrefix } from './lib/catalog.js';
@@ -67,6 +68,7 @@ try {
     records,
     tokens: new TokenService(store),
     workspaces: new WorkspaceService(store, 5000),
+    webhooks: new WebhookService(store, { allowPrivate: false }),
   };
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema);

@@ -11,9 +11,11 @@ import { renderRecordForm } from './page-record-form.js';
 import { renderRecords } from './page-records.js';
 import { renderSignIn } from './page-sign-in.js';
 import { renderTokens } from './page-tokens.js';
+import { renderWebhookDetail } from './page-webhooks-detail.js';
+import { renderWebhooks } from './page-webhooks.js';
 import { renderWorkspace } from './page-workspace.js';
 import type { PageContext } from './page.js';
-import type { Session, SessionWorkspace } from './types.js';
+import { mayChangeWorkspaceSettings, type Session, type SessionWorkspace } from './types.js';
 import { alertBox, errorText, noticeBox, setAnnouncer } from './ui.js';
 
 const WORKSPACE_KEY = 'content-service.admin.workspace';
@@ -30,6 +32,8 @@ const routes: { pattern: RegExp; names: string[]; page: Page }[] = [
   route('/models/:modelId/import', renderImport),
   route('/settings/workspace', renderWorkspace),
   route('/settings/tokens', renderTokens),
+  route('/settings/webhooks', renderWebhooks),
+  route('/settings/webhooks/:webhookId', renderWebhookDetail),
 ];
 
 function route(path: string, page: Page): { pattern: RegExp; names: string[]; page: Page } {
@@ -125,6 +129,9 @@ function header(session: Session, path: string): HTMLElement {
       navLink('#/models', 'Models', path.startsWith('/models')),
       navLink('#/settings/workspace', 'Workspace', path === '/settings/workspace'),
       navLink('#/settings/tokens', 'API tokens', path === '/settings/tokens'),
+      mayChangeWorkspaceSettings(state.workspace?.role)
+        ? navLink('#/settings/webhooks', 'Webhooks', path.startsWith('/settings/webhooks'))
+        : null,
     ),
     h(
       'div',

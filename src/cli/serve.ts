@@ -7,6 +7,8 @@ import { buildApp } from '../server/app.js';
 import { DEFAULTS, type ServerConfig } from '../server/config.js';
 import { openStore, redactUrl } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
+import { DEFAULT_RETRY_DELAYS_SECONDS, parseRetryDelays } from '../webhooks/retry.js';
+import { DeliveryWorker } from '../webhooks/worker.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
 import { databaseUrl, envInt, parsePort, parsePositiveInt, parseSeconds } from './options.js';
 
@@ -19,6 +21,7 @@ interface ServeOptions {
   writeBudgetWindow?: number;
   redis?: string;
   init: boolean;
+  webhookAllowPrivate?: boolean;
 }
 
 function resolveConfig(options: ServeOptions): ServerConfig {
@@ -50,7 +53,31 @@ function resolveConfig(options: ServeOptions): ServerConfig {
       passwordHashConcurrency: envInt('PASSWORD_HASH_CONCURRENCY') ?? DEFAULTS.signIn.passwordHashConcurrency,
       passwordHashQueue: envNonNegativeInt('PASSWORD_HASH_QUEUE') ?? DEFAULTS.signIn.passwordHashQueue,
     },
+    webhooks: {
+      allowPrivate: options.webhookAllowPrivate === true || envTrueFalse('WEBHOOK_ALLOW_PRIVATE') === true,
+      timeoutMs: envInt('WEBHOOK_TIMEOUT_MS') ?? DEFAULTS.webhookTimeoutMs,
+      retryDelaysSeconds: envRetryDelays() ?? DEFAULT_RETRY_DELAYS_SECONDS,
+      maxInFlightPerWebhook: envInt('WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK') ?? DEFAULTS.webhookMaxInFlightPerWebhook,
+    },
   };
+}
+
+function envTrueFalse(name: string): boolean | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError(`${name}: must be "true" or "false", got "${value}"`);
+}
+
+function envRetryDelays(): number[] | undefined {
+  const value = process.env.WEBHOOK_RETRY_DELAYS;
+  if (value === undefined || value === '') return undefined;
+  try {
+    return parseRetryDelays(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
 }
 
 function parseWindowSeconds(value: string): number {
@@ -131,13 +158,16 @@ async function initialiseIfEmpty(store: Store): Promise<BootstrapResult | null> 
   return bootstrapWorkspace(store, { org: 'default', workspace: 'main', email: 'owner@example.com', role: 'owner' });
 }
 
-function printWelcome(baseUrl: string, first: BootstrapResult | null): void {
+function printWelcome(baseUrl: string, first: BootstrapResult | null, config: ServerConfig): void {
   const lines = [
     ``,
     `Content Service is running.`,
     `  Admin API (GraphQL, GraphiQL in a browser): ${baseUrl}/graphql`,
     `  Admin application (sign in in a browser):   ${baseUrl}/admin`,
   ];
+  if (config.webhooks.allowPrivate) {
+    lines.push(`  Webhooks may go to loopback and private addresses (--webhook-allow-private): for development only.`);
+  }
   if (first) {
     lines.push(
       `  Delivery API (public models, no token):     ${baseUrl}/public/${first.org}/${first.workspace}/graphql`,
@@ -191,6 +221,10 @@ export function registerServe(program: Command): void {
     )
     .option('--redis <url>', 'Redis for the shared write budget (env REDIS_URL)')
     .option('--no-init', 'do not create a first workspace on an empty database')
+    .option(
+      '--webhook-allow-private',
+      'let webhooks go to loopback and private addresses, for development and tests (env WEBHOOK_ALLOW_PRIVATE=true)',
+    )
     .action(async (options: ServeOptions) => {
       const config = resolveConfig(options);
       const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
@@ -199,7 +233,14 @@ export function registerServe(program: Command): void {
       const redis = redisUrl ? await connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;
       const budget = new WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
-      const app = await buildApp({ store, config, logger, budget, signIn: { ...config.signIn, limiters } });
+      const app = await buildApp({
+        store,
+        config,
+        logger,
+        budget,
+        signIn: { ...config.signIn, limiters },
+        webhookAllowPrivate: config.webhooks.allowPrivate,
+      });
       await listenOrExplain(app, config.port, config.host);
       // After listening: a start that cannot listen must not create the first token without showing it.
       const first = options.init ? await initialiseIfEmpty(store) : null;
@@ -207,7 +248,18 @@ export function registerServe(program: Command): void {
       const port = typeof address === 'object' && address ? address.port : config.port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       logger.info({ port, database: redactUrl(config.databaseUrl) }, 'listening');
-      printWelcome(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, first);
+      if (config.webhooks.allowPrivate)
+        logger.warn('webhooks may go to loopback and private addresses (--webhook-allow-private)');
+      printWelcome(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, first, config);
+      const webhooks = new DeliveryWorker({
+        store: store.webhooks,
+        logger,
+        allowPrivate: config.webhooks.allowPrivate,
+        timeoutMs: config.webhooks.timeoutMs,
+        retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
+        maxInFlightPerWebhook: config.webhooks.maxInFlightPerWebhook,
+      });
+      await webhooks.start();
 
       let stopping = false;
       const stop = async (signal: string) => {
@@ -215,6 +267,7 @@ export function registerServe(program: Command): void {
         stopping = true;
         logger.info({ signal }, 'shutting down: draining in-flight requests');
         await app.close();
+        await webhooks.stop();
         await redis?.close();
         await store.close();
         process.exit(0);

@@ -2,14 +2,15 @@ export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
- * What a request needs: reading, writing records, changing models, listing, creating and revoking API tokens, or
- * changing the workspace's settings.
+ * What a request needs: reading, writing records, changing models, listing, creating and revoking API tokens,
+ * changing the workspace's settings, or reading and changing its webhooks.
  */
-export type Permission = 'read' | 'write records' | 'change models' | 'manage tokens' | 'change workspace settings';
+export type Permission =
+  'read' | 'write records' | 'change models' | 'manage tokens' | 'change workspace settings' | 'manage webhooks';
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings'],
-  admin: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings'],
+  owner: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings', 'manage webhooks'],
+  admin: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings', 'manage webhooks'],
   editor: ['read', 'write records'],
   viewer: ['read'],
 };

@@ -4,6 +4,7 @@ import type { RecordReader } from '../services/record-reader.js';
 import type { RecordService } from '../services/record-service.js';
 import type { TokenService } from '../services/token-service.js';
 import type { WorkspaceService } from '../services/workspace-service.js';
+import type { WebhookService } from '../services/webhook-service.js';
 
 export interface Services {
   models: ModelService;
@@ -12,6 +13,7 @@ export interface Services {
   reader: RecordReader;
   tokens: TokenService;
   workspaces: WorkspaceService;
+  webhooks: WebhookService;
 }
 
 export interface AdminContext {

@@ -12,6 +12,7 @@ import { RecordReader } from '../services/record-reader.js';
 import { RecordService } from '../services/record-service.js';
 import { TokenService } from '../services/token-service.js';
 import { WorkspaceService } from '../services/workspace-service.js';
+import { WebhookService } from '../services/webhook-service.js';
 import type { Store } from '../store/store.js';
 import { registerAdminApp } from './admin-app.js';
 import { registerAdminRoute } from './admin-route.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   signIn?: Partial<SignInOptions>;
   /** The time that decides token and session expiry (tests set it; default the system clock). */
   clock?: Clock;
+  /** Webhooks to loopback and private addresses are allowed (--webhook-allow-private; default refused). */
+  webhookAllowPrivate?: boolean;
 }
 
 /** The HTTP application: routes, request ids, one log line per request, errors mapped to the contract. */
@@ -50,6 +53,7 @@ export async function buildApp({
   budget,
   signIn,
   clock = systemClock,
+  webhookAllowPrivate = false,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger,
@@ -80,6 +84,7 @@ export async function buildApp({
     reader: new RecordReader(store, records, maxResponseBytes),
     tokens: new TokenService(store, clock),
     workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
+    webhooks: new WebhookService(store, { allowPrivate: webhookAllowPrivate }),
   };
 
   // The per-request hooks take callbacks rather than being async: each request runs every one of them.

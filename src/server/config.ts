@@ -36,6 +36,18 @@ export interface ServerConfig {
   maxConnections: number;
   /** Sign-in limits and the bound on password hashes at once (env SIGN_IN_ATTEMPTS_PER_MINUTE_PER_*, PASSWORD_HASH_*). */
   signIn: SignInConfig;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** Webhooks may go to loopback and private addresses: development and tests only (--webhook-allow-private). */
+  allowPrivate: boolean;
+  /** One delivery attempt's time limit (env WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Seconds before each retry (env WEBHOOK_RETRY_DELAYS, comma-separated). */
+  retryDelaysSeconds: readonly number[];
+  /** Attempts in flight at once to one webhook, started in event order (env WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK). */
+  maxInFlightPerWebhook: number;
 }
 
 export interface SignInConfig {
@@ -67,4 +79,6 @@ export const DEFAULTS = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1024,
   signIn: { attemptsPerMinutePerAddress: 30, attemptsPerMinutePerEmail: 10, passwordHashConcurrency: 2, passwordHashQueue: 8 },
+  webhookTimeoutMs: 10_000,
+  webhookMaxInFlightPerWebhook: 8,
 };

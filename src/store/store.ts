@@ -6,12 +6,15 @@ import type { ListWindow, RecordQuery } from '../domain/listing.js';
 import type { Role } from '../domain/roles.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ApiTokenInfo, Workspace } from '../domain/workspace.js';
+import type { NewWebhookEvent, WebhookEvent } from '../domain/webhook-events.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
   readonly tenancy: TenancyStore;
   readonly models: ModelStore;
   readonly records: RecordStore;
+  /** Webhooks, their delivery log, and the deliveries the worker sends (the events are written by the record and model writes). */
+  readonly webhooks: WebhookStore;
   /**
    * Limiters kept in the database, so that every server process on it shares one write budget;
    * null when the database serves a single process and the budget can be counted in memory.
@@ -297,3 +300,142 @@ export interface PageReading {
 }
 
 export const FULL_PAGE: PageReading = { data: true, maxDataBytes: null };
+
+export interface StoredWebhook {
+  id: string;
+  workspaceId: string;
+  url: string;
+  events: string[];
+  /** null: every model. */
+  modelIds: string[] | null;
+  description: string | null;
+  active: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewWebhook {
+  id: string;
+  workspaceId: string;
+  url: string;
+  events: string[];
+  modelIds: string[] | null;
+  description: string | null;
+  active: boolean;
+  secret: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/** The settings to change; those left out keep their values. */
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  modelIds?: string[] | null;
+  description?: string | null;
+  active?: boolean;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeliveryPage {
+  limit: number;
+  offset: number;
+  status: DeliveryStatus | null;
+}
+
+/** A webhook's signing secrets: the current one, and the one it replaced while that is still valid (rotation). */
+export interface SigningSecrets {
+  secret: string;
+  previousSecret: string | null;
+  /** Epoch milliseconds. */
+  previousSecretUntil: number | null;
+}
+
+/** A delivery the worker holds until `leaseUntil`: no other worker takes it before then. */
+export interface ClaimedDelivery extends SigningSecrets {
+  id: string;
+  webhookId: string;
+  url: string;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** The claim's token: recordAttempt needs it. */
+  claimToken: string;
+  event: WebhookEvent;
+}
+
+export interface DeliveryClaim {
+  /** Names this claim: only its holder records the attempt. */
+  token: string;
+  now: number;
+  leaseUntil: number;
+  limit: number;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  claimToken: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** Epoch milliseconds. */
+  at: number;
+  status: DeliveryStatus;
+  /** When `status` is pending: the time of the next attempt. */
+  nextAttemptAt: number | null;
+}
+
+export interface WebhookStore {
+  /** Oldest first. */
+  list(workspaceId: string): Promise<StoredWebhook[]>;
+  get(workspaceId: string, id: string): Promise<StoredWebhook | null>;
+  create(webhook: NewWebhook): Promise<StoredWebhook>;
+  update(workspaceId: string, id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | null>;
+  /** Deletes the webhook with its deliveries and their attempts. */
+  delete(workspaceId: string, id: string): Promise<boolean>;
+  /** The new secret signs from now on; the old one too until `previousUntil`. False: no such webhook. */
+  rotateSecret(workspaceId: string, id: string, secret: string, previousUntil: number, now: number): Promise<boolean>;
+  /** The webhook's deliveries, newest first, with how many there are in all (of that status, when given). */
+  deliveries(workspaceId: string, webhookId: string, page: DeliveryPage): Promise<{ total: number; items: WebhookDelivery[] }>;
+  /** A new pending delivery of the same event to the same webhook; null when the delivery is not of this workspace. */
+  redeliver(workspaceId: string, deliveryId: string, now: number): Promise<WebhookDelivery | null>;
+  /** Stores the event (a ping) and its one pending delivery to the webhook; null when there is no such webhook. */
+  addEventFor(webhookId: string, event: NewWebhookEvent): Promise<WebhookDelivery | null>;
+  /**
+   * Called when a delivery worker starts: voids the claims of workers that are gone where that can be known (SQLite,
+   * served by one process); on PostgreSQL claims run out with their lease.
+   */
+  releaseClaims(): Promise<void>;
+  /**
+   * Takes up to `limit` pending deliveries that are due and not held, by due time then `sequence` (first attempts are
+   * due when their event is written, so they come in event order).
+   */
+  claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
+  /** Gives claimed deliveries back unattempted, due again at `until` (their webhook is failing: the worker waits). */
+  defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void>;
+  /** Makes the webhook's pending deliveries that wait for a retry due now (it answers again). */
+  expedite(webhookId: string, now: number): Promise<void>;
+  /** Logs the attempt and moves the delivery on; false (nothing written) when the claim is no longer held. */
+  recordAttempt(attempt: AttemptRecord): Promise<boolean>;
+  /** When the next pending delivery that is not due at `now` becomes due (epoch milliseconds); null when none. */
+  nextDueAfter(now: number): Promise<number | null>;
+  /** Removes settled deliveries, attempts and events older than `before`; returns how many deliveries went. */
+  prune(before: number): Promise<number>;
+  /** Calls `listener` after each commit of this process that wrote events (the worker wakes up). */
+  onEventsWritten(listener: () => void): void;
+}

@@ -1,6 +1,8 @@
 // `npm run screenshots`: the main pages of the admin application, as PNGs in docs/screenshots/ (shown in the
 // README tour). Same setup as the end-to-end test: a real server on a temporary database, the system Chromium.
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { dataOf, gql } from '../support/client.js';
@@ -132,8 +134,22 @@ async function main(): Promise<void> {
   if (missing) throw new Error(missing);
   mkdirSync(OUT, { recursive: true });
   // The server's own default write budget, as a fresh `npm start` shows it.
-  const setup = await startAdminSetup({ viewport: { width: 1280, height: 800 }, server: { omit: ['--write-budget'] } });
+  // Webhooks may go to the receiver below, on 127.0.0.1.
+  const setup = await startAdminSetup({
+    viewport: { width: 1280, height: 800 },
+    server: { omit: ['--write-budget'], env: { LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' } },
+  });
   const page = setup.page;
+  // A webhook receiver that takes every event but record.deleted (answered 503: retried later), for the delivery log.
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const type = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string }).type;
+      response.writeHead(type === 'record.deleted' ? 503 : 204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   try {
     const { productId } = await seed(setup);
 
@@ -196,8 +212,36 @@ async function main(): Promise<void> {
     await page.getByRole('heading', { name: 'Token nightly import created' }).waitFor();
     await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
     await shot(page, 'tokens');
+
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/content-changed`;
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await page.getByLabel('Endpoint URL').fill(hookUrl);
+    await page.getByLabel('Record created').check();
+    await page.getByLabel('Record updated').check();
+    await page.getByLabel('Record deleted').check();
+    await page.getByLabel('Description (optional)').fill('Storefront rebuild');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    await page.getByRole('heading', { name: `Webhook to ${hookUrl} created` }).waitFor();
+    await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
+    await shot(page, 'webhooks', { fullPage: true });
+
+    const list = await api(setup, 'query ($id: ID!) { record { list(modelId: $id, limit: 3) { items { id } } } }', {
+      id: productId,
+    });
+    const [first, second] = list.record.list.items as { id: string }[];
+    await api(setup, 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }', {
+      input: { id: first!.id, data: { price: 24.99 } },
+    });
+    await api(setup, 'mutation ($id: ID!) { record { delete(id: $id) { deleted } } }', { id: second!.id });
+    await page.getByRole('link', { name: hookUrl }).click();
+    await page.getByRole('button', { name: 'Send ping' }).click();
+    await page.locator('table.deliveries tbody tr').filter({ hasText: 'webhook.ping' }).getByText('Succeeded').waitFor();
+    await page.locator('table.deliveries tbody tr').filter({ hasText: 'record.deleted' }).getByText('503').waitFor();
+    await shot(page, 'webhook-deliveries', { fullPage: true });
   } finally {
     await setup.close();
+    receiver.closeAllConnections();
+    receiver.close();
   }
 }
 

@@ -37,6 +37,7 @@ import { RecordReader } from '../../src/services/record-reader.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { TokenService } from '../../src/services/token-service.js';
 import { WorkspaceService } from '../../src/services/workspace-service.js';
+import { WebhookService } from '../../src/services/webhook-service.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -129,6 +130,7 @@ function servicesOf(store: Store): Services {
     reader: new RecordReader(store, records),
     tokens: new TokenService(store),
     workspaces: new WorkspaceService(store, 600),
+    webhooks: new WebhookService(store, { allowPrivate: false }),
   };
 }
 

@@ -31,6 +31,8 @@ export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOper
   const namespaces = fieldsOf(prepared.operation.selectionSet, fragments);
   // Tokens, read or written, are for owners and admins only; token mutations cost nothing (cost = record writes).
   if (namespaces.some((namespace) => namespace.name.value === 'token')) plan.permissions.add('manage tokens');
+  // So are webhooks (they carry secrets and send the workspace's content away); their mutations cost nothing either.
+  if (namespaces.some((namespace) => namespace.name.value === 'webhook')) plan.permissions.add('manage webhooks');
   if (prepared.operation.operation !== OperationTypeNode.MUTATION) return plan;
   const recordMutations = schema.getType('RecordMutations') as GraphQLObjectType;
   for (const namespace of namespaces) {

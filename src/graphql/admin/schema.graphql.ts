@@ -46,6 +46,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     workspace: WorkspaceQueries!
     "API tokens of the calling workspace; owner and admin only (beyond the spec)."
     token: TokenQueries!
+    "Webhooks of the calling workspace and their delivery log; owner and admin only."
+    webhook: WebhookQueries!
   }
 
   type Mutation {
@@ -55,6 +57,90 @@ export const ADMIN_SDL = /* GraphQL */ `
     workspace: WorkspaceMutations!
     "Create and revoke API tokens; owner and admin only; not counted against the write budget (beyond the spec)."
     token: TokenMutations!
+    "Create, change, rotate, redeliver and ping webhooks; owner and admin only; not counted against the write budget."
+    webhook: WebhookMutations!
+  }
+
+  type WebhookQueries {
+    "Every webhook of the workspace, oldest first."
+    list: [Webhook!]!
+    get(id: ID!): Webhook
+    "The webhook's deliveries, newest first (limit 1-100, default 20; status pending, succeeded or failed)."
+    deliveries(webhookId: ID!, limit: Int, offset: Int, status: String): WebhookDeliveryList!
+  }
+
+  type WebhookMutations {
+    "The secret is in this answer only."
+    create(input: CreateWebhookInput!): CreatedWebhook!
+    "Changes the settings given; the others keep their values."
+    update(input: UpdateWebhookInput!): Webhook
+    "Deletes the webhook with its delivery log."
+    delete(id: ID!): DeletionResult!
+    "A new secret (in this answer only); the previous one keeps signing too for 24 hours."
+    rotateSecret(id: ID!): CreatedWebhook!
+    "Sends that delivery's event again, as a new attempt series."
+    redeliver(deliveryId: ID!): WebhookDelivery!
+    "Sends a webhook.ping event to the webhook."
+    ping(id: ID!): WebhookDelivery!
+  }
+
+  input CreateWebhookInput {
+    "https:// or http:// to a public address."
+    url: String!
+    "Event types (record.created, record.updated, record.deleted, records.imported, model.created, model.updated, model.deleted), or * for all."
+    events: [String!]!
+    "Only record events of these models (null: every model)."
+    modelIds: [ID!]
+    description: String
+    "Default true; false: no deliveries are made for new events."
+    active: Boolean
+  }
+
+  input UpdateWebhookInput {
+    id: ID!
+    url: String
+    events: [String!]
+    modelIds: [ID!]
+    description: String
+    active: Boolean
+  }
+
+  type Webhook {
+    id: ID!
+    url: String!
+    events: [String!]!
+    modelIds: [ID!]
+    description: String
+    active: Boolean!
+    createdAt: DateTime!
+    updatedAt: DateTime!
+  }
+
+  type CreatedWebhook {
+    webhook: Webhook!
+    "whsec_ + base64 of 32 random bytes: verify deliveries with it (Standard Webhooks). Shown only in this answer."
+    secret: String!
+  }
+
+  type WebhookDelivery {
+    id: ID!
+    "The webhook-id header: the same on every attempt and redelivery."
+    eventId: ID!
+    eventType: String!
+    "pending, succeeded or failed"
+    status: String!
+    attempts: Int!
+    lastStatusCode: Int
+    lastError: String
+    nextAttemptAt: DateTime
+    createdAt: DateTime!
+    updatedAt: DateTime!
+  }
+
+  type WebhookDeliveryList {
+    total: Int!
+    hasMore: Boolean!
+    items: [WebhookDelivery!]!
   }
 
   type WorkspaceQueries {

@@ -5,6 +5,7 @@ import type { UpdateWorkspaceInput } from '../../services/workspace-service.js';
 import type { ModelDefinitionInput } from '../../domain/model-definition.js';
 import type { UpdateModelInput } from '../../services/model-service.js';
 import type { CreateApiTokenInput } from '../../services/token-service.js';
+import type { CreateWebhookInput, DeliveryListArguments, UpdateWebhookInput } from '../../services/webhook-service.js';
 import type { ApiTokenInfo } from '../../domain/workspace.js';
 import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
@@ -73,6 +74,21 @@ const tokenMutations: Resolvers = {
   revoke: (_, { id }: { id: string }, { actor, services }) => services.tokens.revoke(actor, id),
 };
 
+const webhookQueries: Resolvers = {
+  list: (_, __, { actor, services }) => services.webhooks.list(actor.workspaceId),
+  get: (_, { id }: { id: string }, { actor, services }) => services.webhooks.get(actor.workspaceId, id),
+  deliveries: (_, args: DeliveryListArguments, { actor, services }) => services.webhooks.deliveries(actor.workspaceId, args),
+};
+
+const webhookMutations: Resolvers = {
+  create: (_, { input }: Input<CreateWebhookInput>, { actor, services }) => services.webhooks.create(actor, input),
+  update: (_, { input }: Input<UpdateWebhookInput>, { actor, services }) => services.webhooks.update(actor, input),
+  delete: (_, { id }: { id: string }, { actor, services }) => services.webhooks.delete(actor, id),
+  rotateSecret: (_, { id }: { id: string }, { actor, services }) => services.webhooks.rotateSecret(actor, id),
+  redeliver: (_, { deliveryId }: { deliveryId: string }, { actor, services }) => services.webhooks.redeliver(actor, deliveryId),
+  ping: (_, { id }: { id: string }, { actor, services }) => services.webhooks.ping(actor, id),
+};
+
 const apiToken: Resolvers = {
   // A user who is no longer a member: the token is refused whatever its role was.
   role: (token: ApiTokenInfo) => token.role ?? 'none',
@@ -80,8 +96,10 @@ const apiToken: Resolvers = {
 
 export function buildAdminSchema(): GraphQLSchema {
   return buildExecutableSchema<AdminContext>(ADMIN_SDL, {
-    Query: { model: namespace, record: namespace, workspace: namespace, token: namespace },
-    Mutation: { model: namespace, record: namespace, token: namespace, workspace: namespace },
+    Query: { model: namespace, record: namespace, workspace: namespace, token: namespace, webhook: namespace },
+    Mutation: { model: namespace, record: namespace, token: namespace, workspace: namespace, webhook: namespace },
+    WebhookQueries: webhookQueries,
+    WebhookMutations: webhookMutations,
     WorkspaceQueries: workspaceQueries,
     WorkspaceMutations: workspaceMutations,
     TokenQueries: tokenQueries,

@@ -6,6 +6,7 @@ import { PostgresRecordStore } from './records.js';
 import { PostgresTenancyStore } from './tenancy.js';
 import { quoteIdentifier } from './sql.js';
 import { postgresLimiters } from './limiters.js';
+import { PostgresOutbox, PostgresWebhookStore } from './webhooks.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -60,10 +61,12 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
     throw new Error(`PostgreSQL at ${describeServer(options.connectionString)}: ${(error as Error).message}`, { cause: error });
   }
   let closed: Promise<void> | null = null;
+  const outbox = new PostgresOutbox();
   return {
     tenancy: new PostgresTenancyStore(pool),
-    models: new PostgresModelStore(pool),
-    records: new PostgresRecordStore(pool),
+    models: new PostgresModelStore(pool, outbox),
+    records: new PostgresRecordStore(pool, outbox),
+    webhooks: new PostgresWebhookStore(pool, outbox),
     sharedLimiters: postgresLimiters(pool),
     async ping() {
       await pool.query('SELECT 1');

@@ -130,6 +130,63 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE api_tokens ADD COLUMN last_used_at bigint;
   `,
+  // Webhooks: as in the SQLite migration. `sequence` is an identity (one sequence for all workspaces, so it
+  // increases within each without a counter row that every write of the workspace would wait on).
+  `
+  CREATE TABLE webhooks (
+    id text COLLATE "C" PRIMARY KEY,
+    workspace_id text COLLATE "C" NOT NULL REFERENCES workspaces(id),
+    url text NOT NULL,
+    events jsonb NOT NULL,
+    model_ids jsonb,
+    description text,
+    active boolean NOT NULL,
+    secret text NOT NULL,
+    previous_secret text,
+    previous_secret_until bigint,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE INDEX webhooks_workspace ON webhooks (workspace_id, created_at);
+  CREATE TABLE webhook_events (
+    sequence bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    workspace_id text COLLATE "C" NOT NULL,
+    type text NOT NULL,
+    model_id text COLLATE "C",
+    model_slug text,
+    payload text NOT NULL,
+    created_at bigint NOT NULL
+  );
+  CREATE INDEX webhook_events_created ON webhook_events (created_at);
+  CREATE TABLE webhook_deliveries (
+    id text COLLATE "C" PRIMARY KEY,
+    webhook_id text COLLATE "C" NOT NULL,
+    event_id text COLLATE "C" NOT NULL,
+    event_sequence bigint NOT NULL,
+    status text NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    last_status_code integer,
+    last_error text,
+    next_attempt_at bigint,
+    locked_until bigint,
+    claim_token text,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, event_sequence) WHERE status = 'pending';
+  CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at, id);
+  CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+  CREATE TABLE webhook_attempts (
+    delivery_id text COLLATE "C" NOT NULL,
+    attempt integer NOT NULL,
+    status_code integer,
+    error text,
+    duration_ms integer NOT NULL,
+    created_at bigint NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

@@ -6,9 +6,28 @@ import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
 import { syncFieldIndexes } from './field-indexes.js';
+import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
+import type { PostgresOutbox } from './webhooks.js';
 
 export class PostgresModelStore implements ModelStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** Model writes add their webhook events here, in their own transaction. */
+    private readonly outbox: PostgresOutbox,
+  ) {}
+
+  /** In the write's transaction: the event of the model as it is now; true when one was stored. */
+  private async addEvent(client: PoolClient, type: WebhookEventType, model: ModelDefinition, at: number): Promise<boolean> {
+    const event = {
+      workspaceId: model.workspaceId,
+      type,
+      modelId: model.id,
+      modelSlug: model.slug,
+      at,
+      payload: () => modelPayload(model),
+    };
+    return this.outbox.add(client, event, await this.outbox.subscriptions(client, model.workspaceId));
+  }
 
   async list(workspaceId: string): Promise<ModelDefinition[]> {
     const { rows } = await this.pool.query<ModelRow>('SELECT * FROM models WHERE workspace_id = $1 ORDER BY created_at, id', [
@@ -31,8 +50,9 @@ export class PostgresModelStore implements ModelStore {
 
   async create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition> {
     const now = Date.now();
+    let wrote = false;
     try {
-      return await inTransaction(this.pool, async (client) => {
+      const created = await inTransaction(this.pool, async (client) => {
         const { rows } = await client.query<ModelRow>(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
              delivery_access, icon, color, record_count, created_at, updated_at, content_version)
@@ -40,8 +60,12 @@ export class PostgresModelStore implements ModelStore {
           [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
         );
         await syncFieldIndexes(client, id, shape);
-        return toModel(rows[0]!);
+        const model = toModel(rows[0]!);
+        wrote = await this.addEvent(client, 'model.created', model, now);
+        return model;
       });
+      this.outbox.committed(wrote);
+      return created;
     } catch (error) {
       if (isUniqueViolation(error, 'models_workspace_slug')) throw slugConflict();
       throw error;
@@ -49,11 +73,13 @@ export class PostgresModelStore implements ModelStore {
   }
 
   async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
-    return inTransaction(this.pool, async (client) => {
+    const now = Date.now();
+    let wrote = false;
+    const updated = await inTransaction(this.pool, async (client) => {
       await client.query(
         `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
            delivery_access = $6, icon = $7, color = $8, updated_at = $9, content_version = content_version + 1 WHERE id = $10`,
-        [...shapeColumns(change.shape), Date.now(), model.id],
+        [...shapeColumns(change.shape), now, model.id],
       );
       for (const key of change.removedFieldKeys) {
         await client.query('UPDATE records SET data = data - $1::text WHERE model_id = $2 AND data ? $1::text', [key, model.id]);
@@ -64,21 +90,39 @@ export class PostgresModelStore implements ModelStore {
       }
       if (change.skuFieldChanged) await recomputeSkus(client, model.id, change.skuFieldChanged.skuField);
       await syncFieldIndexes(client, model.id, change.shape, model.recordCount > 0);
-      return (await selectModel(client, model.workspaceId, model.id)) as ModelDefinition;
+      const after = (await selectModel(client, model.workspaceId, model.id)) as ModelDefinition;
+      wrote = await this.addEvent(client, 'model.updated', after, now);
+      return after;
     });
+    this.outbox.committed(wrote);
+    return updated;
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
     // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
-    return inTransaction(this.pool, async (client) => {
-      const result = await client.query('DELETE FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-      const deleted = (result.rowCount ?? 0) > 0;
-      if (deleted) {
-        await client.query('UPDATE workspaces SET content_version = content_version + 1 WHERE id = $1', [workspaceId]);
-        await syncFieldIndexes(client, id, null);
-      }
-      return deleted;
+    let wrote = false;
+    const deleted = await inTransaction(this.pool, async (client) => {
+      const result = await client.query<{ slug: string }>(
+        'DELETE FROM models WHERE workspace_id = $1 AND id = $2 RETURNING slug',
+        [workspaceId, id],
+      );
+      const slug = result.rows[0]?.slug;
+      if (slug === undefined) return false;
+      await client.query('UPDATE workspaces SET content_version = content_version + 1 WHERE id = $1', [workspaceId]);
+      await syncFieldIndexes(client, id, null);
+      const event = {
+        workspaceId,
+        type: 'model.deleted' as const,
+        modelId: id,
+        modelSlug: slug,
+        at: Date.now(),
+        payload: () => deletedModelPayload(id, slug),
+      };
+      wrote = await this.outbox.add(client, event, await this.outbox.subscriptions(client, workspaceId));
+      return true;
     });
+    this.outbox.committed(wrote);
+    return deleted;
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {

@@ -26,6 +26,8 @@ import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { selectModelPage } from './model-page.js';
 import { modelGone, skuConflict } from '../conflicts.js';
 import { countMatching, findRows } from './record-filter.js';
+import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
+import { PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './webhooks.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -36,7 +38,11 @@ const CONTENT_COUNTER_SHARDS = 16;
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** Record writes add their webhook events here, in their own transaction. */
+    private readonly outbox = new PostgresOutbox(),
+  ) {}
 
   /** A transaction that writes records; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
   private async writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -50,7 +56,8 @@ export class PostgresRecordStore implements RecordStore {
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const { model, userId } = context;
-    return this.writingRecords(async (client) => {
+    let wrote = false;
+    const inserted = await this.writingRecords(async (client) => {
       const now = Date.now();
       const { rows } = await client.query<RecordRow>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -64,9 +71,24 @@ export class PostgresRecordStore implements RecordStore {
         client,
         record.links.map((link) => ({ ...link, sourceId: record.id })),
       );
-      await addToCount(client, model.id, 1);
-      return toRecord(rows[0]);
+      const subscriptions = await addToCount(client, model.id, 1);
+      const stored = toRecord(rows[0]);
+      wrote = await this.outbox.add(
+        client,
+        {
+          workspaceId: model.workspaceId,
+          type: 'record.created',
+          modelId: model.id,
+          modelSlug: model.slug,
+          at: now,
+          payload: () => recordPayload(record.id, record.dataText, stored.createdAt, stored.updatedAt),
+        },
+        subscriptions,
+      );
+      return stored;
     });
+    this.outbox.committed(wrote);
+    return inserted;
   }
 
   /**
@@ -77,7 +99,8 @@ export class PostgresRecordStore implements RecordStore {
   async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
     if (records.length === 0) return { skippedForSku: [] };
     const { model, userId } = context;
-    return this.writingRecords(async (client) => {
+    let wrote = false;
+    const result = await this.writingRecords(async (client) => {
       const now = Date.now();
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -106,9 +129,22 @@ export class PostgresRecordStore implements RecordStore {
       if (records.some((record) => inserted.has(record.id) && isLargeRecord(record.dataText))) {
         await client.query(MARK_LARGE, [model.id]);
       }
-      if (inserted.size > 0) await addToCount(client, model.id, inserted.size);
+      if (inserted.size > 0) {
+        const subscriptions = await addToCount(client, model.id, inserted.size);
+        const event = {
+          workspaceId: model.workspaceId,
+          type: 'records.imported' as const,
+          modelId: model.id,
+          modelSlug: model.slug,
+          at: now,
+          payload: () => importPayload(records.filter((record) => inserted.has(record.id)).map((record) => record.id)),
+        };
+        wrote = await this.outbox.add(client, event, subscriptions);
+      }
       return { skippedForSku };
     });
+    this.outbox.committed(wrote);
+    return result;
   }
 
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
@@ -150,8 +186,9 @@ export class PostgresRecordStore implements RecordStore {
     change: (current: StoredRecord) => ReplacementData,
   ): Promise<StoredRecord | null> {
     let modelId: string | null = null;
+    let wrote = false;
     try {
-      return await inTransaction(this.pool, async (client): Promise<StoredRecord | null> => {
+      const modified = await inTransaction(this.pool, async (client): Promise<StoredRecord | null> => {
         const row = await lockRecord(client, workspaceId, id);
         if (!row) return null;
         modelId = row.model_id;
@@ -165,17 +202,34 @@ export class PostgresRecordStore implements RecordStore {
         // The workspace's content version (the delivery route's ETag) moves in the same statement, no round trip
         // more: one of its content counters, picked at random, so that concurrent patches of one model do not wait
         // for each other on one counter row until they commit (as they would on the model's row).
-        const { rows } = await client.query<RecordRow>(
+        // The workspace's active webhooks come with the answer (subscriptionsColumn): no round trip more without them.
+        const { rows } = await client.query<RecordRow & WithSubscriptions>(
           `WITH moved AS (
              INSERT INTO content_counters AS c (workspace_id, shard, changes) VALUES ($6, $7, 1)
              ON CONFLICT (workspace_id, shard) DO UPDATE SET changes = c.changes + 1
            )
            UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
-           WHERE id = $5 RETURNING ${COLUMNS}`,
+           WHERE id = $5 RETURNING ${COLUMNS}, ${subscriptionsColumn('$6')}`,
           [next.dataText, next.sku, Date.now(), userId, id, workspaceId, randomInt(CONTENT_COUNTER_SHARDS)],
         );
-        return toRecord(rows[0]!);
+        const { webhook_subscriptions: subscriptions, ...updatedRow } = rows[0]!;
+        const record = toRecord(updatedRow);
+        wrote = await this.outbox.add(
+          client,
+          {
+            workspaceId,
+            type: 'record.updated',
+            modelId: record.modelId,
+            modelSlug: null,
+            at: toNumber(updatedRow.updated_at),
+            payload: () => recordPayload(record.id, JSON.stringify(record.data), record.createdAt, record.updatedAt),
+          },
+          subscriptions,
+        );
+        return record;
       });
+      this.outbox.committed(wrote);
+      return modified;
     } catch (error) {
       if (modelId !== null && isUniqueViolation(error, 'records_model_sku')) throw skuConflict(await this.productOf(modelId));
       throw error;
@@ -194,7 +248,8 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]> {
-    return inTransaction(this.pool, async (client): Promise<'deleted' | 'not-found' | Reference[]> => {
+    let wrote = false;
+    const outcome = await inTransaction(this.pool, async (client): Promise<'deleted' | 'not-found' | Reference[]> => {
       const row = await lockRecord(client, workspaceId, id);
       if (!row) return 'not-found';
       const references = await selectReferences(client, id);
@@ -203,9 +258,20 @@ export class PostgresRecordStore implements RecordStore {
       for (const reference of references) await dropReference(client, reference, id);
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
-      await addToCount(client, row.model_id, -1);
+      const subscriptions = await addToCount(client, row.model_id, -1);
+      const event = {
+        workspaceId,
+        type: 'record.deleted' as const,
+        modelId: row.model_id,
+        modelSlug: null,
+        at: Date.now(),
+        payload: () => deletedRecordPayload(id),
+      };
+      wrote = await this.outbox.add(client, event, subscriptions);
       return 'deleted';
     });
+    this.outbox.committed(wrote);
+    return outcome;
   }
 
   async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
@@ -283,13 +349,19 @@ async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<voi
   );
 }
 
-async function addToCount(client: PoolClient, modelId: string, delta: number): Promise<void> {
+/** Returns the workspace's active webhooks (subscriptionsColumn), read in the same statement. */
+async function addToCount(
+  client: PoolClient,
+  modelId: string,
+  delta: number,
+): Promise<WithSubscriptions['webhook_subscriptions']> {
   // content_version (the delivery route's ETag) moves in the same statement as the count.
-  await client.query(
+  const { rows } = await client.query<WithSubscriptions>(
     `UPDATE models SET record_count = record_count + $1, write_version = write_version + 1,
-       content_version = content_version + 1 WHERE id = $2`,
+       content_version = content_version + 1 WHERE id = $2 RETURNING ${subscriptionsColumn('models.workspace_id')}`,
     [delta, modelId],
   );
+  return rows[0]?.webhook_subscriptions ?? null;
 }
 
 /** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */

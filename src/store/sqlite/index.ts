@@ -8,6 +8,7 @@ import { SqliteModelStore } from './models.js';
 import { FilterStatements, registerQueryFunctions } from './record-filter.js';
 import { SqliteRecordStore } from './records.js';
 import { SqliteTenancyStore } from './tenancy.js';
+import { SqliteOutbox, SqliteWebhookStore } from './webhooks.js';
 
 /**
  * Makes `db.prepare` return one statement per SQL text: compiling SQL costs more than running these small
@@ -41,11 +42,13 @@ export function openSqliteStore(path: string): Store {
   registerQueryFunctions(db);
   const prepareOnce = reusePreparedStatements(db);
   const checkpoints = new BackgroundCheckpointer(db, path);
-  const records = new SqliteRecordStore(db, () => checkpoints.committed(), new FilterStatements(prepareOnce));
+  const outbox = new SqliteOutbox(db);
+  const records = new SqliteRecordStore(db, () => checkpoints.committed(), new FilterStatements(prepareOnce), outbox);
   return {
     tenancy: new SqliteTenancyStore(db),
-    models: new SqliteModelStore(db),
+    models: new SqliteModelStore(db, outbox),
     records,
+    webhooks: new SqliteWebhookStore(db, outbox),
     sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();

@@ -110,6 +110,63 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE api_tokens ADD COLUMN last_used_at INTEGER;
   `,
+  // Webhooks (spec/webhooks.md): the endpoints, the outbox of events (written in the transaction of the write they
+  // describe; `sequence` orders them), one delivery per event and webhook, and the log of its attempts.
+  `
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    model_ids TEXT,
+    description TEXT,
+    active INTEGER NOT NULL,
+    secret TEXT NOT NULL,
+    previous_secret TEXT,
+    previous_secret_until INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhooks_workspace ON webhooks (workspace_id, created_at);
+  CREATE TABLE webhook_events (
+    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    workspace_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    model_id TEXT,
+    model_slug TEXT,
+    payload TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_events_created ON webhook_events (created_at);
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    webhook_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_sequence INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_status_code INTEGER,
+    last_error TEXT,
+    next_attempt_at INTEGER,
+    locked_until INTEGER,
+    claim_token TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, event_sequence) WHERE status = 'pending';
+  CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at, id);
+  CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    status_code INTEGER,
+    error TEXT,
+    duration_ms INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

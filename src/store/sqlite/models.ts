@@ -6,9 +6,29 @@ import { isUniqueViolation, jsonPath } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
 import { syncFieldIndexes } from './field-indexes.js';
+import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
+import type { SqliteOutbox } from './webhooks.js';
 
 export class SqliteModelStore implements ModelStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    /** Model writes add their webhook events here, in their own transaction. */
+    private readonly outbox: SqliteOutbox,
+  ) {}
+
+  /** Inside the write's transaction: the event of the model as it is now. */
+  private addEvent(type: WebhookEventType, workspaceId: string, id: string, at: number): void {
+    this.outbox.add({
+      workspaceId,
+      type,
+      modelId: id,
+      at,
+      details: () => {
+        const model = toModel(this.db.prepare('SELECT * FROM models WHERE id = ?').get(id) as ModelRow);
+        return { modelSlug: model.slug, payload: modelPayload(model) };
+      },
+    });
+  }
 
   async list(workspaceId: string): Promise<ModelDefinition[]> {
     const rows = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId);
@@ -36,6 +56,7 @@ export class SqliteModelStore implements ModelStore {
         )
         .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
       syncFieldIndexes(this.db, id, shape);
+      this.addEvent('model.created', workspaceId, id, now);
     });
     try {
       run.immediate();
@@ -43,17 +64,19 @@ export class SqliteModelStore implements ModelStore {
       if (isUniqueViolation(error)) throw slugConflict();
       throw error;
     }
+    this.outbox.committed();
     return (await this.get(workspaceId, id)) as ModelDefinition;
   }
 
   async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
+    const now = Date.now();
     const run = this.db.transaction(() => {
       this.db
         .prepare(
           `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
              delivery_access = ?, icon = ?, color = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
         )
-        .run(...shapeColumns(change.shape), Date.now(), model.id);
+        .run(...shapeColumns(change.shape), now, model.id);
       for (const key of change.removedFieldKeys) {
         this.db
           .prepare('UPDATE records SET data = json_remove(data, ?) WHERE model_id = ? AND json_type(data, ?) IS NOT NULL')
@@ -64,8 +87,10 @@ export class SqliteModelStore implements ModelStore {
       }
       if (change.skuFieldChanged) this.recomputeSkus(model.id, change.skuFieldChanged.skuField);
       syncFieldIndexes(this.db, model.id, change.shape);
+      this.addEvent('model.updated', model.workspaceId, model.id, now);
     });
     run.immediate();
+    this.outbox.committed();
     return (await this.get(model.workspaceId, model.id)) as ModelDefinition;
   }
 
@@ -89,15 +114,26 @@ export class SqliteModelStore implements ModelStore {
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const run = this.db.transaction(() => {
+      const model = this.db.prepare('SELECT slug FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as
+        { slug: string } | undefined;
       const deleted = this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
       if (deleted) {
+        this.outbox.add({
+          workspaceId,
+          type: 'model.deleted',
+          modelId: id,
+          at: Date.now(),
+          details: () => ({ modelSlug: model!.slug, payload: deletedModelPayload(id, model!.slug) }),
+        });
         // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
         this.db.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
         syncFieldIndexes(this.db, id, null);
       }
       return deleted;
     });
-    return run.immediate();
+    const deleted = run.immediate();
+    this.outbox.committed();
+    return deleted;
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {

@@ -28,6 +28,8 @@ import { modelGone, skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
 import { selectModelPage } from './model-page.js';
 import { countMatching, FilterStatements, findRows } from './record-filter.js';
+import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
+import { SqliteOutbox } from './webhooks.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -68,6 +70,7 @@ export class SqliteRecordStore implements RecordStore {
   private readonly selectManySizes: Database.Statement;
   private readonly markLarge: Database.Statement;
   private readonly modelExists: Database.Statement;
+  private readonly selectModelSlug: Database.Statement;
   private readonly foreignKeysOff: Database.Statement;
   private readonly foreignKeysOn: Database.Statement;
   private readonly insertBatch: Database.Transaction<
@@ -83,6 +86,8 @@ export class SqliteRecordStore implements RecordStore {
     /** Called after each commit of record writes. */
     private readonly onCommit: () => void = () => {},
     private readonly filterStatements = new FilterStatements((sql) => db.prepare(sql)),
+    /** Record writes add their webhook events here, in their own transaction. */
+    private readonly outbox = new SqliteOutbox(db),
   ) {
     this.insertRow = db.prepare(
       `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -102,10 +107,17 @@ export class SqliteRecordStore implements RecordStore {
     this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.modelExists = db.prepare('SELECT 1 AS present FROM models WHERE id = ?');
+    this.selectModelSlug = db.prepare('SELECT slug AS webhook_model_slug FROM models WHERE id = ?');
     this.foreignKeysOff = db.prepare('PRAGMA foreign_keys = OFF');
     this.foreignKeysOn = db.prepare('PRAGMA foreign_keys = ON');
     this.insertBatch = db.transaction((context: WriteContext, records: NewRecord[]) => this.importBatch(context, records));
-    this.writes = new WriteGroup(db, { beforeCommit: () => this.moveModifiedModels(), onCommit });
+    this.writes = new WriteGroup(db, {
+      beforeCommit: () => this.moveModifiedModels(),
+      onCommit: () => {
+        onCommit();
+        outbox.committed();
+      },
+    });
   }
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
@@ -119,6 +131,17 @@ export class SqliteRecordStore implements RecordStore {
         throw error;
       }
       this.addToCount.run(1, context.model.id);
+      const { model } = context;
+      this.outbox.add({
+        workspaceId: model.workspaceId,
+        type: 'record.created',
+        modelId: model.id,
+        at,
+        details: () => {
+          const time = isoTime(at);
+          return { modelSlug: model.slug, payload: recordPayload(record.id, record.dataText, time, time) };
+        },
+      });
       return at;
     });
     const { model, userId } = context;
@@ -151,6 +174,7 @@ export class SqliteRecordStore implements RecordStore {
       this.foreignKeysOn.run();
     }
     this.onCommit();
+    this.outbox.committed();
     return result;
   }
 
@@ -163,7 +187,21 @@ export class SqliteRecordStore implements RecordStore {
       if (!this.insertOne(context, records[index]!, now)) skippedForSku.push(index);
     }
     const inserted = records.length - skippedForSku.length;
-    if (inserted > 0) this.addToCount.run(inserted, context.model.id);
+    if (inserted > 0) {
+      this.addToCount.run(inserted, context.model.id);
+      const { model } = context;
+      this.outbox.add({
+        workspaceId: model.workspaceId,
+        type: 'records.imported',
+        modelId: model.id,
+        at: now,
+        details: () => {
+          const skipped = new Set(skippedForSku);
+          const ids = records.filter((_, index) => !skipped.has(index)).map((record) => record.id);
+          return { modelSlug: model.slug, payload: importPayload(ids) };
+        },
+      });
+    }
     return { skippedForSku };
   }
 
@@ -233,8 +271,22 @@ export class SqliteRecordStore implements RecordStore {
       this.modifiedModels.add(row.model_id);
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
+      this.outbox.add({
+        workspaceId,
+        type: 'record.updated',
+        modelId: row.model_id,
+        at: now,
+        details: () => ({
+          modelSlug: this.modelSlug(row.model_id),
+          payload: recordPayload(id, text, isoTime(row.created_at), isoTime(now)),
+        }),
+      });
       return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
     });
+  }
+
+  private modelSlug(modelId: string): string {
+    return (this.selectModelSlug.get(modelId) as { webhook_model_slug: string }).webhook_model_slug;
   }
 
   /**
@@ -277,6 +329,13 @@ export class SqliteRecordStore implements RecordStore {
       this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
       this.addToCount.run(-1, row.model_id);
+      this.outbox.add({
+        workspaceId,
+        type: 'record.deleted',
+        modelId: row.model_id,
+        at: Date.now(),
+        details: () => ({ modelSlug: this.modelSlug(row.model_id), payload: deletedRecordPayload(id) }),
+      });
       return 'deleted';
     });
   }

@@ -1,0 +1,279 @@
+// The delivery worker (spec/webhooks.md), started by `serve`: takes the due deliveries from the outbox, signs and
+// sends them, and records each attempt. Writes never wait for it: they only add rows to the outbox.
+import { systemClock, type Clock } from '../clock.js';
+import { renderEventBody } from '../domain/webhook-events.js';
+import { newId } from '../ids.js';
+import type { ClaimedDelivery, WebhookStore } from '../store/store.js';
+import { isRetryable, nextStep } from './retry.js';
+import { sendWebhook, type SendOutcome, type SendRequest } from './send.js';
+import { signWebhook } from './signing.js';
+
+export interface WorkerLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+export interface WorkerOptions {
+  store: WebhookStore;
+  logger: WorkerLogger;
+  allowPrivate: boolean;
+  /** One attempt's time limit (WEBHOOK_TIMEOUT_MS, default 10 s). */
+  timeoutMs: number;
+  retryDelaysSeconds: readonly number[];
+  /** Attempts in flight at once, all webhooks together. */
+  maxInFlight?: number;
+  /** Attempts in flight at once to one webhook (started in event order). */
+  maxInFlightPerWebhook?: number;
+  /** How often the outbox is read when nothing wakes the worker (other processes' events, retries coming due). */
+  pollIntervalMs?: number;
+  clock?: Clock;
+  /** Sends one attempt (tests of the worker's rules could pass another; serve uses the real one). */
+  send?: (request: SendRequest) => Promise<SendOutcome>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_IN_FLIGHT = 32;
+const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8;
+const DEFAULT_POLL_INTERVAL_MS = 500;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Retryable failures in a row after which a webhook's new attempts wait: 1 s, then twice as long each time, at most 30 s. */
+const PAUSE_AFTER_FAILURES = 5;
+const FIRST_PAUSE_MS = 1000;
+const MAX_PAUSE_MS = 30_000;
+/** The delivery log keeps settled deliveries and their attempts this long. */
+export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Claims due deliveries in event order (each claim leased, so that no other process sends them meanwhile), starts
+ * them in that order, at most `maxInFlightPerWebhook` per webhook (the rest wait here, in order, at most
+ * `maxInFlight` in hand in all), and records each attempt with what comes next (nextStep). A webhook that keeps
+ * failing is paused (its new attempts wait); its first success makes its waiting retries due at once. Wakes when this process commits events, when an attempt ends, when the
+ * next retry is due, and at least every `pollIntervalMs`.
+ */
+export class DeliveryWorker {
+  private readonly store: WebhookStore;
+  private readonly logger: WorkerLogger;
+  private readonly clock: Clock;
+  private readonly send: (request: SendRequest) => Promise<SendOutcome>;
+  private readonly maxInFlight: number;
+  private readonly maxPerWebhook: number;
+  private readonly pollIntervalMs: number;
+  /** How long a claim holds: enough for every attempt this worker may hold to wait its turn and time out. */
+  readonly leaseMs: number;
+  private running = false;
+  private looping = false;
+  private wakeAgain = false;
+  private timer: NodeJS.Timeout | null = null;
+  private lastPrune = 0;
+  /** Deliveries in hand per webhook: those in flight and those waiting for their turn. */
+  private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[] }>();
+  private held = 0;
+  /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
+  private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
+  private readonly attempts = new Set<Promise<void>>();
+
+  constructor(private readonly options: WorkerOptions) {
+    this.store = options.store;
+    this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    this.send = options.send ?? sendWebhook;
+    this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    await this.store.releaseClaims();
+    this.running = true;
+    this.store.onEventsWritten(this.wake);
+    this.wake();
+  }
+
+  /** Takes no more deliveries and waits for the attempts in flight; deliveries still waiting are left to their lease. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    for (const state of this.perWebhook.values()) {
+      this.held -= state.waiting.length;
+      state.waiting = [];
+    }
+    while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
+  }
+
+  private readonly wake = (): void => {
+    if (!this.running) return;
+    if (this.looping) {
+      this.wakeAgain = true;
+      return;
+    }
+    void this.loop();
+  };
+
+  private async loop(): Promise<void> {
+    this.looping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    let delay = this.pollIntervalMs;
+    try {
+      do {
+        this.wakeAgain = false;
+        const free = this.maxInFlight - this.held;
+        if (free <= 0) break;
+        const now = this.clock();
+        const token = newId();
+        const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
+        await this.deferPaused(claimed, token, now);
+        if (claimed.length === free) this.wakeAgain = true;
+      } while (this.running && this.wakeAgain);
+      if (this.running) {
+        const now = this.clock();
+        const due = await this.store.nextDueAfter(now);
+        if (due !== null) delay = Math.min(delay, Math.max(due - now, 5));
+        await this.pruneNowAndThen();
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'webhooks: reading the outbox failed; trying again');
+    } finally {
+      this.looping = false;
+    }
+    if (!this.running) return;
+    if (this.wakeAgain) {
+      this.wake();
+      return;
+    }
+    this.timer = setTimeout(this.wake, delay);
+    this.timer.unref();
+  }
+
+  /**
+   * Takes the claimed deliveries in hand, except those of a webhook that is paused after failing again and again:
+   * they go back, due when the pause ends, so that a receiver that is down costs one attempt per pause and not one
+   * per event.
+   */
+  private async deferPaused(claimed: ClaimedDelivery[], token: string, now: number): Promise<void> {
+    const deferred = new Map<number, string[]>();
+    for (const delivery of claimed) {
+      const pausedUntil = this.failing.get(delivery.webhookId)?.pausedUntil ?? 0;
+      if (pausedUntil <= now) {
+        this.take(delivery);
+        continue;
+      }
+      const ids = deferred.get(pausedUntil) ?? [];
+      ids.push(delivery.id);
+      deferred.set(pausedUntil, ids);
+    }
+    for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
+  }
+
+  /** After an attempt: counts the webhook's failures in a row; its first success after failures makes its retries due. */
+  private async noteOutcome(webhookId: string, succeeded: boolean, retryable: boolean, now: number): Promise<void> {
+    const failing = this.failing.get(webhookId);
+    if (succeeded) {
+      if (failing) {
+        this.failing.delete(webhookId);
+        await this.store.expedite(webhookId, now);
+      }
+      return;
+    }
+    if (!retryable) return;
+    const state = failing ?? { failures: 0, pauses: 0, pausedUntil: 0 };
+    state.failures++;
+    // Attempts already in flight when a pause began do not lengthen it.
+    if (state.failures >= PAUSE_AFTER_FAILURES && now >= state.pausedUntil) {
+      state.pauses++;
+      state.pausedUntil = now + Math.min(FIRST_PAUSE_MS * 2 ** (state.pauses - 1), MAX_PAUSE_MS);
+    }
+    this.failing.set(webhookId, state);
+  }
+
+  private take(delivery: ClaimedDelivery): void {
+    let state = this.perWebhook.get(delivery.webhookId);
+    if (!state) {
+      state = { sending: 0, waiting: [] };
+      this.perWebhook.set(delivery.webhookId, state);
+    }
+    this.held++;
+    state.waiting.push(delivery);
+    this.startWaiting(delivery.webhookId);
+  }
+
+  /** Starts the webhook's waiting deliveries, in the order they were claimed, while it has room. */
+  private startWaiting(webhookId: string): void {
+    const state = this.perWebhook.get(webhookId);
+    if (!state) return;
+    while (state.sending < this.maxPerWebhook && state.waiting.length > 0) {
+      const delivery = state.waiting.shift()!;
+      state.sending++;
+      const attempt = this.attempt(delivery)
+        .catch((error: unknown) =>
+          this.logger.error({ err: error, deliveryId: delivery.id }, 'webhooks: recording an attempt failed'),
+        )
+        .finally(() => {
+          this.attempts.delete(attempt);
+          state.sending--;
+          this.held--;
+          if (state.sending === 0 && state.waiting.length === 0) this.perWebhook.delete(webhookId);
+          else this.startWaiting(webhookId);
+          this.wake();
+        });
+      this.attempts.add(attempt);
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const started = this.clock();
+    const body = renderEventBody(delivery.event);
+    const secrets = [delivery.secret];
+    if (delivery.previousSecret !== null && (delivery.previousSecretUntil ?? 0) > started) secrets.push(delivery.previousSecret);
+    const headers = signWebhook({ id: delivery.event.id, timestampSeconds: Math.floor(started / 1000), body, secrets });
+    const outcome = await this.send({
+      url: delivery.url,
+      body,
+      headers,
+      timeoutMs: this.options.timeoutMs,
+      allowPrivate: this.options.allowPrivate,
+    });
+    const at = this.clock();
+    const attempts = delivery.attempts + 1;
+    const next = nextStep(attempts, outcome, this.options.retryDelaysSeconds, at);
+    // A 429 is a receiver that answers and asks for time: it neither pauses the webhook nor cuts its Retry-After short.
+    if (outcome.statusCode !== 429) {
+      await this.noteOutcome(delivery.webhookId, next.status === 'succeeded', isRetryable(outcome), at);
+    }
+    const recorded = await this.store.recordAttempt({
+      deliveryId: delivery.id,
+      claimToken: delivery.claimToken,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      durationMs: outcome.durationMs,
+      at,
+      status: next.status,
+      nextAttemptAt: next.nextAttemptAt,
+    });
+    if (next.status === 'failed') {
+      this.logger.warn(
+        {
+          deliveryId: delivery.id,
+          webhookId: delivery.webhookId,
+          statusCode: outcome.statusCode,
+          error: outcome.error,
+          attempts,
+        },
+        'webhooks: delivery failed',
+      );
+    }
+    if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'webhooks: the claim ran out before the attempt was recorded');
+  }
+
+  private async pruneNowAndThen(): Promise<void> {
+    const now = this.clock();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    const removed = await this.store.prune(now - LOG_RETENTION_MS);
+    if (removed > 0) this.logger.info({ removed }, 'webhooks: pruned the delivery log');
+  }
+}
