@@ -381,8 +381,6 @@ export interface DeliveryClaim {
   now: number;
   leaseUntil: number;
   limit: number;
-  /** Webhooks whose deliveries are not taken now (the worker has as many of theirs in hand as it sends at once). */
-  excludeWebhookIds: readonly string[];
 }
 
 export interface AttemptRecord {
@@ -414,12 +412,19 @@ export interface WebhookStore {
   redeliver(workspaceId: string, deliveryId: string, now: number): Promise<WebhookDelivery | null>;
   /** Stores the event (a ping) and its one pending delivery to the webhook; null when there is no such webhook. */
   addEventFor(webhookId: string, event: NewWebhookEvent): Promise<WebhookDelivery | null>;
-  /** Takes up to `limit` pending deliveries that are due and not held, in event order (ordered by `sequence`). */
+  /**
+   * Takes up to `limit` pending deliveries that are due and not held, by due time then `sequence` (first attempts are
+   * due when their event is written, so they come in event order).
+   */
   claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
+  /** Gives claimed deliveries back unattempted, due again at `until` (their webhook is failing: the worker waits). */
+  defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void>;
+  /** Makes the webhook's pending deliveries that wait for a retry due now (it answers again). */
+  expedite(webhookId: string, now: number): Promise<void>;
   /** Logs the attempt and moves the delivery on; false (nothing written) when the claim is no longer held. */
   recordAttempt(attempt: AttemptRecord): Promise<boolean>;
-  /** When the earliest pending delivery becomes due (epoch milliseconds); null when none is pending. */
-  nextDueAt(): Promise<number | null>;
+  /** When the next pending delivery that is not due at `now` becomes due (epoch milliseconds); null when none. */
+  nextDueAfter(now: number): Promise<number | null>;
   /** Removes settled deliveries, attempts and events older than `before`; returns how many deliveries went. */
   prune(before: number): Promise<number>;
   /** Calls `listener` after each commit of this process that wrote events (the worker wakes up). */

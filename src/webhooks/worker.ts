@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { renderEventBody } from '../domain/webhook-events.js';
 import { newId } from '../ids.js';
 import type { ClaimedDelivery, WebhookStore } from '../store/store.js';
-import { nextStep } from './retry.js';
+import { isRetryable, nextStep } from './retry.js';
 import { sendWebhook, type SendOutcome, type SendRequest } from './send.js';
 import { signWebhook } from './signing.js';
 
@@ -37,13 +37,18 @@ const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8;
 const DEFAULT_POLL_INTERVAL_MS = 500;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+/** Retryable failures in a row after which a webhook's new attempts wait: 1 s, then twice as long each time, at most 30 s. */
+const PAUSE_AFTER_FAILURES = 5;
+const FIRST_PAUSE_MS = 1000;
+const MAX_PAUSE_MS = 30_000;
 /** The delivery log keeps settled deliveries and their attempts this long. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Claims due deliveries in event order (each claim leased, so that no other process sends them meanwhile), starts
- * them in that order, at most `maxInFlightPerWebhook` per webhook (the rest wait here, in order), and records each
- * attempt with what comes next (nextStep). Wakes when this process commits events, when an attempt ends, when the
+ * them in that order, at most `maxInFlightPerWebhook` per webhook (the rest wait here, in order, at most
+ * `maxInFlight` in hand in all), and records each attempt with what comes next (nextStep). A webhook that keeps
+ * failing is paused (its new attempts wait); its first success makes its waiting retries due at once. Wakes when this process commits events, when an attempt ends, when the
  * next retry is due, and at least every `pollIntervalMs`.
  */
 export class DeliveryWorker {
@@ -64,6 +69,8 @@ export class DeliveryWorker {
   /** Deliveries in hand per webhook: those in flight and those waiting for their turn. */
   private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[] }>();
   private held = 0;
+  /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
+  private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
   private readonly attempts = new Set<Promise<void>>();
 
   constructor(private readonly options: WorkerOptions) {
@@ -116,19 +123,15 @@ export class DeliveryWorker {
         const free = this.maxInFlight - this.held;
         if (free <= 0) break;
         const now = this.clock();
-        const claimed = await this.store.claimDue({
-          token: newId(),
-          now,
-          leaseUntil: now + this.leaseMs,
-          limit: free,
-          excludeWebhookIds: this.busyWebhooks(),
-        });
-        for (const delivery of claimed) this.take(delivery);
+        const token = newId();
+        const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
+        await this.deferPaused(claimed, token, now);
         if (claimed.length === free) this.wakeAgain = true;
       } while (this.running && this.wakeAgain);
       if (this.running) {
-        const due = await this.store.nextDueAt();
-        if (due !== null) delay = Math.min(delay, Math.max(due - this.clock(), 5));
+        const now = this.clock();
+        const due = await this.store.nextDueAfter(now);
+        if (due !== null) delay = Math.min(delay, Math.max(due - now, 5));
         await this.pruneNowAndThen();
       }
     } catch (error) {
@@ -145,13 +148,45 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
-  /** Webhooks with as many deliveries in hand as are sent to one at once. */
-  private busyWebhooks(): string[] {
-    const busy: string[] = [];
-    for (const [webhookId, state] of this.perWebhook) {
-      if (state.sending + state.waiting.length >= this.maxPerWebhook) busy.push(webhookId);
+  /**
+   * Takes the claimed deliveries in hand, except those of a webhook that is paused after failing again and again:
+   * they go back, due when the pause ends, so that a receiver that is down costs one attempt per pause and not one
+   * per event.
+   */
+  private async deferPaused(claimed: ClaimedDelivery[], token: string, now: number): Promise<void> {
+    const deferred = new Map<number, string[]>();
+    for (const delivery of claimed) {
+      const pausedUntil = this.failing.get(delivery.webhookId)?.pausedUntil ?? 0;
+      if (pausedUntil <= now) {
+        this.take(delivery);
+        continue;
+      }
+      const ids = deferred.get(pausedUntil) ?? [];
+      ids.push(delivery.id);
+      deferred.set(pausedUntil, ids);
     }
-    return busy;
+    for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
+  }
+
+  /** After an attempt: counts the webhook's failures in a row; its first success after failures makes its retries due. */
+  private async noteOutcome(webhookId: string, succeeded: boolean, retryable: boolean, now: number): Promise<void> {
+    const failing = this.failing.get(webhookId);
+    if (succeeded) {
+      if (failing) {
+        this.failing.delete(webhookId);
+        await this.store.expedite(webhookId, now);
+      }
+      return;
+    }
+    if (!retryable) return;
+    const state = failing ?? { failures: 0, pauses: 0, pausedUntil: 0 };
+    state.failures++;
+    // Attempts already in flight when a pause began do not lengthen it.
+    if (state.failures >= PAUSE_AFTER_FAILURES && now >= state.pausedUntil) {
+      state.pauses++;
+      state.pausedUntil = now + Math.min(FIRST_PAUSE_MS * 2 ** (state.pauses - 1), MAX_PAUSE_MS);
+    }
+    this.failing.set(webhookId, state);
   }
 
   private take(delivery: ClaimedDelivery): void {
@@ -204,6 +239,10 @@ export class DeliveryWorker {
     const at = this.clock();
     const attempts = delivery.attempts + 1;
     const next = nextStep(attempts, outcome, this.options.retryDelaysSeconds, at);
+    // A 429 is a receiver that answers and asks for time: it neither pauses the webhook nor cuts its Retry-After short.
+    if (outcome.statusCode !== 429) {
+      await this.noteOutcome(delivery.webhookId, next.status === 'succeeded', isRetryable(outcome), at);
+    }
     const recorded = await this.store.recordAttempt({
       deliveryId: delivery.id,
       claimToken: delivery.claimToken,

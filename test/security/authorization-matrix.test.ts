@@ -56,7 +56,8 @@ const PRINCIPALS: Principal[] = [
   'session without CSRF token',
 ];
 
-type Kind = 'read' | 'record-write' | 'model-write' | 'token-management' | 'workspace-settings' | 'delivery';
+type Kind =
+  'read' | 'record-write' | 'model-write' | 'token-management' | 'webhook-management' | 'workspace-settings' | 'delivery';
 
 interface Operation {
   name: string;
@@ -155,6 +156,32 @@ const OPERATIONS: Operation[] = [
     verify: async (r, t) => {
       assert.deepEqual(dataOf(r).token.revoke, { id: t.id, deleted: true });
       assert.equal((await admin({ token: t.token, workspaceId: owner.workspaceId }, CONNECTIVITY)).status, 401);
+    },
+  },
+  {
+    name: 'webhook.list',
+    kind: 'webhook-management',
+    run: (c) => admin(c, '{ webhook { list { id url } } }'),
+    verify: async (r) => assert.ok(Array.isArray(dataOf(r).webhook.list)),
+  },
+  {
+    name: 'webhook.create',
+    kind: 'webhook-management',
+    prepare: async () => ({ description: uniqueSlug('matrix-webhook') }),
+    run: (c, t) =>
+      admin(
+        c,
+        'mutation($input: CreateWebhookInput!) { webhook { create(input: $input) { secret webhook { id description } } } }',
+        {
+          // A public address written as a number (no DNS lookup), paused: nothing is ever sent to it.
+          input: { url: 'https://93.184.215.14/hooks', events: ['*'], active: false, description: t.description },
+        },
+      ),
+    verify: async (r, t) => {
+      const created = dataOf(r).webhook.create;
+      assert.equal(created.webhook.description, t.description);
+      assert.match(created.secret, /^whsec_/);
+      await owner.ok('mutation($id: ID!) { webhook { delete(id: $id) { id } } }', { id: created.webhook.id });
     },
   },
   {
@@ -358,6 +385,8 @@ function expected(principal: Principal, kind: Kind): Expected {
   if (principal === 'editor' || principal === 'editor session') {
     if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: editor may not change models' };
     if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: editor may not manage tokens' };
+    if (kind === 'webhook-management')
+      return { allowed: false, status: 403, message: 'Forbidden: editor may not manage webhooks' };
     if (kind === 'workspace-settings') {
       return { allowed: false, status: 403, message: 'Forbidden: editor may not change workspace settings' };
     }
@@ -367,6 +396,8 @@ function expected(principal: Principal, kind: Kind): Expected {
     if (kind === 'record-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not write records' };
     if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not change models' };
     if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: viewer may not manage tokens' };
+    if (kind === 'webhook-management')
+      return { allowed: false, status: 403, message: 'Forbidden: viewer may not manage webhooks' };
     if (kind === 'workspace-settings') {
       return { allowed: false, status: 403, message: 'Forbidden: viewer may not change workspace settings' };
     }
@@ -389,7 +420,8 @@ async function snapshot(): Promise<unknown> {
   const tokens = (await owner.ok(`{ token { list { ${TOKEN_FIELDS} } } }`)).token.list;
   const otherTokens = (await other.ok(`{ token { list { ${TOKEN_FIELDS} } } }`)).token.list;
   const settings = (await owner.ok('{ workspace { current { defaultLocale writeBudget } } }')).workspace.current;
-  return { models, records, otherModels, tokens, otherTokens, settings };
+  const webhooks = (await owner.ok('{ webhook { list { id url events active description } } }')).webhook.list;
+  return { models, records, otherModels, tokens, otherTokens, settings, webhooks };
 }
 
 async function tokenFor(email: string, role: 'owner' | 'admin' | 'editor' | 'viewer') {

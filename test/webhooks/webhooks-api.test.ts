@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Admin, bootstrapAdmin, dataOf, expectError, onlyError } from '../support/client.js';
+import { execDirect } from '../support/direct-sql.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitFor } from '../support/wait-for.js';
 import { verify, WebhookReceiver, type Received } from '../support/webhook-receiver.js';
@@ -194,7 +195,11 @@ describe('events and bodies', () => {
       assert.equal(request.headers['content-type'], 'application/json');
       assert.ok(!Number.isNaN(Date.parse(request.json.timestamp)));
     }
-    const [modelCreated, created, patched, updated, importedEvent, deleted, modelUpdated] = all as [Received, ...Received[]];
+    const [modelCreated, created, patched, updated, importedEvent, deleted, modelUpdated] = all as [
+      Received,
+      Received,
+      ...Received[],
+    ];
     assert.equal(modelCreated.json.data.model.slug, model.slug);
     assert.equal(modelCreated.json.data.modelId, model.id);
     assert.deepEqual(created.json.data.record, {
@@ -298,6 +303,51 @@ describe('events and bodies', () => {
     assert.equal(target.received[2]!.json.data.record.id, goodId);
     assert.equal((await deliveries(id)).total, 4);
     await admin.ok(`mutation { webhook { delete(id: "${id}") { id } } }`);
+  });
+  test('a write that fails after its event was written leaves neither the write nor the event', async () => {
+    // A trigger fails the write once its event row is in (on PostgreSQL at COMMIT): the event must go with it.
+    const postgres = server.databaseUrl.startsWith('postgres');
+    await execDirect(
+      server.databaseUrl,
+      postgres
+        ? `CREATE FUNCTION test_fail_event() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN IF NEW.payload LIKE '%ROLLBACK-ME%' THEN RAISE EXCEPTION 'test: rolled back after the event'; END IF; RETURN NEW; END $$;
+           CREATE CONSTRAINT TRIGGER test_fail_event AFTER INSERT ON webhook_events DEFERRABLE INITIALLY DEFERRED
+           FOR EACH ROW EXECUTE FUNCTION test_fail_event();`
+        : `CREATE TRIGGER test_fail_event AFTER INSERT ON webhook_events WHEN NEW.payload LIKE '%ROLLBACK-ME%'
+           BEGIN SELECT RAISE(ABORT, 'test: rolled back after the event'); END;`,
+    );
+    try {
+      const target = await receiver();
+      const model = await admin.createSimpleModel();
+      const { id } = await createWebhook({ url: target.url, events: ['record.created'], modelIds: [model.id] });
+      const [failed, kept] = await Promise.all([
+        admin.createRecordRaw(model.id, { title: 'ROLLBACK-ME' }),
+        admin.createRecordRaw(model.id, { title: 'kept' }),
+      ]);
+      expectError(failed, 'INTERNAL');
+      const keptId = dataOf(kept).record.create.id;
+      await admin.createRecord(model.id, { title: 'after' });
+      await waitForRequests(target, 2, 'the events of the two stored records');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(
+        target.received.map((request) => request.json.data.record.data.title),
+        ['kept', 'after'],
+      );
+      assert.equal(target.received[0]!.json.data.record.id, keptId);
+      assert.deepEqual(
+        (await admin.listAll(model.id)).map((record) => record.data.title),
+        ['kept', 'after'],
+      );
+      assert.equal((await deliveries(id)).total, 2);
+    } finally {
+      await execDirect(
+        server.databaseUrl,
+        postgres
+          ? 'DROP TRIGGER test_fail_event ON webhook_events; DROP FUNCTION test_fail_event();'
+          : 'DROP TRIGGER test_fail_event;',
+      );
+    }
   });
 });
 

@@ -170,7 +170,7 @@ const MIGRATIONS: readonly string[] = [
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL
   );
-  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (event_sequence) WHERE status = 'pending';
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, event_sequence) WHERE status = 'pending';
   CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at, id);
   CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
   CREATE TABLE webhook_attempts (

@@ -265,16 +265,15 @@ export class PostgresWebhookStore implements WebhookStore {
       `WITH due AS (
          SELECT id FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
-           AND NOT (webhook_id = ANY($5::text[]))
-         ORDER BY event_sequence LIMIT $2 FOR UPDATE SKIP LOCKED
+         ORDER BY next_attempt_at, event_sequence LIMIT $2 FOR UPDATE SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d SET locked_until = $3, claim_token = $4 FROM due WHERE d.id = due.id
-         RETURNING d.id, d.webhook_id, d.event_id, d.attempts, d.event_sequence
+         RETURNING d.id, d.webhook_id, d.event_id, d.attempts, d.event_sequence, d.next_attempt_at
        )
        SELECT ${CLAIMED_COLUMNS} FROM claimed d
        JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
-       ORDER BY d.event_sequence`,
-      [claim.now, claim.limit, claim.leaseUntil, claim.token, claim.excludeWebhookIds],
+       ORDER BY d.next_attempt_at, d.event_sequence`,
+      [claim.now, claim.limit, claim.leaseUntil, claim.token],
     );
     return rows.map((row) => toClaimed(row, claim.token));
   }
@@ -304,9 +303,25 @@ export class PostgresWebhookStore implements WebhookStore {
     return (rowCount ?? 0) > 0;
   }
 
-  async nextDueAt(): Promise<number | null> {
+  async defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void> {
+    await this.pool.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = $1, locked_until = NULL, claim_token = NULL
+       WHERE id = ANY($2::text[]) AND claim_token = $3`,
+      [until, deliveryIds, claimToken],
+    );
+  }
+
+  async expedite(webhookId: string, now: number): Promise<void> {
+    await this.pool.query(
+      "UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE webhook_id = $2 AND status = 'pending' AND next_attempt_at > $1",
+      [now, webhookId],
+    );
+  }
+
+  async nextDueAfter(now: number): Promise<number | null> {
     const { rows } = await this.pool.query<{ due: string | null }>(
-      `SELECT min(greatest(next_attempt_at, coalesce(locked_until, 0))) AS due FROM webhook_deliveries WHERE status = 'pending'`,
+      "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > $1",
+      [now],
     );
     return rows[0]!.due === null ? null : toNumber(rows[0]!.due);
   }

@@ -272,10 +272,9 @@ export class SqliteWebhookStore implements WebhookStore {
         .prepare(
           `SELECT id FROM webhook_deliveries
            WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until <= ?)
-             AND webhook_id NOT IN (SELECT value FROM json_each(?))
-           ORDER BY event_sequence LIMIT ?`,
+           ORDER BY next_attempt_at, event_sequence LIMIT ?`,
         )
-        .all(claim.now, claim.now, JSON.stringify(claim.excludeWebhookIds), claim.limit) as { id: string }[];
+        .all(claim.now, claim.now, claim.limit) as { id: string }[];
       if (ids.length === 0) return [];
       const list = JSON.stringify(ids.map((row) => row.id));
       this.db
@@ -285,7 +284,7 @@ export class SqliteWebhookStore implements WebhookStore {
         .prepare(
           `SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d
            JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
-           WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.event_sequence`,
+           WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.event_sequence`,
         )
         .all(list) as ClaimedRow[];
     });
@@ -328,12 +327,27 @@ export class SqliteWebhookStore implements WebhookStore {
     return run.immediate();
   }
 
-  async nextDueAt(): Promise<number | null> {
-    const row = this.db
+  async defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void> {
+    this.db
       .prepare(
-        "SELECT min(max(next_attempt_at, coalesce(locked_until, 0))) AS due FROM webhook_deliveries WHERE status = 'pending'",
+        `UPDATE webhook_deliveries SET next_attempt_at = ?, locked_until = NULL, claim_token = NULL
+         WHERE id IN (SELECT value FROM json_each(?)) AND claim_token = ?`,
       )
-      .get() as { due: number | null };
+      .run(until, JSON.stringify(deliveryIds), claimToken);
+  }
+
+  async expedite(webhookId: string, now: number): Promise<void> {
+    this.db
+      .prepare(
+        "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at > ?",
+      )
+      .run(now, webhookId, now);
+  }
+
+  async nextDueAfter(now: number): Promise<number | null> {
+    const row = this.db
+      .prepare("SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ?")
+      .get(now) as { due: number | null };
     return row.due;
   }
 
