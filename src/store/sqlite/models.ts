@@ -2,39 +2,41 @@ import type Database from 'better-sqlite3';
 import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
-import { isUniqueViolation, jsonPath } from './sql.js';
+import { isUniqueViolation, jsonPath, preparedOnce } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
 import { syncFieldIndexes } from './field-indexes.js';
 
 export class SqliteModelStore implements ModelStore {
-  constructor(private readonly db: Database.Database) {}
+  private readonly prepare: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.prepare = preparedOnce(db);
+  }
 
   async list(workspaceId: string): Promise<ModelDefinition[]> {
-    const rows = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId);
+    const rows = this.prepare('SELECT * FROM models WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId);
     return (rows as ModelRow[]).map(toModel);
   }
 
   async get(workspaceId: string, id: string): Promise<ModelDefinition | null> {
-    const row = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id);
+    const row = this.prepare('SELECT * FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id);
     return row ? toModel(row as ModelRow) : null;
   }
 
   async getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null> {
-    const row = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? AND slug = ?').get(workspaceId, slug);
+    const row = this.prepare('SELECT * FROM models WHERE workspace_id = ? AND slug = ?').get(workspaceId, slug);
     return row ? toModel(row as ModelRow) : null;
   }
 
   async create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition> {
     const now = Date.now();
     const run = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
+      this.prepare(
+        `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
              delivery_access, icon, color, record_count, created_at, updated_at, content_version)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 1)`,
-        )
-        .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
+      ).run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
       syncFieldIndexes(this.db, id, shape);
     });
     try {
@@ -48,19 +50,19 @@ export class SqliteModelStore implements ModelStore {
 
   async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
     const run = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
+      this.prepare(
+        `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
              delivery_access = ?, icon = ?, color = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
-        )
-        .run(...shapeColumns(change.shape), Date.now(), model.id);
+      ).run(...shapeColumns(change.shape), Date.now(), model.id);
       for (const key of change.removedFieldKeys) {
-        this.db
-          .prepare('UPDATE records SET data = json_remove(data, ?) WHERE model_id = ? AND json_type(data, ?) IS NOT NULL')
-          .run(jsonPath(key), model.id, jsonPath(key));
-        this.db
-          .prepare('DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE model_id = ?)')
-          .run(key, model.id);
+        this.prepare('UPDATE records SET data = json_remove(data, ?) WHERE model_id = ? AND json_type(data, ?) IS NOT NULL').run(
+          jsonPath(key),
+          model.id,
+          jsonPath(key),
+        );
+        this.prepare(
+          'DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE model_id = ?)',
+        ).run(key, model.id);
       }
       if (change.skuFieldChanged) this.recomputeSkus(model.id, change.skuFieldChanged.skuField);
       syncFieldIndexes(this.db, model.id, change.shape);
@@ -71,16 +73,14 @@ export class SqliteModelStore implements ModelStore {
 
   private recomputeSkus(modelId: string, skuField: string | null): void {
     if (skuField === null) {
-      this.db.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+      this.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
       return;
     }
-    this.db.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+    this.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
     try {
-      this.db
-        .prepare(
-          "UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE model_id = ?",
-        )
-        .run(jsonPath(skuField), jsonPath(skuField), modelId);
+      this.prepare(
+        "UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE model_id = ?",
+      ).run(jsonPath(skuField), jsonPath(skuField), modelId);
     } catch (error) {
       if (isUniqueViolation(error)) throw skuFieldConflict(skuField);
       throw error;
@@ -89,10 +89,10 @@ export class SqliteModelStore implements ModelStore {
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const run = this.db.transaction(() => {
-      const deleted = this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      const deleted = this.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
       if (deleted) {
         // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
-        this.db.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
+        this.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
         syncFieldIndexes(this.db, id, null);
       }
       return deleted;
@@ -101,9 +101,10 @@ export class SqliteModelStore implements ModelStore {
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {
-    const row = this.db
-      .prepare("SELECT COUNT(*) AS n FROM records WHERE model_id = ? AND json_type(data, ?) NOT IN ('null')")
-      .get(modelId, jsonPath(key)) as { n: number };
+    const row = this.prepare("SELECT COUNT(*) AS n FROM records WHERE model_id = ? AND json_type(data, ?) NOT IN ('null')").get(
+      modelId,
+      jsonPath(key),
+    ) as { n: number };
     return row.n;
   }
 }
