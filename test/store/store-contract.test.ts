@@ -226,9 +226,23 @@ for (const target of targets) {
         role: 'admin',
         expiresAt,
         revokedAt: null,
+        lastUsedAt: null,
         writeBudget: null,
       });
       assert.equal(await store.tenancy.findTokenByHash('unknown'), null);
+
+      // Last use: written once, then not again until the interval has passed.
+      const usedAt = Date.UTC(2026, 10, 25, 12, 0, 0);
+      await store.tenancy.markTokenUsed(id, usedAt, 60_000);
+      assert.equal((await store.tenancy.findTokenByHash(hash))?.lastUsedAt, usedAt);
+      await store.tenancy.markTokenUsed(id, usedAt + 30_000, 60_000);
+      assert.equal((await store.tenancy.findTokenByHash(hash))?.lastUsedAt, usedAt, 'within the interval: kept');
+      await store.tenancy.markTokenUsed(id, usedAt + 60_000, 60_000);
+      assert.equal((await store.tenancy.findTokenByHash(hash))?.lastUsedAt, usedAt + 60_000);
+      assert.equal(
+        (await store.tenancy.findWorkspaceToken(workspace.id, id))?.lastUsedAt,
+        new Date(usedAt + 60_000).toISOString(),
+      );
 
       assert.equal(await store.tenancy.revokeToken(id), true);
       assert.equal(await store.tenancy.revokeToken(id), false, 'a revoked token cannot be revoked again');
@@ -287,6 +301,7 @@ for (const target of targets) {
         'createdAt',
         'expiresAt',
         'id',
+        'lastUsedAt',
         'name',
         'revokedAt',
         'role',
@@ -304,6 +319,7 @@ for (const target of targets) {
           createdAt: 'x',
           expiresAt: '2100-01-01T00:00:00.000Z',
           revokedAt: null,
+          lastUsedAt: null,
         },
       );
       assert.match(listed[0]!.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
