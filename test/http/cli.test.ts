@@ -560,13 +560,14 @@ describe('exit status: 2 for a command-line mistake, 1 for work that failed, 0 f
     { command: 'export', args: ['export', '--format', 'csv'], message: /required option '--model <slug>'/ },
     { command: 'models', args: ['models', '--unknown-flag'], message: /unknown option '--unknown-flag'/ },
   ];
-  for (const { command, args, message } of usageMistakes) {
-    test(`${command}: a usage mistake exits 2 with a message`, async () => {
-      const result = await runCli(args, { timeoutMs: 15_000 });
-      assert.equal(result.code, 2, result.stdout + result.stderr);
-      assert.match(result.stderr, message);
+  test(`a usage mistake exits 2 with a message, for every command (${usageMistakes.map(({ command }) => command).join(', ')})`, async () => {
+    const results = await Promise.all(usageMistakes.map(({ args }) => runCli(args, { timeoutMs: 30_000 })));
+    usageMistakes.forEach(({ command, message }, index) => {
+      const result = results[index]!;
+      assert.equal(result.code, 2, `${command}: ${result.stdout}${result.stderr}`);
+      assert.match(result.stderr, message, command);
     });
-  }
+  });
 
   test('--version prints the package version and exits 0; --help exits 0', async () => {
     const version = await runCli(['--version']);
