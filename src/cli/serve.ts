@@ -158,6 +158,18 @@ async function initialiseIfEmpty(store: Store): Promise<BootstrapResult | null> 
   return bootstrapWorkspace(store, { org: 'default', workspace: 'main', email: 'owner@example.com', role: 'owner' });
 }
 
+function printFirstTokenOfFailedStart(first: BootstrapResult): void {
+  process.stdout.write(
+    [
+      `First start: created organisation "${first.org}", workspace "${first.workspace}" and user owner@example.com (owner), but the server could not start (see the error below).`,
+      `  Workspace id: ${first.workspaceId}`,
+      `  API token:    ${first.token}`,
+      `  The token is shown only this once: keep it.`,
+      ``,
+    ].join('\n'),
+  );
+}
+
 function printWelcome(baseUrl: string, first: BootstrapResult | null, config: ServerConfig): void {
   const lines = [
     ``,
@@ -241,9 +253,14 @@ export function registerServe(program: Command): void {
         signIn: { ...config.signIn, limiters },
         webhookAllowPrivate: config.webhooks.allowPrivate,
       });
-      await listenOrExplain(app, config.port, config.host);
-      // After listening: a start that cannot listen must not create the first token without showing it.
       const first = options.init ? await initialiseIfEmpty(store) : null;
+      try {
+        await listenOrExplain(app, config.port, config.host);
+      } catch (error) {
+        // The first workspace exists now: its token is shown even so, or it would never be.
+        if (first) printFirstTokenOfFailedStart(first);
+        throw error;
+      }
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : config.port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
