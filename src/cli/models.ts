@@ -1,6 +1,7 @@
 // content-service models: the models of the workspace.
 import type { Command } from 'commander';
 import { connectionOptions, makeClient, runCommand, type ConnectionOptions } from './client-options.js';
+import { formatTable } from './table.js';
 
 export function registerModels(program: Command): void {
   connectionOptions(
@@ -29,12 +30,7 @@ export function registerModels(program: Command): void {
           model.fields.map((field) => `${field.key}:${field.type}${field.required ? '!' : ''}`).join(' '),
         ]),
       ];
-      const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-      for (const row of rows) {
-        process.stdout.write(
-          row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ') + '\n',
-        );
-      }
+      process.stdout.write(formatTable(rows) + '\n');
       return 0;
     }),
   );

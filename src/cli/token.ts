@@ -6,6 +6,7 @@ import type { ApiTokenInfo } from '../domain/workspace.js';
 import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { issueToken } from '../services/issue-token.js';
+import { formatTable } from './table.js';
 import { databaseUrl, parseEmail, parsePositiveInt, parseRole } from './options.js';
 
 async function withStore<T>(database: string | undefined, run: (store: Store) => Promise<T>): Promise<T> {
@@ -164,11 +165,5 @@ function formatTokenTable(tokens: readonly ApiTokenInfo[], workspace: string, no
     status(token),
   ]);
   const header = ['NAME', 'ID', 'USER', 'ROLE', 'CREATED', 'LAST USED', 'EXPIRES', 'STATUS'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, column) => cell.padEnd(widths[column]!))
-      .join('  ')
-      .trimEnd();
-  return [`API tokens of workspace ${workspace} (times in UTC)`, line(header), ...rows.map(line)].join('\n');
+  return `API tokens of workspace ${workspace} (times in UTC)\n${formatTable([header, ...rows])}`;
 }
