@@ -1,15 +1,34 @@
 import { readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
 import { UsageError } from './client-options.js';
-import { registerBootstrap } from './bootstrap.js';
-import { registerExport } from './export.js';
-import { registerImport } from './import.js';
-import { registerMcp } from './mcp.js';
-import { registerModels } from './models.js';
-import { registerServe } from './serve.js';
-import { registerToken } from './token.js';
-import { registerTypes } from './types.js';
-import { registerUser } from './user.js';
+
+type RegisterCommand = (program: Command) => void;
+
+/**
+ * Each command's module, in the order help lists them. Only the module of the command being run is loaded (all of
+ * them for top-level help), so that a short command such as `bootstrap` does not load the server and both databases.
+ */
+const COMMANDS: Record<string, () => Promise<RegisterCommand>> = {
+  serve: async () => (await import('./serve.js')).registerServe,
+  bootstrap: async () => (await import('./bootstrap.js')).registerBootstrap,
+  token: async () => (await import('./token.js')).registerToken,
+  user: async () => (await import('./user.js')).registerUser,
+  import: async () => (await import('./import.js')).registerImport,
+  export: async () => (await import('./export.js')).registerExport,
+  models: async () => (await import('./models.js')).registerModels,
+  mcp: async () => (await import('./mcp.js')).registerMcp,
+  types: async () => (await import('./types.js')).registerTypes,
+};
+
+/** Commands registered by another command's module. */
+const REGISTERED_BY: Record<string, string> = { workspace: 'token' };
+
+async function commandsFor(argv: string[]): Promise<RegisterCommand[]> {
+  const name = argv[2] === undefined ? '' : (REGISTERED_BY[argv[2]] ?? argv[2]);
+  const named = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  const loaders = named === undefined ? Object.values(COMMANDS) : [named];
+  return Promise.all(loaders.map((load) => load()));
+}
 
 export async function runCli(argv: string[]): Promise<void> {
   const program = new Command('content-service')
@@ -23,15 +42,7 @@ export async function runCli(argv: string[]): Promise<void> {
     .exitOverride((error: CommanderError) => {
       throw new CommandLineMistake(error.exitCode);
     });
-  registerServe(program);
-  registerBootstrap(program);
-  registerToken(program);
-  registerUser(program);
-  registerImport(program);
-  registerExport(program);
-  registerModels(program);
-  registerMcp(program);
-  registerTypes(program);
+  for (const register of await commandsFor(argv)) register(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {

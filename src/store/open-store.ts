@@ -1,6 +1,4 @@
 import type { Store } from './store.js';
-import { openSqliteStore } from './sqlite/index.js';
-import { openPostgresStore } from './postgres/index.js';
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/content.db';
 
@@ -9,8 +7,15 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/content.db';
  * `postgresql://…` (with optional `?schema=<name>` and `?pool=<N>`).
  */
 export async function openStore(databaseUrl: string): Promise<Store> {
-  if (databaseUrl.startsWith('sqlite:')) return openSqliteStore(databaseUrl.slice('sqlite:'.length) || ':memory:');
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return openPostgresStore(databaseUrl);
+  // Each driver is loaded only when its database is used: a command on SQLite never loads pg, nor the reverse.
+  if (databaseUrl.startsWith('sqlite:')) {
+    const { openSqliteStore } = await import('./sqlite/index.js');
+    return openSqliteStore(databaseUrl.slice('sqlite:'.length) || ':memory:');
+  }
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const { openPostgresStore } = await import('./postgres/index.js');
+    return openPostgresStore(databaseUrl);
+  }
   throw new Error(`Unsupported database URL "${redactUrl(databaseUrl)}": use sqlite:<path> or postgres://…`);
 }
 
