@@ -1,7 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { connectRedisLimiters } from '../budget/redis-limiters.js';
 import { MAX_WINDOW_SECONDS, memoryLimiters, WriteBudget } from '../budget/write-budget.js';
 import { buildApp } from '../server/app.js';
 import { DEFAULTS, type ServerConfig } from '../server/config.js';
@@ -242,7 +241,7 @@ export function registerServe(program: Command): void {
       const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
       const store = await openStore(config.databaseUrl);
       const redisUrl = options.redis ?? process.env.REDIS_URL;
-      const redis = redisUrl ? await connectRedisLimiters(redisUrl) : null;
+      const redis = redisUrl ? await (await import('../budget/redis-limiters.js')).connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;
       const budget = new WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
       const app = await buildApp({

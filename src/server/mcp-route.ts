@@ -2,19 +2,30 @@
 // that run elsewhere. The caller is authenticated like /graphql before the body is read; each tool then calls this
 // same server's /graphql in process (app.inject) with the caller's own headers, so the role, the validation and the
 // write budget are exactly those of the admin API (docs/decisions.md, "MCP").
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../auth/authenticate.js';
 import { headerValue } from '../auth/sessions.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { createMcpServer } from '../mcp/server.js';
 import type { Store } from '../store/store.js';
 import { sendRefusal } from './reply.js';
 
 export interface McpRouteOptions {
   store: Store;
   clock?: Clock;
+}
+
+/**
+ * The MCP SDK (and zod under it) is loaded on the first request to /mcp, not when the server starts: most servers
+ * never serve an agent, and it is a third of the start-up time.
+ */
+function importMcpModules() {
+  return Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]);
+}
+let mcpModules: ReturnType<typeof importMcpModules> | undefined;
+function loadMcpModules() {
+  mcpModules ??= importMcpModules();
+  return mcpModules;
 }
 
 /** The base URL the tools' client is given; requests to it never leave the process (see `injectFetch`). */
@@ -31,6 +42,7 @@ export function registerMcpRoute(app: FastifyInstance, { store, clock = systemCl
   };
 
   app.post('/mcp', { onRequest: authenticateFirst }, async (request, reply) => {
+    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcpModules();
     const server = createMcpServer({
       connection: {
         baseUrl: IN_PROCESS_BASE_URL,
