@@ -6,6 +6,7 @@ import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { registerMcp } from './mcp.js';
 import { registerModels } from './models.js';
+import { registerSchema } from './schema.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
 import { registerTypes } from './types.js';
@@ -32,6 +33,7 @@ export async function runCli(argv: string[]): Promise<void> {
   registerModels(program);
   registerMcp(program);
   registerTypes(program);
+  registerSchema(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {
