@@ -92,10 +92,10 @@ async function refusal(what: string, dryRun: () => Promise<unknown>): Promise<st
     return null;
   } catch (error) {
     if (!(error instanceof ContentServiceError)) throw error;
-    if (error.code === 'BAD_USER_INPUT' && /dryRun/.test(error.message)) {
+    if (/Unknown argument "dryRun"/.test(error.message)) {
       throw new ContentServiceError(
-        `the server cannot check changes before making them (model.create/update have no dryRun argument); ` +
-          `schema apply needs a content-service server of version 0.x with it: ${error.message}`,
+        'the server cannot check changes before making them (its model.create and model.update take no dryRun ' +
+          'argument), so schema apply changes nothing there; it needs a content-service server of this version or newer',
         { code: error.code },
       );
     }
