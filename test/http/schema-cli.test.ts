@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Admin, bootstrapAdmin, dataOf, expectError } from '../support/client.js';
-import { runCli, startServer, type CliResult, type TestServer } from '../support/server.js';
+import { freePort, runCli, startServer, type CliResult, type TestServer } from '../support/server.js';
 
 let server: TestServer;
 let dir: string;
@@ -415,18 +415,20 @@ describe('schema pull, diff, apply', () => {
     });
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /Missing --token/);
+    const closedPort = await freePort();
     const unreachable = await runCli([
       'schema',
       'pull',
       '--url',
-      'http://127.0.0.1:9',
+      `http://127.0.0.1:${closedPort}`,
       '--token',
       admin.token,
       '--workspace-id',
       admin.workspaceId,
     ]);
     assert.equal(unreachable.code, 1);
-    assert.match(unreachable.stderr, /^Error: listModels: no answer from http:\/\/127\.0\.0\.1:9\/graphql/);
+    assert.match(unreachable.stderr, /^Error: Could not connect to http:\/\/127\.0\.0\.1:\d+\/graphql \(connection refused\)/);
+    assert.equal(unreachable.stdout, '');
   });
 });
 
