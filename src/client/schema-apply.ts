@@ -3,7 +3,7 @@
 import type { ContentClient } from './client.js';
 import { ContentServiceError } from './errors.js';
 import { toSchemaModel, type SchemaField, type SchemaModel } from './schema-document.js';
-import { pointingAtSelf, withoutMissingTargets, type CurrentModel, type SchemaPlan } from './schema-plan.js';
+import { pointingAtSelf, relationTargets, withoutMissingTargets, type CurrentModel, type SchemaPlan } from './schema-plan.js';
 import type { ModelDefinition } from './types.js';
 
 /** Object fields nest sub-fields at most 8 levels deep (MODEL_LIMITS of the service). */
@@ -22,8 +22,8 @@ const CREATE = `mutation($input: CreateModelDefinitionInput!, $dryRun: Boolean) 
 const UPDATE = `mutation($input: UpdateModelDefinitionInput!, $dryRun: Boolean) { model { update(input: $input, dryRun: $dryRun) { id slug } } }`;
 const DELETE = `mutation($id: ID!) { model { delete(id: $id) { id deleted } } }`;
 
-/** Dry runs at once: a plan of 50 models is checked in a few round trips, without a burst on the server. */
-const CHECKS_IN_FLIGHT = 8;
+/** Requests at once (dry runs, creates of a wave, updates): 50 models in a few round trips, without a burst on the server. */
+const IN_FLIGHT = 8;
 
 export async function readWorkspaceModels(client: ContentClient): Promise<CurrentModel[]> {
   const data = await client.request<{ model: { list: ModelDefinition[] } }>(
@@ -78,8 +78,8 @@ export async function checkPlan(client: ContentClient, plan: SchemaPlan, current
       );
     }
   }
-  for (let start = 0; start < checks.length; start += CHECKS_IN_FLIGHT) {
-    const answers = await Promise.all(checks.slice(start, start + CHECKS_IN_FLIGHT).map((check) => check()));
+  for (let start = 0; start < checks.length; start += IN_FLIGHT) {
+    const answers = await Promise.all(checks.slice(start, start + IN_FLIGHT).map((check) => check()));
     for (const answer of answers) if (answer) problems.push(answer);
   }
   return problems;
@@ -108,7 +108,11 @@ async function refusal(what: string, dryRun: () => Promise<unknown>): Promise<st
 
 export type StepReport = (line: string) => void;
 
-/** Makes the plan's steps: creates in relation order, updates, then deletes (those pointing at others first). */
+/**
+ * Makes the plan's steps: creates in relation order, updates, then deletes (those pointing at others first). Steps
+ * that do not depend on each other are sent a few at a time: the creates of one wave (models whose targets all
+ * exist), the updates.
+ */
 export async function applyPlan(
   client: ContentClient,
   plan: SchemaPlan,
@@ -117,34 +121,64 @@ export async function applyPlan(
 ): Promise<void> {
   const existing = new Set(current.map((entry) => entry.model.slug));
   const laterUpdates: { id: string; model: SchemaModel }[] = [];
-  for (const model of plan.creates) {
+  const create = async (model: SchemaModel) => {
     const { fields, changed } = pointingAtSelf(model.fields, existing, model.slug);
     const created = await client.request<{ model: { create: { id: string } } }>(
       CREATE,
       { input: { slug: model.slug, ...modelInput(model, fields) } },
       { write: true, operation: 'createModel' },
     );
-    existing.add(model.slug);
     report(`created model ${model.slug}${changed ? ' (its relations to models not yet created follow)' : ''}`);
     if (changed) laterUpdates.push({ id: created.model.create.id, model });
+  };
+  for (const wave of creationWaves(plan.creates)) {
+    await inBatches(wave, create);
+    for (const model of wave) existing.add(model.slug);
   }
-  for (const update of plan.updates) {
+  await inBatches(plan.updates, async (update) => {
     await client.request(
       UPDATE,
       { input: { id: update.id, ...modelInput(update.after) } },
       { write: true, operation: 'updateModel' },
     );
     report(`updated model ${update.after.slug}`);
-  }
-  for (const later of laterUpdates) {
+  });
+  await inBatches(laterUpdates, async (later) => {
     await client.request(
       UPDATE,
       { input: { id: later.id, ...modelInput(later.model) } },
       { write: true, operation: 'updateModel' },
     );
     report(`updated model ${later.model.slug}: relations to the models created after it`);
-  }
+  });
   await deleteModels(client, plan.deletes, report);
+}
+
+/**
+ * The creates in waves: each wave the models (in relation order) whose targets among the new models are all in
+ * earlier waves. When none is (a cycle), the first one left makes a wave of its own and points at itself until the
+ * others exist.
+ */
+function creationWaves(creates: readonly SchemaModel[]): SchemaModel[][] {
+  const waves: SchemaModel[][] = [];
+  let pending = [...creates];
+  while (pending.length > 0) {
+    const waiting = new Set(pending.map((model) => model.slug));
+    let wave = pending.filter(
+      (model) => ![...relationTargets(model.fields)].some((slug) => slug !== model.slug && waiting.has(slug)),
+    );
+    if (wave.length === 0) wave = [pending[0]!];
+    const inWave = new Set(wave);
+    pending = pending.filter((model) => !inWave.has(model));
+    waves.push(wave);
+  }
+  return waves;
+}
+
+async function inBatches<T>(items: readonly T[], step: (item: T) => Promise<void>): Promise<void> {
+  for (let start = 0; start < items.length; start += IN_FLIGHT) {
+    await Promise.all(items.slice(start, start + IN_FLIGHT).map(step));
+  }
 }
 
 /**
