@@ -22,7 +22,7 @@ const CREATE = `mutation($input: CreateModelDefinitionInput!, $dryRun: Boolean) 
 const UPDATE = `mutation($input: UpdateModelDefinitionInput!, $dryRun: Boolean) { model { update(input: $input, dryRun: $dryRun) { id slug } } }`;
 const DELETE = `mutation($id: ID!) { model { delete(id: $id) { id deleted } } }`;
 
-/** Requests at once (dry runs, creates of a wave, updates): 50 models in a few round trips, without a burst on the server. */
+/** Dry runs at once: a plan of 50 models is checked in a few round trips, without a burst on the server. */
 const IN_FLIGHT = 8;
 
 export async function readWorkspaceModels(client: ContentClient): Promise<CurrentModel[]> {
@@ -108,11 +108,7 @@ async function refusal(what: string, dryRun: () => Promise<unknown>): Promise<st
 
 export type StepReport = (line: string) => void;
 
-/**
- * Makes the plan's steps: creates in relation order, updates, then deletes (those pointing at others first). Steps
- * that do not depend on each other are sent a few at a time: the creates of one wave (models whose targets all
- * exist), the updates.
- */
+/** Makes the plan's steps: creates in relation order (wave by wave), updates, then deletes (those pointing at others first). */
 export async function applyPlan(
   client: ContentClient,
   plan: SchemaPlan,
@@ -132,10 +128,10 @@ export async function applyPlan(
     if (changed) laterUpdates.push({ id: created.model.create.id, model });
   };
   for (const wave of creationWaves(plan.creates)) {
-    await inBatches(wave, create);
+    await oneByOne(wave, create);
     for (const model of wave) existing.add(model.slug);
   }
-  await inBatches(plan.updates, async (update) => {
+  await oneByOne(plan.updates, async (update) => {
     await client.request(
       UPDATE,
       { input: { id: update.id, ...modelInput(update.after) } },
@@ -143,7 +139,7 @@ export async function applyPlan(
     );
     report(`updated model ${update.after.slug}`);
   });
-  await inBatches(laterUpdates, async (later) => {
+  await oneByOne(laterUpdates, async (later) => {
     await client.request(
       UPDATE,
       { input: { id: later.id, ...modelInput(later.model) } },
@@ -175,10 +171,12 @@ function creationWaves(creates: readonly SchemaModel[]): SchemaModel[][] {
   return waves;
 }
 
-async function inBatches<T>(items: readonly T[], step: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += IN_FLIGHT) {
-    await Promise.all(items.slice(start, start + IN_FLIGHT).map(step));
-  }
+/**
+ * Model writes one at a time: on PostgreSQL two model.create or model.update calls that build field indexes at the
+ * same time can deadlock (each waits for the other's lock on the records table) and one fails.
+ */
+async function oneByOne<T>(items: readonly T[], step: (item: T) => Promise<void>): Promise<void> {
+  for (const item of items) await step(item);
 }
 
 /**
