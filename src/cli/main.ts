@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<RegisterCommand>> = {
   models: async () => (await import('./models.js')).registerModels,
   mcp: async () => (await import('./mcp.js')).registerMcp,
   types: async () => (await import('./types.js')).registerTypes,
+  schema: async () => (await import('./schema.js')).registerSchema,
 };
 
 /** Commands registered by another command's module. */

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ServiceError } from '../domain/errors.js';
+import { slugConflict } from '../store/conflicts.js';
 import { skuFieldOf, type FieldDefinition, type ModelDefinition } from '../domain/fields.js';
 import { normaliseModelShape, type ModelDefinitionInput, type ModelShape } from '../domain/model-definition.js';
 import { modelsReferencing } from '../domain/relations.js';
@@ -9,6 +10,11 @@ import type { Actor } from './actor.js';
 
 export interface UpdateModelInput extends ModelDefinitionInput {
   id: string;
+}
+
+export interface WriteOptions {
+  /** Check only: store nothing. */
+  dryRun?: boolean;
 }
 
 export class ModelService {
@@ -26,12 +32,23 @@ export class ModelService {
     return this.store.models.getBySlug(workspaceId, slug);
   }
 
-  async create(actor: Actor, input: ModelDefinitionInput): Promise<ModelDefinition> {
-    const shape = normaliseModelShape(input, await this.slugs(actor.workspaceId));
+  /** With `dryRun`, checks as a create would and returns the model it would make, storing nothing. */
+  async create(actor: Actor, input: ModelDefinitionInput, options: WriteOptions = {}): Promise<ModelDefinition> {
+    const slugs = await this.slugs(actor.workspaceId);
+    const shape = normaliseModelShape(input, slugs);
+    if (options.dryRun) {
+      if (slugs.has(shape.slug)) throw slugConflict();
+      return unstoredModel(actor.workspaceId, shape);
+    }
     return this.store.models.create(actor.workspaceId, newId(), shape);
   }
 
-  async update(actor: Actor, input: UpdateModelInput): Promise<ModelDefinition> {
+  /**
+   * With `dryRun`, makes every check of an update (the stored records' included) and returns the model as it would
+   * be, storing nothing. One check is the store's alone and not made then: stored records that would repeat a value
+   * of a new product SKU field.
+   */
+  async update(actor: Actor, input: UpdateModelInput, options: WriteOptions = {}): Promise<ModelDefinition> {
     const model = await this.requireModel(actor.workspaceId, input.id);
     const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
     delete given.id;
@@ -43,6 +60,7 @@ export class ModelService {
       await this.slugs(actor.workspaceId),
     );
     const change = await this.planChange(model, shape);
+    if (options.dryRun) return { ...model, ...shape };
     return this.store.models.update(model, change);
   }
 
@@ -118,6 +136,21 @@ function storedShape(fields: FieldDefinition[] | null | undefined): unknown {
   return (
     (fields ?? null)?.map(({ indexed: _indexed, fields: inner, ...rest }) => ({ ...rest, fields: storedShape(inner) })) ?? null
   );
+}
+
+/** The model a create would make, as a dry run answers it: a fresh id that is not kept, no records. */
+function unstoredModel(workspaceId: string, shape: ModelShape): ModelDefinition {
+  const now = new Date().toISOString();
+  return {
+    ...shape,
+    id: newId(),
+    workspaceId,
+    recordCount: 0,
+    writeVersion: 0,
+    hasLargeRecords: false,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 function currentShape(model: ModelDefinition): ModelShape {

@@ -214,8 +214,10 @@ export const ADMIN_SDL = /* GraphQL */ `
   }
 
   type ModelMutations {
-    create(input: CreateModelDefinitionInput!): ModelDefinition!
-    update(input: UpdateModelDefinitionInput!): ModelDefinition
+    "dryRun: check the definition as create would, store nothing, and return the model it would make (its id is not kept)."
+    create(input: CreateModelDefinitionInput!, dryRun: Boolean): ModelDefinition!
+    "dryRun: check the change as update would (stored records included), store nothing, and return the model as it would be."
+    update(input: UpdateModelDefinitionInput!, dryRun: Boolean): ModelDefinition
     delete(id: ID!): DeletionResult!
   }
 

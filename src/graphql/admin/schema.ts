@@ -13,6 +13,7 @@ import { selectsItemData, selectsRecordData } from '../selection.js';
 import { ADMIN_SDL } from './schema.graphql.js';
 
 type Input<T> = { input: T };
+type DryRun = { dryRun?: boolean | null };
 type Resolvers = TypeResolvers<AdminContext>;
 
 const modelQueries: Resolvers = {
@@ -21,8 +22,10 @@ const modelQueries: Resolvers = {
 };
 
 const modelMutations: Resolvers = {
-  create: (_, { input }: Input<ModelDefinitionInput>, { actor, services }) => services.models.create(actor, input),
-  update: (_, { input }: Input<UpdateModelInput>, { actor, services }) => services.models.update(actor, input),
+  create: (_, { input, dryRun }: Input<ModelDefinitionInput> & DryRun, { actor, services }) =>
+    services.models.create(actor, input, { dryRun: dryRun === true }),
+  update: (_, { input, dryRun }: Input<UpdateModelInput> & DryRun, { actor, services }) =>
+    services.models.update(actor, input, { dryRun: dryRun === true }),
   delete: (_, { id }: { id: string }, { actor, services }) => services.models.delete(actor, id),
 };
 
