@@ -302,5 +302,28 @@ for (const target of targets) {
       );
       assert.deepEqual(await database.indexNames(model.id), before);
     });
+
+    test(`indexes (${target.name}): models created, updated and deleted eight at a time all succeed, each with its indexes`, async () => {
+      // Index changes on `records` from interleaved transactions used to deadlock on PostgreSQL.
+      const slugs = Array.from({ length: 8 }, (_, index) => `parallel-${index}`);
+      const created = await Promise.all(
+        slugs.map((slug) => store.models.create(workspaceId, newId(), shape(slug, [field('title', 'text', { indexed: true })]))),
+      );
+      const updated = await Promise.all(
+        created.map((model) =>
+          store.models.update(model, {
+            shape: shape(model.slug, [field('title', 'text', { indexed: true }), field('n', 'number', { indexed: true })]),
+            removedFieldKeys: [],
+            skuFieldChanged: null,
+          }),
+        ),
+      );
+      for (const model of updated) assert.equal((await database.indexNames(model.id)).length, 2, model.slug);
+      assert.deepEqual(
+        await Promise.all(updated.map((model) => store.models.delete(workspaceId, model.id))),
+        Array(8).fill(true),
+      );
+      for (const model of updated) assert.deepEqual(await database.indexNames(model.id), [], model.slug);
+    });
   });
 }

@@ -21,6 +21,15 @@ async function hasExpressionStatistics(db: Queryable): Promise<boolean> {
 }
 
 /**
+ * Makes the writes of model definitions in this schema one at a time; the first statement of their transactions.
+ * They change indexes and statistics on `records`, whose table locks (taken after the row locks of an update or a
+ * delete of records) deadlock when two such transactions interleave.
+ */
+export async function lockModelDefinitions(db: Queryable): Promise<void> {
+  await db.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':model definitions'))");
+}
+
+/**
  * Builds and drops the model's field indexes so that they are exactly the ones its definition asks for; run inside
  * the transaction that writes the definition (CREATE INDEX holds off writes to records until it commits). An
  * index is partial, over the model's records only (other models' writes never touch it), on (value, created_at,

@@ -5,7 +5,7 @@ import type { ModelChange, ModelStore } from '../store.js';
 import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
-import { syncFieldIndexes } from './field-indexes.js';
+import { lockModelDefinitions, syncFieldIndexes } from './field-indexes.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
 import type { PostgresOutbox } from './webhooks.js';
 
@@ -53,6 +53,7 @@ export class PostgresModelStore implements ModelStore {
     let wrote = false;
     try {
       const created = await inTransaction(this.pool, async (client) => {
+        await lockModelDefinitions(client);
         const { rows } = await client.query<ModelRow>(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
              delivery_access, icon, color, record_count, created_at, updated_at, content_version)
@@ -76,6 +77,7 @@ export class PostgresModelStore implements ModelStore {
     const now = Date.now();
     let wrote = false;
     const updated = await inTransaction(this.pool, async (client) => {
+      await lockModelDefinitions(client);
       await client.query(
         `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
            delivery_access = $6, icon = $7, color = $8, updated_at = $9, content_version = content_version + 1 WHERE id = $10`,
@@ -102,6 +104,7 @@ export class PostgresModelStore implements ModelStore {
     // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
     let wrote = false;
     const deleted = await inTransaction(this.pool, async (client) => {
+      await lockModelDefinitions(client);
       const result = await client.query<{ slug: string }>(
         'DELETE FROM models WHERE workspace_id = $1 AND id = $2 RETURNING slug',
         [workspaceId, id],
