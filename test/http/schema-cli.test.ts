@@ -116,7 +116,7 @@ async function seedRichModels(admin: Admin): Promise<void> {
   });
 }
 
-describe('schema pull, diff, apply', () => {
+describe('schema pull, diff, apply', { concurrency: 3 }, () => {
   test('schema: pull is stable JSON; diff shows the changes (exit 2); apply makes another workspace match; a second apply changes nothing', async () => {
     const source = await workspace();
     const target = await workspace();
