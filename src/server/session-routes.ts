@@ -52,7 +52,10 @@ interface SessionBody {
   workspaces: { id: string; orgSlug: string; slug: string; role: string }[];
 }
 
-export async function sessionBody(store: Store, session: Pick<SessionRecord, 'userId' | 'email' | 'csrfToken'>): Promise<SessionBody> {
+export async function sessionBody(
+  store: Store,
+  session: Pick<SessionRecord, 'userId' | 'email' | 'csrfToken'>,
+): Promise<SessionBody> {
   const workspaces = await store.tenancy.workspacesOf(session.userId);
   return { user: { email: session.email }, csrfToken: session.csrfToken, workspaces };
 }

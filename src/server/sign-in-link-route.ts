@@ -33,7 +33,10 @@ function readBody(body: unknown): { token: string; password: string | undefined 
   return { token: body.token, password };
 }
 
-export function registerSignInLinkRoute(app: FastifyInstance, { store, clock = systemClock }: { store: Store; clock?: Clock }): void {
+export function registerSignInLinkRoute(
+  app: FastifyInstance,
+  { store, clock = systemClock }: { store: Store; clock?: Clock },
+): void {
   app.post(SIGN_IN_LINK_ROUTE, async (request, reply) => {
     noStore(reply);
     let body: { token: string; password: string | undefined };

@@ -10,8 +10,9 @@ export class SqliteMemberStore implements MemberStore {
   constructor(private readonly db: Database.Database) {}
 
   async list(workspaceId: string): Promise<MemberInfo[]> {
-    const rows = this.db.prepare(`${MEMBER_SELECT} WHERE m.workspace_id = ? ORDER BY u.email, m.user_id`).all(workspaceId) as
-      MemberRow[];
+    const rows = this.db
+      .prepare(`${MEMBER_SELECT} WHERE m.workspace_id = ? ORDER BY u.email, m.user_id`)
+      .all(workspaceId) as MemberRow[];
     return rows.map(toMemberInfo);
   }
 
