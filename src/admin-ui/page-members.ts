@@ -38,50 +38,54 @@ export async function renderMembers(ctx: PageContext): Promise<void> {
     const members = data.member.list;
     listArea.replaceChildren(
       h(
-        'table',
-        { class: 'table members' },
-        h('caption', { tabindex: '-1' }, 'Members of this workspace'),
+        'div',
+        { class: 'table-scroll' },
         h(
-          'thead',
-          null,
+          'table',
+          { class: 'table members' },
+          h('caption', { tabindex: '-1' }, 'Members of this workspace'),
           h(
-            'tr',
+            'thead',
             null,
-            ['Email', 'Role', 'Password', 'Added'].map((title) => h('th', { scope: 'col' }, title)),
-            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-          ),
-        ),
-        h(
-          'tbody',
-          null,
-          members.map((member) => {
-            const isYou = member.email === ctx.session.user.email;
-            const mayTouch = member.role !== 'owner' || ctx.workspace.role === 'owner';
-            const choices = member.role === 'owner' ? ROLE_OPTIONS : roleChoices;
-            const roleSelect = select(choices, member.role, {
-              'aria-label': `Role of ${member.email}`,
-              disabled: mayTouch ? null : true,
-              onchange: () => void changeRole(member, roleSelect),
-            });
-            return h(
+            h(
               'tr',
-              { 'data-email': member.email },
-              h('th', { scope: 'row' }, member.email, isYou ? h('span', { class: 'muted' }, ' (you)') : null),
-              h('td', null, roleSelect),
-              h('td', null, member.hasPassword ? 'Set' : 'Not yet'),
-              h('td', null, member.addedAt ? formatDateTime(member.addedAt) : '—'),
-              h(
-                'td',
-                { class: 'actions' },
-                mayTouch
-                  ? button('Remove', () => void remove(member), {
-                      class: 'button button-danger',
-                      'aria-label': `Remove ${member.email}`,
-                    })
-                  : null,
-              ),
-            );
-          }),
+              null,
+              ['Email', 'Role', 'Password', 'Added'].map((title) => h('th', { scope: 'col' }, title)),
+              h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+            ),
+          ),
+          h(
+            'tbody',
+            null,
+            members.map((member) => {
+              const isYou = member.email === ctx.session.user.email;
+              const mayTouch = member.role !== 'owner' || ctx.workspace.role === 'owner';
+              const choices = member.role === 'owner' ? ROLE_OPTIONS : roleChoices;
+              const roleSelect = select(choices, member.role, {
+                'aria-label': `Role of ${member.email}`,
+                disabled: mayTouch ? null : true,
+                onchange: () => void changeRole(member, roleSelect),
+              });
+              return h(
+                'tr',
+                { 'data-email': member.email },
+                h('th', { scope: 'row' }, member.email, isYou ? h('span', { class: 'muted' }, ' (you)') : null),
+                h('td', null, roleSelect),
+                h('td', null, member.hasPassword ? 'Set' : 'Not yet'),
+                h('td', null, member.addedAt ? formatDateTime(member.addedAt) : '—'),
+                h(
+                  'td',
+                  { class: 'actions' },
+                  mayTouch
+                    ? button('Remove', () => void remove(member), {
+                        class: 'button button-danger',
+                        'aria-label': `Remove ${member.email}`,
+                      })
+                    : null,
+                ),
+              );
+            }),
+          ),
         ),
       ),
     );
@@ -135,7 +139,8 @@ export async function renderMembers(ctx: PageContext): Promise<void> {
   const form = h(
     'form',
     {
-      class: 'member-form',
+      // The API tokens page's form layout.
+      class: 'token-form member-form',
       novalidate: true,
       'aria-labelledby': 'add-member-title',
       onsubmit: async (event: Event) => {
