@@ -32,6 +32,7 @@ import type { AdminContext } from '../dist/graphql/context.js';
 import { executeOperation } from '../dist/graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest } from '../dist/graphql/request.js';
 import { newId } from '../dist/ids.js';
+import { MemberService } from '../dist/services/member-service.js';
 import { ModelService } from '../dist/services/model-service.js';
 import { RecordReader } from '../dist/services/record-reader.js';
 import { RecordService } from '../dist/services/record-service.js';
@@ -69,6 +70,7 @@ try {
     tokens: new TokenService(store),
     workspaces: new WorkspaceService(store, 5000),
     webhooks: new WebhookService(store, { allowPrivate: false }),
+    members: new MemberService(store),
   };
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema);
@@ -111,7 +113,7 @@ try {
     const plan = planAdminOperation(schema, prepared);
     await budget.charge(authenticated.actor.workspaceId, plan.cost, null);
     lap('plan and write budget', counted);
-    const context: AdminContext = { actor: authenticated.actor, services };
+    const context: AdminContext = { actor: authenticated.actor, services, origin: 'http://127.0.0.1' };
     const answer = await executeOperation(schema, prepared, context, (error) => {
       throw error;
     });

@@ -90,6 +90,30 @@ export async function signIn(email: string, password: string): Promise<Session> 
   return acceptSession(body);
 }
 
+/** The email of a one-time sign-in link's user (POST /admin/sign-in-link without a password); throws when it cannot be used. */
+export async function checkSignInLink(token: string): Promise<{ email: string }> {
+  const response = await send('/admin/sign-in-link', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ token }),
+  });
+  const body = await readJson(response);
+  if (!response.ok) throw errorFrom(response, body);
+  return body as { email: string };
+}
+
+/** Sets the password of a sign-in link's user, uses the link up and signs in. */
+export async function useSignInLink(token: string, password: string): Promise<Session> {
+  const response = await send('/admin/sign-in-link', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ token, password }),
+  });
+  const body = await readJson(response);
+  if (!response.ok) throw errorFrom(response, body);
+  return acceptSession(body);
+}
+
 /** The current session, or null when not signed in. */
 export async function getSession(): Promise<Session | null> {
   const response = await send('/admin/session', { method: 'GET', headers: { accept: 'application/json' } });

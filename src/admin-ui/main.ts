@@ -5,6 +5,7 @@ import { h, replaceChildren } from './dom.js';
 import { restoreFocus } from './focus-return.js';
 import { invalidateModels } from './models-cache.js';
 import { renderImport } from './page-import.js';
+import { renderMembers } from './page-members.js';
 import { renderModelEditor } from './page-model-editor.js';
 import { renderModels } from './page-models.js';
 import { renderRecordForm } from './page-record-form.js';
@@ -13,6 +14,7 @@ import { renderSignIn } from './page-sign-in.js';
 import { renderTokens } from './page-tokens.js';
 import { renderWebhookDetail } from './page-webhooks-detail.js';
 import { renderWebhooks } from './page-webhooks.js';
+import { renderWelcome } from './page-welcome.js';
 import { renderWorkspace } from './page-workspace.js';
 import type { PageContext } from './page.js';
 import { mayChangeWorkspaceSettings, type Session, type SessionWorkspace } from './types.js';
@@ -32,6 +34,7 @@ const routes: { pattern: RegExp; names: string[]; page: Page }[] = [
   route('/models/:modelId/import', renderImport),
   route('/settings/workspace', renderWorkspace),
   route('/settings/tokens', renderTokens),
+  route('/settings/members', renderMembers),
   route('/settings/webhooks', renderWebhooks),
   route('/settings/webhooks/:webhookId', renderWebhookDetail),
 ];
@@ -132,6 +135,9 @@ function header(session: Session, path: string): HTMLElement {
       mayChangeWorkspaceSettings(state.workspace?.role)
         ? navLink('#/settings/webhooks', 'Webhooks', path.startsWith('/settings/webhooks'))
         : null,
+      mayChangeWorkspaceSettings(state.workspace?.role)
+        ? navLink('#/settings/members', 'Members', path === '/settings/members')
+        : null,
     ),
     h(
       'div',
@@ -174,6 +180,19 @@ async function render(): Promise<void> {
   const content = h('div', { class: 'page' });
   const flash = state.flash;
   state.flash = null;
+
+  // A one-time sign-in link (member.add): the new member chooses a password, whoever is signed in here.
+  if (path === '/welcome') {
+    replaceChildren(root, main, announcer);
+    replaceChildren(main, content);
+    document.title = 'Welcome · Content Service';
+    await renderWelcome(content, query.get('token') ?? '', (session) => {
+      acceptSession(session);
+      state.flash = `Your password is set. You are signed in as ${session.user.email}.`;
+      navigate('#/models');
+    });
+    return;
+  }
 
   if (!state.session || path === '/sign-in') {
     if (state.session && path === '/sign-in') {

@@ -3,14 +3,37 @@ export type Role = (typeof ROLES)[number];
 
 /**
  * What a request needs: reading, writing records, changing models, listing, creating and revoking API tokens,
- * changing the workspace's settings, or reading and changing its webhooks.
+ * changing the workspace's settings, reading and changing its webhooks, or listing, adding, changing and removing its
+ * members.
  */
 export type Permission =
-  'read' | 'write records' | 'change models' | 'manage tokens' | 'change workspace settings' | 'manage webhooks';
+  | 'read'
+  | 'write records'
+  | 'change models'
+  | 'manage tokens'
+  | 'change workspace settings'
+  | 'manage webhooks'
+  | 'manage members';
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings', 'manage webhooks'],
-  admin: ['read', 'write records', 'change models', 'manage tokens', 'change workspace settings', 'manage webhooks'],
+  owner: [
+    'read',
+    'write records',
+    'change models',
+    'manage tokens',
+    'change workspace settings',
+    'manage webhooks',
+    'manage members',
+  ],
+  admin: [
+    'read',
+    'write records',
+    'change models',
+    'manage tokens',
+    'change workspace settings',
+    'manage webhooks',
+    'manage members',
+  ],
   editor: ['read', 'write records'],
   viewer: ['read'],
 };

@@ -1,4 +1,5 @@
 import type { Actor } from '../services/actor.js';
+import type { MemberService } from '../services/member-service.js';
 import type { ModelService } from '../services/model-service.js';
 import type { RecordReader } from '../services/record-reader.js';
 import type { RecordService } from '../services/record-service.js';
@@ -14,9 +15,12 @@ export interface Services {
   tokens: TokenService;
   workspaces: WorkspaceService;
   webhooks: WebhookService;
+  members: MemberService;
 }
 
 export interface AdminContext {
   actor: Actor;
   services: Services;
+  /** The origin the request came to (scheme, host and port): absolute links in answers (sign-in links) start with it. */
+  origin: string;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, type Authenticated } from '../auth/authenticate.js';
-import { authenticateSession, headerValue, readCookie, SESSION_COOKIE } from '../auth/sessions.js';
+import { authenticateSession, cameOverHttps, headerValue, readCookie, SESSION_COOKIE } from '../auth/sessions.js';
 import type { WriteBudget } from '../budget/write-budget.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
@@ -66,7 +66,7 @@ export function registerAdminRoute(
         }
         // The spec: writes made in the admin application (a session) are not counted against the token budget.
         if (plan.cost > 0 && !viaSession) await budget.charge(actor.workspaceId, plan.cost, writeBudget);
-        const context: AdminContext = { actor, services };
+        const context: AdminContext = { actor, services, origin: requestOrigin(request) };
         return executeOperation(schema, prepared, context, onUnexpected);
       },
       maxResponseBytes,
@@ -79,6 +79,11 @@ export function registerAdminRoute(
     if (wantsGraphiql(request)) return sendGraphiqlPage(reply);
     return answer(request, reply, () => readGetRequest(request.query));
   });
+}
+
+/** The scheme, host and port the client reached: `Host` (and `X-Forwarded-Proto` behind a TLS-terminating proxy). */
+function requestOrigin(request: FastifyRequest): string {
+  return `${cameOverHttps(request) ? 'https' : 'http'}://${request.host}`;
 }
 
 /** A browser opening /graphql: no `query` in the URL, HTML accepted. */

@@ -7,6 +7,7 @@ import { ServiceError } from '../domain/errors.js';
 import type { Services } from '../graphql/context.js';
 import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
 import { newId } from '../ids.js';
+import { MemberService } from '../services/member-service.js';
 import { ModelService } from '../services/model-service.js';
 import { RecordReader } from '../services/record-reader.js';
 import { RecordService } from '../services/record-service.js';
@@ -24,6 +25,7 @@ import { registerMcpRoute } from './mcp-route.js';
 import { sendRefusal } from './reply.js';
 import { answerClientError, answerFrameworkError, answerNotFound } from './router-errors.js';
 import { registerSessionRoutes, type SignInOptions } from './session-routes.js';
+import { registerSignInLinkRoute } from './sign-in-link-route.js';
 
 export interface AppOptions {
   store: Store;
@@ -85,6 +87,7 @@ export async function buildApp({
     tokens: new TokenService(store, clock),
     workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
     webhooks: new WebhookService(store, { allowPrivate: webhookAllowPrivate }),
+    members: new MemberService(store, clock),
   };
 
   // The per-request hooks take callbacks rather than being async: each request runs every one of them.
@@ -146,6 +149,7 @@ export async function buildApp({
   const introspection = config.introspection ?? true;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes, clock });
   registerSessionRoutes(app, { store, ...signIn, clock });
+  registerSignInLinkRoute(app, { store, clock });
   registerMcpRoute(app, { store, clock });
   await registerDeliveryRoute(app, {
     store,

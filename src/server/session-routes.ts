@@ -52,7 +52,10 @@ interface SessionBody {
   workspaces: { id: string; orgSlug: string; slug: string; role: string }[];
 }
 
-async function sessionBody(store: Store, session: Pick<SessionRecord, 'userId' | 'email' | 'csrfToken'>): Promise<SessionBody> {
+export async function sessionBody(
+  store: Store,
+  session: Pick<SessionRecord, 'userId' | 'email' | 'csrfToken'>,
+): Promise<SessionBody> {
   const workspaces = await store.tenancy.workspacesOf(session.userId);
   return { user: { email: session.email }, csrfToken: session.csrfToken, workspaces };
 }
@@ -72,7 +75,7 @@ function readCredentials(body: unknown): { email: string; password: string } {
   return { email: email.trim().toLowerCase(), password };
 }
 
-function noStore(reply: FastifyReply): FastifyReply {
+export function noStore(reply: FastifyReply): FastifyReply {
   return reply.header('cache-control', 'no-store');
 }
 

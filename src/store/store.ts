@@ -7,6 +7,7 @@ import type { Role } from '../domain/roles.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ApiTokenInfo, Workspace } from '../domain/workspace.js';
 import type { NewWebhookEvent, WebhookEvent } from '../domain/webhook-events.js';
+import type { MemberChange } from '../domain/members.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
@@ -15,6 +16,8 @@ export interface Store {
   readonly records: RecordStore;
   /** Webhooks, their delivery log, and the deliveries the worker sends (the events are written by the record and model writes). */
   readonly webhooks: WebhookStore;
+  /** The members of a workspace, as the admin API manages them, and the one-time sign-in links of new users. */
+  readonly members: MemberStore;
   /**
    * Limiters kept in the database, so that every server process on it shares one write budget;
    * null when the database serves a single process and the budget can be counted in memory.
@@ -438,4 +441,61 @@ export interface WebhookStore {
   prune(before: number): Promise<number>;
   /** Calls `listener` after each commit of this process that wrote events (the worker wakes up). */
   onEventsWritten(listener: () => void): void;
+}
+
+export interface MemberInfo {
+  userId: string;
+  email: string;
+  role: Role;
+  /** The user can sign in to the admin application with a password. */
+  hasPassword: boolean;
+  /** When the user became a member (ISO 8601); null for members added before this was recorded. */
+  addedAt: string | null;
+}
+
+/** A member just added, with what decides whether the admin gets a sign-in link for the user. */
+export interface AddedMember {
+  member: MemberInfo;
+  /** Workspaces other than this one the user is a member of. */
+  otherWorkspaces: number;
+}
+
+export interface NewSignInLink {
+  /** SHA-256 (hex) of the link's token; the token itself is only in the link. */
+  tokenHash: string;
+  workspaceId: string;
+  userId: string;
+  createdBy: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface MemberStore {
+  /** The workspace's members, by email. */
+  list(workspaceId: string): Promise<MemberInfo[]>;
+  /** Adds the user (created without a password when there is none with that email); 'already-member' changes nothing. */
+  add(workspaceId: string, email: string, role: Role, now: number): Promise<AddedMember | 'already-member'>;
+  /**
+   * Changes a member in one transaction that no other change of the workspace's members comes between: `check`
+   * gets the member's role and the workspace's number of owners and throws to refuse (nothing changes). Removing
+   * a member also revokes the user's API tokens of the workspace and voids the user's sign-in links there.
+   * Null: no such member; 'removed' after a removal.
+   */
+  change(
+    workspaceId: string,
+    userId: string,
+    change: MemberChange,
+    check: (current: Role, owners: number) => void,
+    now: number,
+  ): Promise<MemberInfo | 'removed' | null>;
+  /** Stores a sign-in link; the user's earlier links to the workspace stop working. */
+  createSignInLink(link: NewSignInLink): Promise<void>;
+  /**
+   * Uses the link: when it is unused, unexpired, its user still a member of its workspace only and without a
+   * password, sets the password hash and marks the link used, in one transaction; otherwise null and no change.
+   */
+  useSignInLink(tokenHash: string, passwordHash: string, now: number): Promise<{ userId: string; email: string } | null>;
+  /** The email of the link's user, while the link could be used (see useSignInLink); null otherwise. */
+  findSignInLink(tokenHash: string, now: number): Promise<{ email: string } | null>;
 }

@@ -32,6 +32,7 @@ import { buildDeliverySchema, type DeliveryContext } from '../../src/graphql/del
 import { runOperation } from '../../src/graphql/execute.js';
 import { DocumentCache, prepareOperation } from '../../src/graphql/request.js';
 import type { Actor } from '../../src/services/actor.js';
+import { MemberService } from '../../src/services/member-service.js';
 import { ModelService } from '../../src/services/model-service.js';
 import { RecordReader } from '../../src/services/record-reader.js';
 import { RecordService } from '../../src/services/record-service.js';
@@ -131,6 +132,7 @@ function servicesOf(store: Store): Services {
     tokens: new TokenService(store),
     workspaces: new WorkspaceService(store, 600),
     webhooks: new WebhookService(store, { allowPrivate: false }),
+    members: new MemberService(store),
   };
 }
 
@@ -317,7 +319,7 @@ function adminReads(): Case[] {
 }
 
 test('differential, admin schema on SQLite: queries answer as graphql-js does', async () => {
-  const context: AdminContext = { actor, services: readServices };
+  const context: AdminContext = { actor, services: readServices, origin: 'http://127.0.0.1' };
   await assertAllSame(adminSchema, context, adminReads());
   // Directives and introspection included: nothing here runs on graphql-js (whose execute coerces the variables again).
   for (const request of adminReads()) assert.ok(isCompiled(adminSchema, request.query), request.query);

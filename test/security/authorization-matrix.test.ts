@@ -57,7 +57,14 @@ const PRINCIPALS: Principal[] = [
 ];
 
 type Kind =
-  'read' | 'record-write' | 'model-write' | 'token-management' | 'webhook-management' | 'workspace-settings' | 'delivery';
+  | 'read'
+  | 'record-write'
+  | 'model-write'
+  | 'token-management'
+  | 'webhook-management'
+  | 'member-management'
+  | 'workspace-settings'
+  | 'delivery';
 
 interface Operation {
   name: string;
@@ -94,7 +101,73 @@ async function ownerToken(name: string): Promise<{ id: string; token: string }> 
   return { id: created.apiToken.id, token: created.token };
 }
 
+const MEMBER_FIELDS = 'userId email role hasPassword addedAt';
+
+/** A new viewer of the main workspace, added with the owner token. */
+async function ownerAddsMember(): Promise<{ userId: string; email: string }> {
+  const email = `${uniqueSlug('matrix-member')}@acme.test`;
+  const added = await owner.ok(
+    'mutation($email: String!) { member { add(email: $email, role: "viewer") { member { userId } } } }',
+    {
+      email,
+    },
+  );
+  return { userId: added.member.add.member.userId, email };
+}
+
 const OPERATIONS: Operation[] = [
+  {
+    name: 'member.list',
+    kind: 'member-management',
+    run: (c) => admin(c, `{ member { list { ${MEMBER_FIELDS} } } }`),
+    verify: async (r) => {
+      const listed = dataOf(r).member.list;
+      assert.ok(listed.some((m: any) => m.email === 'owner@acme.test' && m.role === 'owner'));
+      assert.ok(!listed.some((m: any) => m.email === 'owner@other.test'), 'only members of this workspace');
+    },
+  },
+  {
+    name: 'member.add',
+    kind: 'member-management',
+    prepare: async () => ({ email: `${uniqueSlug('matrix-add')}@acme.test` }),
+    run: (c, t) =>
+      admin(
+        c,
+        `mutation($email: String!) { member { add(email: $email, role: "editor") { member { ${MEMBER_FIELDS} } signInLink } } }`,
+        { email: t.email },
+      ),
+    verify: async (r, t) => {
+      const added = dataOf(r).member.add;
+      assert.equal(added.member.email, t.email);
+      assert.equal(added.member.role, 'editor');
+      assert.equal(added.member.hasPassword, false);
+      assert.match(added.signInLink, /^http:\/\/127\.0\.0\.1:\d+\/admin\/#\/welcome\?token=[A-Za-z0-9_-]{43}$/);
+    },
+  },
+  {
+    name: 'member.setRole',
+    kind: 'member-management',
+    prepare: ownerAddsMember,
+    run: (c, t) =>
+      admin(c, `mutation($id: ID!) { member { setRole(userId: $id, role: "editor") { ${MEMBER_FIELDS} } } }`, { id: t.userId }),
+    verify: async (r, t) => {
+      assert.deepEqual(
+        { userId: dataOf(r).member.setRole.userId, role: dataOf(r).member.setRole.role },
+        { userId: t.userId, role: 'editor' },
+      );
+    },
+  },
+  {
+    name: 'member.remove',
+    kind: 'member-management',
+    prepare: ownerAddsMember,
+    run: (c, t) => admin(c, 'mutation($id: ID!) { member { remove(userId: $id) { id deleted } } }', { id: t.userId }),
+    verify: async (r, t) => {
+      assert.deepEqual(dataOf(r).member.remove, { id: t.userId, deleted: true });
+      const listed = (await owner.ok('{ member { list { userId } } }')).member.list;
+      assert.ok(!listed.some((m: any) => m.userId === t.userId));
+    },
+  },
   {
     name: 'workspace.current',
     kind: 'read',
@@ -385,6 +458,7 @@ function expected(principal: Principal, kind: Kind): Expected {
   if (principal === 'editor' || principal === 'editor session') {
     if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: editor may not change models' };
     if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: editor may not manage tokens' };
+    if (kind === 'member-management') return { allowed: false, status: 403, message: 'Forbidden: editor may not manage members' };
     if (kind === 'webhook-management')
       return { allowed: false, status: 403, message: 'Forbidden: editor may not manage webhooks' };
     if (kind === 'workspace-settings') {
@@ -396,6 +470,7 @@ function expected(principal: Principal, kind: Kind): Expected {
     if (kind === 'record-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not write records' };
     if (kind === 'model-write') return { allowed: false, status: 403, message: 'Forbidden: viewer may not change models' };
     if (kind === 'token-management') return { allowed: false, status: 403, message: 'Forbidden: viewer may not manage tokens' };
+    if (kind === 'member-management') return { allowed: false, status: 403, message: 'Forbidden: viewer may not manage members' };
     if (kind === 'webhook-management')
       return { allowed: false, status: 403, message: 'Forbidden: viewer may not manage webhooks' };
     if (kind === 'workspace-settings') {
@@ -421,7 +496,9 @@ async function snapshot(): Promise<unknown> {
   const otherTokens = (await other.ok(`{ token { list { ${TOKEN_FIELDS} } } }`)).token.list;
   const settings = (await owner.ok('{ workspace { current { defaultLocale writeBudget } } }')).workspace.current;
   const webhooks = (await owner.ok('{ webhook { list { id url events active description } } }')).webhook.list;
-  return { models, records, otherModels, tokens, otherTokens, settings, webhooks };
+  const members = (await owner.ok(`{ member { list { ${MEMBER_FIELDS} } } }`)).member.list;
+  const otherMembers = (await other.ok(`{ member { list { ${MEMBER_FIELDS} } } }`)).member.list;
+  return { models, records, otherModels, tokens, otherTokens, settings, webhooks, members, otherMembers };
 }
 
 async function tokenFor(email: string, role: 'owner' | 'admin' | 'editor' | 'viewer') {

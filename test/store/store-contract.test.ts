@@ -347,6 +347,138 @@ for (const target of targets) {
       assert.equal(await store.tenancy.findMember(a.workspace.id, 'no-such-user'), null);
     });
 
+    test('members: listed by email; added (user created without a password) once; other workspaces counted', async () => {
+      const workspaceId = await newWorkspace(store);
+      const now = Date.now();
+      const added = await store.members.add(workspaceId, 'b-new@example.com', 'editor', now);
+      assert.notEqual(added, 'already-member');
+      if (added === 'already-member') return;
+      assert.deepEqual(added.member, {
+        userId: added.member.userId,
+        email: 'b-new@example.com',
+        role: 'editor',
+        hasPassword: false,
+        addedAt: new Date(now).toISOString(),
+      });
+      assert.equal(added.otherWorkspaces, 0);
+      assert.equal(await store.members.add(workspaceId, 'b-new@example.com', 'viewer', now), 'already-member');
+      const listed = await store.members.list(workspaceId);
+      assert.deepEqual(
+        listed.map((m) => [m.email, m.role, m.hasPassword]),
+        [
+          ['b-new@example.com', 'editor', false],
+          ['owner@example.com', 'owner', false],
+        ],
+      );
+      // The owner of newWorkspace is a member of every workspace it made: added to this one, it counts the others.
+      const elsewhere = await newWorkspace(store);
+      const again = await store.members.add(elsewhere, 'b-new@example.com', 'viewer', now);
+      assert.ok(again !== 'already-member' && again.otherWorkspaces === 1);
+      assert.deepEqual(await store.members.list('no-such-workspace'), []);
+    });
+
+    test('members: change runs the check with the role and the owner count; a throwing check changes nothing', async () => {
+      const workspaceId = await newWorkspace(store);
+      const added = await store.members.add(workspaceId, 'second@example.com', 'owner', Date.now());
+      assert.ok(added !== 'already-member');
+      const userId = added.member.userId;
+      const seen: [string, number][] = [];
+      const changed = await store.members.change(
+        workspaceId,
+        userId,
+        { role: 'admin' },
+        (role, owners) => seen.push([role, owners]),
+        1,
+      );
+      assert.deepEqual(seen, [['owner', 2]]);
+      assert.ok(changed !== null && changed !== 'removed' && changed.role === 'admin');
+      await assert.rejects(
+        store.members.change(
+          workspaceId,
+          userId,
+          'remove',
+          () => {
+            throw new ServiceError('CONFLICT', 'refused');
+          },
+          1,
+        ),
+        isConflict('refused'),
+      );
+      assert.equal((await store.members.list(workspaceId)).find((m) => m.userId === userId)?.role, 'admin');
+      assert.equal(await store.members.change(workspaceId, 'no-such-user', 'remove', () => {}, 1), null);
+    });
+
+    test("members: removal revokes the user's tokens of that workspace only and voids the sign-in links there", async () => {
+      const workspaceId = await newWorkspace(store);
+      const elsewhere = await newWorkspace(store);
+      const email = `leaver-${randomBytes(4).toString('hex')}@example.com`;
+      const here = await store.tenancy.ensureMemberOf(workspaceId, email, 'editor', 'viewer');
+      await store.tenancy.ensureMemberOf(elsewhere, email, 'editor', 'viewer');
+      const userId = here!.userId;
+      const token = (hash: string, ws: string) =>
+        store.tenancy.createToken({ id: newId(), hash, workspaceId: ws, userId, name: null, expiresAt: null });
+      await token(`here-${userId}`, workspaceId);
+      await token(`there-${userId}`, elsewhere);
+      const now = Date.now();
+      await store.members.createSignInLink({
+        tokenHash: `link-${userId}`,
+        workspaceId,
+        userId,
+        createdBy: 'someone',
+        createdAt: now,
+        expiresAt: now + 60_000,
+      });
+      assert.equal(await store.members.change(workspaceId, userId, 'remove', () => {}, now), 'removed');
+      const hereToken = await store.tenancy.findTokenByHash(`here-${userId}`);
+      assert.equal(hereToken?.role, null, 'no member any more');
+      assert.equal(hereToken?.revokedAt, new Date(now).toISOString());
+      const thereToken = await store.tenancy.findTokenByHash(`there-${userId}`);
+      assert.deepEqual([thereToken?.role, thereToken?.revokedAt], ['editor', null]);
+      assert.equal(await store.members.findSignInLink(`link-${userId}`, now), null);
+    });
+
+    test('members: a sign-in link is usable once, before it expires, by a passwordless member of its workspace only', async () => {
+      const workspaceId = await newWorkspace(store);
+      const now = Date.now();
+      const add = async (email: string) => {
+        const added = await store.members.add(workspaceId, email, 'viewer', now);
+        assert.ok(added !== 'already-member');
+        return added.member.userId;
+      };
+      const link = (tokenHash: string, userId: string, expiresAt = now + 60_000) =>
+        store.members.createSignInLink({ tokenHash, workspaceId, userId, createdBy: 'admin', createdAt: now, expiresAt });
+      const tag = randomBytes(4).toString('hex');
+      const userId = await add(`linked-${tag}@example.com`);
+      await link(`first-${tag}`, userId);
+      await link(`second-${tag}`, userId);
+      assert.equal(await store.members.findSignInLink(`first-${tag}`, now), null, 'replaced by the newer link');
+      assert.deepEqual(await store.members.findSignInLink(`second-${tag}`, now), { email: `linked-${tag}@example.com` });
+      assert.equal(await store.members.findSignInLink(`second-${tag}`, now + 60_000), null, 'expired');
+      assert.equal(await store.members.useSignInLink(`second-${tag}`, 'hash', now + 60_000), null);
+      const results = await Promise.all([
+        store.members.useSignInLink(`second-${tag}`, 'hash-a', now),
+        store.members.useSignInLink(`second-${tag}`, 'hash-b', now),
+      ]);
+      assert.equal(results.filter((r) => r !== null).length, 1, 'used once, also when used twice at the same time');
+      assert.deepEqual(
+        results.find((r) => r !== null),
+        { userId, email: `linked-${tag}@example.com` },
+      );
+      assert.ok(['hash-a', 'hash-b'].includes((await store.tenancy.findUserByEmail(`linked-${tag}@example.com`))!.passwordHash!));
+      assert.equal(await store.members.findSignInLink(`second-${tag}`, now), null);
+
+      const traveller = await add(`traveller-${tag}@example.com`);
+      await link(`travel-${tag}`, traveller);
+      await store.tenancy.ensureMemberOf(await newWorkspace(store), `traveller-${tag}@example.com`, 'viewer', 'viewer');
+      assert.equal(await store.members.useSignInLink(`travel-${tag}`, 'hash', now), null, 'a member of another workspace');
+
+      const hasPassword = await add(`haspw-${tag}@example.com`);
+      await link(`pw-${tag}`, hasPassword);
+      await store.tenancy.setPasswordHash(`haspw-${tag}@example.com`, 'set elsewhere');
+      assert.equal(await store.members.useSignInLink(`pw-${tag}`, 'hash', now), null, 'a user who has a password');
+      assert.equal((await store.tenancy.findUserByEmail(`haspw-${tag}@example.com`))!.passwordHash, 'set elsewhere');
+    });
+
     test('sessions: created, found with the email, touched, deleted; expired ones swept; a new password ends them', async () => {
       const orgSlug = `org-${randomBytes(4).toString('hex')}`;
       const email = `session-${orgSlug}@example.com`;

@@ -33,6 +33,8 @@ export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOper
   if (namespaces.some((namespace) => namespace.name.value === 'token')) plan.permissions.add('manage tokens');
   // So are webhooks (they carry secrets and send the workspace's content away); their mutations cost nothing either.
   if (namespaces.some((namespace) => namespace.name.value === 'webhook')) plan.permissions.add('manage webhooks');
+  // And members (their emails are the users' own; only owners and admins see and change who is in the workspace).
+  if (namespaces.some((namespace) => namespace.name.value === 'member')) plan.permissions.add('manage members');
   if (prepared.operation.operation !== OperationTypeNode.MUTATION) return plan;
   const recordMutations = schema.getType('RecordMutations') as GraphQLObjectType;
   for (const namespace of namespaces) {

@@ -48,6 +48,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     token: TokenQueries!
     "Webhooks of the calling workspace and their delivery log; owner and admin only."
     webhook: WebhookQueries!
+    "Members of the calling workspace; owner and admin only."
+    member: MemberQueries!
   }
 
   type Mutation {
@@ -59,6 +61,47 @@ export const ADMIN_SDL = /* GraphQL */ `
     token: TokenMutations!
     "Create, change, rotate, redeliver and ping webhooks; owner and admin only; not counted against the write budget."
     webhook: WebhookMutations!
+    "Add members, change their roles, remove them; owner and admin only (only an owner grants, changes or removes owner)."
+    member: MemberMutations!
+  }
+
+  type MemberQueries {
+    "Every member of the workspace, by email."
+    list: [Member!]!
+  }
+
+  type MemberMutations {
+    """
+    Adds the user with that email (created without a password when there is none) with the role (owner, admin,
+    editor, viewer). A new user without a password gets a one-time sign-in link in the answer.
+    """
+    add(email: String!, role: String!): AddedMember!
+    "Sets the member's role. The last owner cannot be demoted."
+    setRole(userId: ID!, role: String!): Member!
+    "Removes the member; their API tokens of this workspace are revoked at once. The last owner cannot be removed."
+    remove(userId: ID!): DeletionResult!
+  }
+
+  type Member {
+    userId: ID!
+    email: String!
+    "owner, admin, editor or viewer"
+    role: String!
+    "The user can sign in to the admin application with a password."
+    hasPassword: Boolean!
+    "When the user became a member; null for members added before this was recorded."
+    addedAt: DateTime
+  }
+
+  type AddedMember {
+    member: Member!
+    """
+    For a user without a password who is a member of no other workspace: a link (valid once, for 24 hours) where
+    they choose a password and are signed in. Shown only in this answer: pass it on. Null otherwise (a user who is a
+    member elsewhere gets a password from an operator: content-service user set-password).
+    """
+    signInLink: String
+    signInLinkExpiresAt: DateTime
   }
 
   type WebhookQueries {

@@ -92,6 +92,16 @@ const webhookMutations: Resolvers = {
   ping: (_, { id }: { id: string }, { actor, services }) => services.webhooks.ping(actor, id),
 };
 
+const memberQueries: Resolvers = {
+  list: (_, __, { actor, services }) => services.members.list(actor.workspaceId),
+};
+
+const memberMutations: Resolvers = {
+  add: (_, args: { email: string; role: string }, { actor, services, origin }) => services.members.add(actor, args, origin),
+  setRole: (_, args: { userId: string; role: string }, { actor, services }) => services.members.setRole(actor, args),
+  remove: (_, { userId }: { userId: string }, { actor, services }) => services.members.remove(actor, userId),
+};
+
 const apiToken: Resolvers = {
   // A user who is no longer a member: the token is refused whatever its role was.
   role: (token: ApiTokenInfo) => token.role ?? 'none',
@@ -99,8 +109,17 @@ const apiToken: Resolvers = {
 
 export function buildAdminSchema(): GraphQLSchema {
   return buildExecutableSchema<AdminContext>(ADMIN_SDL, {
-    Query: { model: namespace, record: namespace, workspace: namespace, token: namespace, webhook: namespace },
-    Mutation: { model: namespace, record: namespace, token: namespace, workspace: namespace, webhook: namespace },
+    Query: { model: namespace, record: namespace, workspace: namespace, token: namespace, webhook: namespace, member: namespace },
+    Mutation: {
+      model: namespace,
+      record: namespace,
+      token: namespace,
+      workspace: namespace,
+      webhook: namespace,
+      member: namespace,
+    },
+    MemberQueries: memberQueries,
+    MemberMutations: memberMutations,
     WebhookQueries: webhookQueries,
     WebhookMutations: webhookMutations,
     WorkspaceQueries: workspaceQueries,

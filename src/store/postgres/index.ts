@@ -3,6 +3,7 @@ import type { Store } from '../store.js';
 import { migrate } from './migrations.js';
 import { PostgresModelStore } from './models.js';
 import { PostgresRecordStore } from './records.js';
+import { PostgresMemberStore } from './members.js';
 import { PostgresTenancyStore } from './tenancy.js';
 import { quoteIdentifier } from './sql.js';
 import { postgresLimiters } from './limiters.js';
@@ -67,6 +68,7 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
     models: new PostgresModelStore(pool, outbox),
     records: new PostgresRecordStore(pool, outbox),
     webhooks: new PostgresWebhookStore(pool, outbox),
+    members: new PostgresMemberStore(pool),
     sharedLimiters: postgresLimiters(pool),
     async ping() {
       await pool.query('SELECT 1');

@@ -187,6 +187,20 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   );
   `,
+  // Members: as in the SQLite migration.
+  `
+  ALTER TABLE memberships ADD COLUMN created_at bigint;
+  CREATE TABLE sign_in_links (
+    token_hash text COLLATE "C" PRIMARY KEY,
+    workspace_id text COLLATE "C" NOT NULL REFERENCES workspaces(id),
+    user_id text COLLATE "C" NOT NULL REFERENCES users(id),
+    created_by text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    used_at bigint
+  );
+  CREATE INDEX sign_in_links_user ON sign_in_links (user_id, workspace_id);
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

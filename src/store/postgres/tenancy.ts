@@ -275,10 +275,10 @@ async function upsertMembership(
   const user = await client.query<{ id: string }>('SELECT id FROM users WHERE email = $1', [email]);
   const userId = user.rows[0]!.id;
   const { rows } = await client.query<{ role: Role }>(
-    `INSERT INTO memberships (workspace_id, user_id, role) VALUES ($1, $2, $3)
+    `INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ($1, $2, $3, $5)
      ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = COALESCE($4, memberships.role)
      RETURNING role`,
-    [workspaceId, userId, membershipRole(role, undefined, defaultRole), role],
+    [workspaceId, userId, membershipRole(role, undefined, defaultRole), role, Date.now()],
   );
   return { userId, email, role: rows[0]!.role };
 }

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import type { Store } from '../store.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { migrate } from './migrations.js';
+import { SqliteMemberStore } from './members.js';
 import { SqliteModelStore } from './models.js';
 import { FilterStatements, registerQueryFunctions } from './record-filter.js';
 import { SqliteRecordStore } from './records.js';
@@ -49,6 +50,7 @@ export function openSqliteStore(path: string): Store {
     models: new SqliteModelStore(db, outbox),
     records,
     webhooks: new SqliteWebhookStore(db, outbox),
+    members: new SqliteMemberStore(db),
     sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();

@@ -167,6 +167,21 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   ) WITHOUT ROWID;
   `,
+  // Members (admin API `member`): when each membership began, and the one-time sign-in links of users added without
+  // a password (only the SHA-256 of the link's token is kept).
+  `
+  ALTER TABLE memberships ADD COLUMN created_at INTEGER;
+  CREATE TABLE sign_in_links (
+    token_hash TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    user_id TEXT NOT NULL REFERENCES users(id),
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  );
+  CREATE INDEX sign_in_links_user ON sign_in_links (user_id, workspace_id);
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

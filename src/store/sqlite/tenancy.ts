@@ -97,8 +97,8 @@ export class SqliteTenancyStore implements TenancyStore {
     const finalRole = membershipRole(role, current?.role, defaultRole);
     if (!current) {
       this.db
-        .prepare('INSERT INTO memberships (workspace_id, user_id, role) VALUES (?, ?, ?)')
-        .run(workspaceId, user.id, finalRole);
+        .prepare('INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES (?, ?, ?, ?)')
+        .run(workspaceId, user.id, finalRole, Date.now());
     } else if (current.role !== finalRole) {
       this.db
         .prepare('UPDATE memberships SET role = ? WHERE workspace_id = ? AND user_id = ?')
