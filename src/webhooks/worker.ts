@@ -3,7 +3,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { renderEventBody } from '../domain/webhook-events.js';
 import { newId } from '../ids.js';
-import type { ClaimedDelivery, WebhookStore } from '../store/store.js';
+import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../store/store.js';
 import { isRetryable, nextStep } from './retry.js';
 import { sendWebhook, type SendOutcome, type SendRequest } from './send.js';
 import { signWebhook } from './signing.js';
@@ -25,7 +25,10 @@ export interface WorkerOptions {
   maxInFlight?: number;
   /** Attempts in flight at once to one webhook (started in event order). */
   maxInFlightPerWebhook?: number;
-  /** How often the outbox is read when nothing wakes the worker (other processes' events, retries coming due). */
+  /**
+   * How often the outbox is read when nothing wakes the worker: other processes' events on PostgreSQL (500 ms by
+   * default); on SQLite, which one process serves, every event wakes the worker and this is only a safety net (10 s).
+   */
   pollIntervalMs?: number;
   clock?: Clock;
   /** Sends one attempt (tests of the worker's rules could pass another; serve uses the real one). */
@@ -36,6 +39,9 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8;
 const DEFAULT_POLL_INTERVAL_MS = 500;
+const SINGLE_PROCESS_POLL_INTERVAL_MS = 10_000;
+/** Attempts recorded in one transaction at most (those that end in the same turn of the event loop go together). */
+const MAX_RECORD_BATCH = 64;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Retryable failures in a row after which a webhook's new attempts wait: 1 s, then twice as long each time, at most 30 s. */
 const PAUSE_AFTER_FAILURES = 5;
@@ -72,6 +78,11 @@ export class DeliveryWorker {
   /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
   private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
   private readonly attempts = new Set<Promise<void>>();
+  /** Claims are made for at least this many deliveries (unless none is in hand), so that a drain claims in batches. */
+  private readonly minimumClaim: number;
+  /** Attempts made and waiting to be recorded, with what their recording settles; written once per turn. */
+  private toRecord: { attempt: AttemptRecord; settle: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
+  private recordScheduled = false;
 
   constructor(private readonly options: WorkerOptions) {
     this.store = options.store;
@@ -80,7 +91,9 @@ export class DeliveryWorker {
     this.send = options.send ?? sendWebhook;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
-    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.pollIntervalMs =
+      options.pollIntervalMs ?? (this.store.sharedByProcesses ? DEFAULT_POLL_INTERVAL_MS : SINGLE_PROCESS_POLL_INTERVAL_MS);
+    this.minimumClaim = Math.max(1, Math.floor(this.maxInFlight / 4));
     this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
   }
 
@@ -122,14 +135,15 @@ export class DeliveryWorker {
       do {
         this.wakeAgain = false;
         const free = this.maxInFlight - this.held;
-        if (free <= 0) break;
+        if (free <= 0 || (free < this.minimumClaim && this.held > 0)) break;
         const now = this.clock();
         const token = newId();
         const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
         await this.deferPaused(claimed, token, now);
         if (claimed.length === free) this.wakeAgain = true;
       } while (this.running && this.wakeAgain);
-      if (this.running) {
+      // With deliveries in hand, the end of each attempt wakes the worker: retries that come due meanwhile are claimed then.
+      if (this.running && this.held === 0) {
         const now = this.clock();
         const due = await this.store.nextDueAfter(now);
         if (due !== null) delay = Math.min(delay, Math.max(due - now, 5));
@@ -244,7 +258,7 @@ export class DeliveryWorker {
     if (outcome.statusCode !== 429) {
       await this.noteOutcome(delivery.webhookId, next.status === 'succeeded', isRetryable(outcome), at);
     }
-    const recorded = await this.store.recordAttempt({
+    const recorded = await this.record({
       deliveryId: delivery.id,
       claimToken: delivery.claimToken,
       statusCode: outcome.statusCode,
@@ -267,6 +281,33 @@ export class DeliveryWorker {
       );
     }
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'webhooks: the claim ran out before the attempt was recorded');
+  }
+
+  /** Records the attempt with the others that end in this turn: one transaction for them all. */
+  private record(attempt: AttemptRecord): Promise<boolean> {
+    return new Promise((settle, fail) => {
+      this.toRecord.push({ attempt, settle, fail });
+      if (this.recordScheduled) return;
+      this.recordScheduled = true;
+      setImmediate(() => void this.recordBatches());
+    });
+  }
+
+  private async recordBatches(): Promise<void> {
+    this.recordScheduled = false;
+    const waiting = this.toRecord;
+    this.toRecord = [];
+    await Promise.all(
+      Array.from({ length: Math.ceil(waiting.length / MAX_RECORD_BATCH) }, async (_, index) => {
+        const batch = waiting.slice(index * MAX_RECORD_BATCH, (index + 1) * MAX_RECORD_BATCH);
+        try {
+          const recorded = await this.store.recordAttempts(batch.map((entry) => entry.attempt));
+          batch.forEach((entry, position) => entry.settle(recorded[position]!));
+        } catch (error) {
+          for (const entry of batch) entry.fail(error);
+        }
+      }),
+    );
   }
 
   private async pruneNowAndThen(): Promise<void> {

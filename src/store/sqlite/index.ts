@@ -48,7 +48,7 @@ export function openSqliteStore(path: string): Store {
     tenancy: new SqliteTenancyStore(db),
     models: new SqliteModelStore(db, outbox),
     records,
-    webhooks: new SqliteWebhookStore(db, outbox),
+    webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();
