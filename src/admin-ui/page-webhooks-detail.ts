@@ -33,7 +33,8 @@ interface DeliveryList {
   items: WebhookDelivery[];
 }
 
-const DELIVERY_FIELDS = 'id eventId eventType status attempts lastStatusCode lastError duration nextAttemptAt createdAt updatedAt';
+const DELIVERY_FIELDS =
+  'id eventId eventType status attempts lastStatusCode lastError duration nextAttemptAt createdAt updatedAt';
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 const PAGE_SIZE = 20;
 /** How often the log is read again while a delivery on the page is pending. */

@@ -47,6 +47,10 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const PAUSE_AFTER_FAILURES = 5;
 const FIRST_PAUSE_MS = 1000;
 const MAX_PAUSE_MS = 30_000;
+/** The `count`th pause of a failing webhook: 1 s, then twice as long each time, at most 30 s. */
+function pauseLength(count: number): number {
+  return Math.min(FIRST_PAUSE_MS * 2 ** (count - 1), MAX_PAUSE_MS);
+}
 /** The delivery log keeps settled deliveries and their attempts this long. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -164,21 +168,27 @@ export class DeliveryWorker {
   }
 
   /**
-   * Takes the claimed deliveries in hand, except those of a webhook that is paused after failing again and again:
-   * they go back, due when the pause ends, so that a receiver that is down costs one attempt per pause and not one
-   * per event.
+   * Takes the claimed deliveries in hand, except those of a webhook that failed again and again: while it is paused
+   * they go back, due when the pause ends; when the pause is over, one of them tries the receiver and the others wait
+   * for the next pause (its success makes them due at once). A receiver that is down costs one attempt per pause and
+   * not one per event.
    */
   private async deferPaused(claimed: ClaimedDelivery[], token: string, now: number): Promise<void> {
     const deferred = new Map<number, string[]>();
     for (const delivery of claimed) {
-      const pausedUntil = this.failing.get(delivery.webhookId)?.pausedUntil ?? 0;
-      if (pausedUntil <= now) {
+      const state = this.failing.get(delivery.webhookId);
+      let until = 0;
+      if (state && state.failures >= PAUSE_AFTER_FAILURES) {
+        until = state.pausedUntil;
+        if (until <= now && this.perWebhook.has(delivery.webhookId)) until = now + pauseLength(state.pauses + 1);
+      }
+      if (until <= now) {
         this.take(delivery);
         continue;
       }
-      const ids = deferred.get(pausedUntil) ?? [];
+      const ids = deferred.get(until) ?? [];
       ids.push(delivery.id);
-      deferred.set(pausedUntil, ids);
+      deferred.set(until, ids);
     }
     for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
   }
@@ -199,7 +209,7 @@ export class DeliveryWorker {
     // Attempts already in flight when a pause began do not lengthen it.
     if (state.failures >= PAUSE_AFTER_FAILURES && now >= state.pausedUntil) {
       state.pauses++;
-      state.pausedUntil = now + Math.min(FIRST_PAUSE_MS * 2 ** (state.pauses - 1), MAX_PAUSE_MS);
+      state.pausedUntil = now + pauseLength(state.pauses);
     }
     this.failing.set(webhookId, state);
   }

@@ -190,10 +190,12 @@ export class SqliteWebhookStore implements WebhookStore {
     this.selectNextDue = db
       .prepare("SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ?")
       .pluck();
-    this.settleDelivery = db.prepare(
-      `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_status_code = ?, last_error = ?,
+    this.settleDelivery = db
+      .prepare(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_status_code = ?, last_error = ?,
          next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING attempts`,
-    ).pluck();
+      )
+      .pluck();
     this.insertAttempt = db.prepare(
       `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, created_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -204,7 +206,9 @@ export class SqliteWebhookStore implements WebhookStore {
   async releaseClaims(): Promise<void> {
     this.claims.clear();
     this.db
-      .prepare("UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending' AND claim_token IS NOT NULL")
+      .prepare(
+        "UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending' AND claim_token IS NOT NULL",
+      )
       .run();
   }
 
@@ -362,9 +366,14 @@ export class SqliteWebhookStore implements WebhookStore {
 
   private record(attempt: AttemptRecord): boolean {
     const error = attempt.error?.slice(0, MAX_ERROR_CHARS) ?? null;
-    const attempts = this.settleDelivery.get(attempt.status, attempt.statusCode, error, attempt.nextAttemptAt, attempt.at, attempt.deliveryId) as
-      | number
-      | undefined;
+    const attempts = this.settleDelivery.get(
+      attempt.status,
+      attempt.statusCode,
+      error,
+      attempt.nextAttemptAt,
+      attempt.at,
+      attempt.deliveryId,
+    ) as number | undefined;
     if (attempts === undefined) return false;
     this.insertAttempt.run(attempt.deliveryId, attempts, attempt.statusCode, error, Math.round(attempt.durationMs), attempt.at);
     return true;
@@ -373,7 +382,9 @@ export class SqliteWebhookStore implements WebhookStore {
   async defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void> {
     const held = deliveryIds.filter((id) => this.claims.get(id) === claimToken);
     this.db
-      .prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending'")
+      .prepare(
+        "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending'",
+      )
       .run(until, JSON.stringify(held));
     for (const id of held) this.claims.delete(id);
   }
