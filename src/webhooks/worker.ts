@@ -76,8 +76,8 @@ export class DeliveryWorker {
   private wakeAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private lastPrune = 0;
-  /** Deliveries in hand per webhook: those in flight and those waiting for their turn. */
-  private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[] }>();
+  /** Deliveries in hand per webhook: those in flight, those waiting for their turn, and those being recorded. */
+  private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[]; inHand: number }>();
   private held = 0;
   /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
   private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
@@ -116,6 +116,7 @@ export class DeliveryWorker {
     this.timer = null;
     for (const state of this.perWebhook.values()) {
       this.held -= state.waiting.length;
+      state.inHand -= state.waiting.length;
       state.waiting = [];
     }
     while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
@@ -217,10 +218,11 @@ export class DeliveryWorker {
   private take(delivery: ClaimedDelivery): void {
     let state = this.perWebhook.get(delivery.webhookId);
     if (!state) {
-      state = { sending: 0, waiting: [] };
+      state = { sending: 0, waiting: [], inHand: 0 };
       this.perWebhook.set(delivery.webhookId, state);
     }
     this.held++;
+    state.inHand++;
     state.waiting.push(delivery);
     this.startWaiting(delivery.webhookId);
   }
@@ -232,23 +234,31 @@ export class DeliveryWorker {
     while (state.sending < this.maxPerWebhook && state.waiting.length > 0) {
       const delivery = state.waiting.shift()!;
       state.sending++;
-      const attempt = this.attempt(delivery)
+      // The next one starts when the answer is in; the claim still holds the delivery until its attempt is recorded.
+      let answered = false;
+      const onAnswer = () => {
+        if (answered) return;
+        answered = true;
+        state.sending--;
+        this.startWaiting(webhookId);
+      };
+      const attempt = this.attempt(delivery, onAnswer)
         .catch((error: unknown) =>
           this.logger.error({ err: error, deliveryId: delivery.id }, 'webhooks: recording an attempt failed'),
         )
         .finally(() => {
+          onAnswer();
           this.attempts.delete(attempt);
-          state.sending--;
           this.held--;
-          if (state.sending === 0 && state.waiting.length === 0) this.perWebhook.delete(webhookId);
-          else this.startWaiting(webhookId);
+          state.inHand--;
+          if (state.inHand === 0 && this.perWebhook.get(webhookId) === state) this.perWebhook.delete(webhookId);
           this.wake();
         });
       this.attempts.add(attempt);
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, onAnswer: () => void): Promise<void> {
     const started = this.clock();
     const body = renderEventBody(delivery.event);
     const secrets = [delivery.secret];
@@ -268,6 +278,7 @@ export class DeliveryWorker {
     if (outcome.statusCode !== 429) {
       await this.noteOutcome(delivery.webhookId, next.status === 'succeeded', isRetryable(outcome), at);
     }
+    onAnswer();
     const recorded = await this.record({
       deliveryId: delivery.id,
       claimToken: delivery.claimToken,
