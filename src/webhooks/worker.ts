@@ -40,6 +40,7 @@ const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8;
 const DEFAULT_POLL_INTERVAL_MS = 500;
 const SINGLE_PROCESS_POLL_INTERVAL_MS = 10_000;
+const QUIET_AFTER_DEFERRING_MS = 250;
 /** Attempts recorded in one transaction at most (those that end in the same turn of the event loop go together). */
 const MAX_RECORD_BATCH = 64;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
@@ -75,6 +76,9 @@ export class DeliveryWorker {
   private looping = false;
   private wakeAgain = false;
   private timer: NodeJS.Timeout | null = null;
+  private quietTimer: NodeJS.Timeout | null = null;
+  /** Until then, new events do not wake the worker at once (its last claim went back whole). */
+  private quietUntil = 0;
   private lastPrune = 0;
   /** Deliveries in hand per webhook: those in flight, those waiting for their turn, and those being recorded. */
   private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[]; inHand: number }>();
@@ -105,7 +109,7 @@ export class DeliveryWorker {
     if (this.running) return;
     await this.store.releaseClaims();
     this.running = true;
-    this.store.onEventsWritten(this.wake);
+    this.store.onEventsWritten(this.onEventsWritten);
     this.wake();
   }
 
@@ -114,6 +118,8 @@ export class DeliveryWorker {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.quietTimer) clearTimeout(this.quietTimer);
+    this.quietTimer = null;
     for (const state of this.perWebhook.values()) {
       this.held -= state.waiting.length;
       state.inHand -= state.waiting.length;
@@ -121,6 +127,25 @@ export class DeliveryWorker {
     }
     while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
   }
+
+  /**
+   * New events wake the worker, except shortly after a claim whose deliveries all went back (their webhooks are
+   * paused): then once per QUIET_AFTER_DEFERRING_MS, so that a receiver that is down does not cost a claim and a
+   * write-back per write.
+   */
+  private readonly onEventsWritten = (): void => {
+    const wait = this.quietUntil - this.clock();
+    if (wait <= 0) {
+      this.wake();
+      return;
+    }
+    if (this.quietTimer) return;
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = null;
+      this.wake();
+    }, wait);
+    this.quietTimer.unref();
+  };
 
   private readonly wake = (): void => {
     if (!this.running) return;
@@ -170,28 +195,38 @@ export class DeliveryWorker {
 
   /**
    * Takes the claimed deliveries in hand, except those of a webhook that failed again and again: while it is paused
-   * they go back, due when the pause ends; when the pause is over, one of them tries the receiver and the others wait
-   * for the next pause (its success makes them due at once). A receiver that is down costs one attempt per pause and
-   * not one per event.
+   * they go back, due when the pause ends; when the pause is over, one of them tries the receiver and the others come
+   * back a second later (its success makes them due at once; its failure starts the next pause). A receiver that is
+   * down costs one attempt per pause and not one per event. The deliveries that go back are written back before any
+   * attempt starts, so that an attempt's success cannot make them due before they are put off.
    */
   private async deferPaused(claimed: ClaimedDelivery[], token: string, now: number): Promise<void> {
+    const taken: ClaimedDelivery[] = [];
+    const trying = new Set<string>();
     const deferred = new Map<number, string[]>();
     for (const delivery of claimed) {
-      const state = this.failing.get(delivery.webhookId);
+      const { webhookId } = delivery;
+      const state = this.failing.get(webhookId);
       let until = 0;
       if (state && state.failures >= PAUSE_AFTER_FAILURES) {
         until = state.pausedUntil;
-        if (until <= now && this.perWebhook.has(delivery.webhookId)) until = now + pauseLength(state.pauses + 1);
+        if (until <= now && (trying.has(webhookId) || this.perWebhook.has(webhookId))) until = now + FIRST_PAUSE_MS;
+        trying.add(webhookId);
       }
       if (until <= now) {
-        this.take(delivery);
+        taken.push(delivery);
         continue;
       }
       const ids = deferred.get(until) ?? [];
       ids.push(delivery.id);
       deferred.set(until, ids);
     }
-    for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
+    if (taken.length === 0 && deferred.size > 0) this.quietUntil = now + QUIET_AFTER_DEFERRING_MS;
+    try {
+      for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
+    } finally {
+      for (const delivery of taken) this.take(delivery);
+    }
   }
 
   /** After an attempt: counts the webhook's failures in a row; its first success after failures makes its retries due. */
