@@ -21,6 +21,7 @@ interface WebhookDelivery {
   attempts: number;
   lastStatusCode: number | null;
   lastError: string | null;
+  duration: number | null;
   nextAttemptAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -32,7 +33,8 @@ interface DeliveryList {
   items: WebhookDelivery[];
 }
 
-const DELIVERY_FIELDS = 'id eventId eventType status attempts lastStatusCode lastError nextAttemptAt createdAt updatedAt';
+const DELIVERY_FIELDS =
+  'id eventId eventType status attempts lastStatusCode lastError duration nextAttemptAt createdAt updatedAt';
 const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 const PAGE_SIZE = 20;
 /** How often the log is read again while a delivery on the page is pending. */
@@ -55,6 +57,7 @@ function deliveryRow(delivery: WebhookDelivery, redeliver: (delivery: WebhookDel
     h('td', { class: 'num' }, String(delivery.attempts)),
     h('td', { class: 'num' }, outcome),
     h('td', { class: 'delivery-error' }, delivery.lastError ?? ''),
+    h('td', { class: 'num' }, delivery.duration === null ? '' : `${delivery.duration} ms`),
     h('td', null, delivery.status === 'pending' && delivery.nextAttemptAt ? formatDateTime(delivery.nextAttemptAt) : ''),
     h('td', null, formatDateTime(delivery.createdAt)),
     h(
@@ -86,7 +89,7 @@ function deliveryTable(list: DeliveryList, redeliver: (delivery: WebhookDelivery
         h(
           'tr',
           null,
-          ['Event', 'Status', 'Attempts', 'Last status code', 'Last error', 'Next attempt', 'Created'].map((title) =>
+          ['Event', 'Status', 'Attempts', 'Last status code', 'Last error', 'Duration', 'Next attempt', 'Created'].map((title) =>
             h('th', { scope: 'col' }, title),
           ),
           h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),

@@ -351,6 +351,8 @@ export interface WebhookDelivery {
   attempts: number;
   lastStatusCode: number | null;
   lastError: string | null;
+  /** How long the last attempt took, milliseconds; null before the first. */
+  duration: number | null;
   nextAttemptAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -425,6 +427,11 @@ export interface WebhookStore {
    */
   releaseClaims(): Promise<void>;
   /**
+   * Whether other processes may write events or hold claims (PostgreSQL): then the worker reads the outbox now and
+   * then even when nothing wakes it. SQLite is served by one process, which hears of every event it writes.
+   */
+  readonly sharedByProcesses: boolean;
+  /**
    * Takes up to `limit` pending deliveries that are due and not held, by due time then `sequence` (first attempts are
    * due when their event is written, so they come in event order).
    */
@@ -433,8 +440,11 @@ export interface WebhookStore {
   defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void>;
   /** Makes the webhook's pending deliveries that wait for a retry due now (it answers again). */
   expedite(webhookId: string, now: number): Promise<void>;
-  /** Logs the attempt and moves the delivery on; false (nothing written) when the claim is no longer held. */
-  recordAttempt(attempt: AttemptRecord): Promise<boolean>;
+  /**
+   * Logs the attempts and moves their deliveries on, in one transaction; for each, false (nothing written) when its
+   * claim is no longer held. The claims end with it: a claim whose attempt could not be recorded is retried.
+   */
+  recordAttempts(attempts: readonly AttemptRecord[]): Promise<boolean[]>;
   /** When the next pending delivery that is not due at `now` becomes due (epoch milliseconds); null when none. */
   nextDueAfter(now: number): Promise<number | null>;
   /** Removes settled deliveries, attempts and events older than `before`; returns how many deliveries went. */

@@ -3,7 +3,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { renderEventBody } from '../domain/webhook-events.js';
 import { newId } from '../ids.js';
-import type { ClaimedDelivery, WebhookStore } from '../store/store.js';
+import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../store/store.js';
 import { isRetryable, nextStep } from './retry.js';
 import { sendWebhook, type SendOutcome, type SendRequest } from './send.js';
 import { signWebhook } from './signing.js';
@@ -25,7 +25,10 @@ export interface WorkerOptions {
   maxInFlight?: number;
   /** Attempts in flight at once to one webhook (started in event order). */
   maxInFlightPerWebhook?: number;
-  /** How often the outbox is read when nothing wakes the worker (other processes' events, retries coming due). */
+  /**
+   * How often the outbox is read when nothing wakes the worker: other processes' events on PostgreSQL (500 ms by
+   * default); on SQLite, which one process serves, every event wakes the worker and this is only a safety net (10 s).
+   */
   pollIntervalMs?: number;
   clock?: Clock;
   /** Sends one attempt (tests of the worker's rules could pass another; serve uses the real one). */
@@ -36,11 +39,19 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8;
 const DEFAULT_POLL_INTERVAL_MS = 500;
+const SINGLE_PROCESS_POLL_INTERVAL_MS = 10_000;
+const QUIET_AFTER_DEFERRING_MS = 250;
+/** Attempts recorded in one transaction at most (those that end in the same turn of the event loop go together). */
+const MAX_RECORD_BATCH = 64;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 /** Retryable failures in a row after which a webhook's new attempts wait: 1 s, then twice as long each time, at most 30 s. */
 const PAUSE_AFTER_FAILURES = 5;
 const FIRST_PAUSE_MS = 1000;
 const MAX_PAUSE_MS = 30_000;
+/** The `count`th pause of a failing webhook: 1 s, then twice as long each time, at most 30 s. */
+function pauseLength(count: number): number {
+  return Math.min(FIRST_PAUSE_MS * 2 ** (count - 1), MAX_PAUSE_MS);
+}
 /** The delivery log keeps settled deliveries and their attempts this long. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -65,13 +76,21 @@ export class DeliveryWorker {
   private looping = false;
   private wakeAgain = false;
   private timer: NodeJS.Timeout | null = null;
+  private quietTimer: NodeJS.Timeout | null = null;
+  /** Until then, new events do not wake the worker at once (its last claim went back whole). */
+  private quietUntil = 0;
   private lastPrune = 0;
-  /** Deliveries in hand per webhook: those in flight and those waiting for their turn. */
-  private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[] }>();
+  /** Deliveries in hand per webhook: those in flight, those waiting for their turn, and those being recorded. */
+  private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[]; inHand: number }>();
   private held = 0;
   /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
   private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
   private readonly attempts = new Set<Promise<void>>();
+  /** Claims are made for at least this many deliveries (unless none is in hand), so that a drain claims in batches. */
+  private readonly minimumClaim: number;
+  /** Attempts made and waiting to be recorded, with what their recording settles; written once per turn. */
+  private toRecord: { attempt: AttemptRecord; settle: (recorded: boolean) => void; fail: (error: unknown) => void }[] = [];
+  private recordScheduled = false;
 
   constructor(private readonly options: WorkerOptions) {
     this.store = options.store;
@@ -80,7 +99,9 @@ export class DeliveryWorker {
     this.send = options.send ?? sendWebhook;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
-    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.pollIntervalMs =
+      options.pollIntervalMs ?? (this.store.sharedByProcesses ? DEFAULT_POLL_INTERVAL_MS : SINGLE_PROCESS_POLL_INTERVAL_MS);
+    this.minimumClaim = Math.max(1, Math.floor(this.maxInFlight / 4));
     this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
   }
 
@@ -88,7 +109,7 @@ export class DeliveryWorker {
     if (this.running) return;
     await this.store.releaseClaims();
     this.running = true;
-    this.store.onEventsWritten(this.wake);
+    this.store.onEventsWritten(this.onEventsWritten);
     this.wake();
   }
 
@@ -97,12 +118,34 @@ export class DeliveryWorker {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    if (this.quietTimer) clearTimeout(this.quietTimer);
+    this.quietTimer = null;
     for (const state of this.perWebhook.values()) {
       this.held -= state.waiting.length;
+      state.inHand -= state.waiting.length;
       state.waiting = [];
     }
     while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
   }
+
+  /**
+   * New events wake the worker, except shortly after a claim whose deliveries all went back (their webhooks are
+   * paused): then once per QUIET_AFTER_DEFERRING_MS, so that a receiver that is down does not cost a claim and a
+   * write-back per write.
+   */
+  private readonly onEventsWritten = (): void => {
+    const wait = this.quietUntil - this.clock();
+    if (wait <= 0) {
+      this.wake();
+      return;
+    }
+    if (this.quietTimer) return;
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = null;
+      this.wake();
+    }, wait);
+    this.quietTimer.unref();
+  };
 
   private readonly wake = (): void => {
     if (!this.running) return;
@@ -122,14 +165,15 @@ export class DeliveryWorker {
       do {
         this.wakeAgain = false;
         const free = this.maxInFlight - this.held;
-        if (free <= 0) break;
+        if (free <= 0 || (free < this.minimumClaim && this.held > 0)) break;
         const now = this.clock();
         const token = newId();
         const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
         await this.deferPaused(claimed, token, now);
         if (claimed.length === free) this.wakeAgain = true;
       } while (this.running && this.wakeAgain);
-      if (this.running) {
+      // With deliveries in hand, the end of each attempt wakes the worker: retries that come due meanwhile are claimed then.
+      if (this.running && this.held === 0) {
         const now = this.clock();
         const due = await this.store.nextDueAfter(now);
         if (due !== null) delay = Math.min(delay, Math.max(due - now, 5));
@@ -150,23 +194,39 @@ export class DeliveryWorker {
   }
 
   /**
-   * Takes the claimed deliveries in hand, except those of a webhook that is paused after failing again and again:
-   * they go back, due when the pause ends, so that a receiver that is down costs one attempt per pause and not one
-   * per event.
+   * Takes the claimed deliveries in hand, except those of a webhook that failed again and again: while it is paused
+   * they go back, due when the pause ends; when the pause is over, one of them tries the receiver and the others come
+   * back a second later (its success makes them due at once; its failure starts the next pause). A receiver that is
+   * down costs one attempt per pause and not one per event. The deliveries that go back are written back before any
+   * attempt starts, so that an attempt's success cannot make them due before they are put off.
    */
   private async deferPaused(claimed: ClaimedDelivery[], token: string, now: number): Promise<void> {
+    const taken: ClaimedDelivery[] = [];
+    const trying = new Set<string>();
     const deferred = new Map<number, string[]>();
     for (const delivery of claimed) {
-      const pausedUntil = this.failing.get(delivery.webhookId)?.pausedUntil ?? 0;
-      if (pausedUntil <= now) {
-        this.take(delivery);
+      const { webhookId } = delivery;
+      const state = this.failing.get(webhookId);
+      let until = 0;
+      if (state && state.failures >= PAUSE_AFTER_FAILURES) {
+        until = state.pausedUntil;
+        if (until <= now && (trying.has(webhookId) || this.perWebhook.has(webhookId))) until = now + FIRST_PAUSE_MS;
+        trying.add(webhookId);
+      }
+      if (until <= now) {
+        taken.push(delivery);
         continue;
       }
-      const ids = deferred.get(pausedUntil) ?? [];
+      const ids = deferred.get(until) ?? [];
       ids.push(delivery.id);
-      deferred.set(pausedUntil, ids);
+      deferred.set(until, ids);
     }
-    for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
+    if (taken.length === 0 && deferred.size > 0) this.quietUntil = now + QUIET_AFTER_DEFERRING_MS;
+    try {
+      for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
+    } finally {
+      for (const delivery of taken) this.take(delivery);
+    }
   }
 
   /** After an attempt: counts the webhook's failures in a row; its first success after failures makes its retries due. */
@@ -185,7 +245,7 @@ export class DeliveryWorker {
     // Attempts already in flight when a pause began do not lengthen it.
     if (state.failures >= PAUSE_AFTER_FAILURES && now >= state.pausedUntil) {
       state.pauses++;
-      state.pausedUntil = now + Math.min(FIRST_PAUSE_MS * 2 ** (state.pauses - 1), MAX_PAUSE_MS);
+      state.pausedUntil = now + pauseLength(state.pauses);
     }
     this.failing.set(webhookId, state);
   }
@@ -193,10 +253,11 @@ export class DeliveryWorker {
   private take(delivery: ClaimedDelivery): void {
     let state = this.perWebhook.get(delivery.webhookId);
     if (!state) {
-      state = { sending: 0, waiting: [] };
+      state = { sending: 0, waiting: [], inHand: 0 };
       this.perWebhook.set(delivery.webhookId, state);
     }
     this.held++;
+    state.inHand++;
     state.waiting.push(delivery);
     this.startWaiting(delivery.webhookId);
   }
@@ -208,23 +269,31 @@ export class DeliveryWorker {
     while (state.sending < this.maxPerWebhook && state.waiting.length > 0) {
       const delivery = state.waiting.shift()!;
       state.sending++;
-      const attempt = this.attempt(delivery)
+      // The next one starts when the answer is in; the claim still holds the delivery until its attempt is recorded.
+      let answered = false;
+      const onAnswer = () => {
+        if (answered) return;
+        answered = true;
+        state.sending--;
+        this.startWaiting(webhookId);
+      };
+      const attempt = this.attempt(delivery, onAnswer)
         .catch((error: unknown) =>
           this.logger.error({ err: error, deliveryId: delivery.id }, 'webhooks: recording an attempt failed'),
         )
         .finally(() => {
+          onAnswer();
           this.attempts.delete(attempt);
-          state.sending--;
           this.held--;
-          if (state.sending === 0 && state.waiting.length === 0) this.perWebhook.delete(webhookId);
-          else this.startWaiting(webhookId);
+          state.inHand--;
+          if (state.inHand === 0 && this.perWebhook.get(webhookId) === state) this.perWebhook.delete(webhookId);
           this.wake();
         });
       this.attempts.add(attempt);
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, onAnswer: () => void): Promise<void> {
     const started = this.clock();
     const body = renderEventBody(delivery.event);
     const secrets = [delivery.secret];
@@ -244,7 +313,8 @@ export class DeliveryWorker {
     if (outcome.statusCode !== 429) {
       await this.noteOutcome(delivery.webhookId, next.status === 'succeeded', isRetryable(outcome), at);
     }
-    const recorded = await this.store.recordAttempt({
+    onAnswer();
+    const recorded = await this.record({
       deliveryId: delivery.id,
       claimToken: delivery.claimToken,
       statusCode: outcome.statusCode,
@@ -267,6 +337,33 @@ export class DeliveryWorker {
       );
     }
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'webhooks: the claim ran out before the attempt was recorded');
+  }
+
+  /** Records the attempt with the others that end in this turn: one transaction for them all. */
+  private record(attempt: AttemptRecord): Promise<boolean> {
+    return new Promise((settle, fail) => {
+      this.toRecord.push({ attempt, settle, fail });
+      if (this.recordScheduled) return;
+      this.recordScheduled = true;
+      setImmediate(() => void this.recordBatches());
+    });
+  }
+
+  private async recordBatches(): Promise<void> {
+    this.recordScheduled = false;
+    const waiting = this.toRecord;
+    this.toRecord = [];
+    await Promise.all(
+      Array.from({ length: Math.ceil(waiting.length / MAX_RECORD_BATCH) }, async (_, index) => {
+        const batch = waiting.slice(index * MAX_RECORD_BATCH, (index + 1) * MAX_RECORD_BATCH);
+        try {
+          const recorded = await this.store.recordAttempts(batch.map((entry) => entry.attempt));
+          batch.forEach((entry, position) => entry.settle(recorded[position]!));
+        } catch (error) {
+          for (const entry of batch) entry.fail(error);
+        }
+      }),
+    );
   }
 
   private async pruneNowAndThen(): Promise<void> {

@@ -10,7 +10,7 @@ import { waitFor } from '../support/wait-for.js';
 import { verify, WebhookReceiver, type Received } from '../support/webhook-receiver.js';
 
 const WEBHOOK = 'id url events modelIds description active createdAt updatedAt';
-const DELIVERY = 'id eventId eventType status attempts lastStatusCode lastError nextAttemptAt createdAt updatedAt';
+const DELIVERY = 'id eventId eventType status attempts lastStatusCode lastError duration nextAttemptAt createdAt updatedAt';
 const TIMEOUT_MS = 400;
 
 let server: TestServer;
@@ -373,6 +373,7 @@ describe('delivery', () => {
     const [delivery] = (await deliveries(webhookId)).items;
     assert.equal(delivery.attempts, 3);
     assert.equal(delivery.lastStatusCode, 204);
+    assert.equal(typeof delivery.duration, 'number', 'the duration of the last attempt');
     assert.equal(delivery.nextAttemptAt, null);
   });
 
@@ -388,6 +389,10 @@ describe('delivery', () => {
     assert.equal(delivery.attempts, 3, 'one attempt and the two retries of WEBHOOK_RETRY_DELAYS');
     assert.equal(delivery.lastStatusCode, null);
     assert.match(delivery.lastError, /time/i);
+    assert.ok(
+      delivery.duration >= TIMEOUT_MS - 1,
+      `the last attempt took ${delivery.duration} ms, its time limit ${TIMEOUT_MS} ms`,
+    );
     assert.equal(target.received.length, 3);
   });
 
@@ -413,6 +418,7 @@ describe('delivery', () => {
     receivers.push(back);
     const redelivered = await admin.ok(`mutation { webhook { redeliver(deliveryId: "${failed.id}") { ${DELIVERY} } } }`);
     assert.equal(redelivered.webhook.redeliver.status, 'pending');
+    assert.equal(redelivered.webhook.redeliver.duration, null, 'no attempt of the new delivery yet');
     assert.equal(redelivered.webhook.redeliver.eventId, failed.eventId);
     assert.notEqual(redelivered.webhook.redeliver.id, failed.id);
     const [request] = await waitForRequests(back, 1, 'the redelivery');

@@ -175,6 +175,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     attempts: Int!
     lastStatusCode: Int
     lastError: String
+    "How long the last attempt took, in milliseconds (null before the first)."
+    duration: Int
     nextAttemptAt: DateTime
     createdAt: DateTime!
     updatedAt: DateTime!

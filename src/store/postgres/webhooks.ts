@@ -126,6 +126,8 @@ async function storeEvent(client: Queryable, event: NewWebhookEvent, webhookIds:
 const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
 
 export class PostgresWebhookStore implements WebhookStore {
+  readonly sharedByProcesses = true;
+
   constructor(
     private readonly pool: Pool,
     private readonly outbox: PostgresOutbox,
@@ -281,29 +283,44 @@ export class PostgresWebhookStore implements WebhookStore {
     return rows.map((row) => toClaimed(row, claim.token));
   }
 
-  async recordAttempt(attempt: AttemptRecord): Promise<boolean> {
-    const error = attempt.error?.slice(0, MAX_ERROR_CHARS) ?? null;
-    const { rowCount } = await this.pool.query(
-      `WITH moved AS (
-         UPDATE webhook_deliveries SET attempts = attempts + 1, status = $1, last_status_code = $2, last_error = $3,
-           next_attempt_at = $4, locked_until = NULL, claim_token = NULL, updated_at = $5
-         WHERE id = $6 AND claim_token = $7 RETURNING id, attempts
+  /** One statement for the batch: each delivery moves on only while its claim is held (`claim_token`). */
+  async recordAttempts(attempts: readonly AttemptRecord[]): Promise<boolean[]> {
+    if (attempts.length === 0) return [];
+    const column = <T>(value: (attempt: AttemptRecord) => T): T[] => attempts.map(value);
+    const parameters = [
+      column((attempt) => attempt.deliveryId),
+      column((attempt) => attempt.claimToken),
+      column((attempt) => attempt.status),
+      column((attempt) => attempt.statusCode),
+      column((attempt) => attempt.error?.slice(0, MAX_ERROR_CHARS) ?? null),
+      column((attempt) => attempt.nextAttemptAt),
+      column((attempt) => attempt.at),
+      column((attempt) => Math.round(attempt.durationMs)),
+    ];
+    const sql = `WITH attempt AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[], $8::int[])
+           AS a (delivery_id, claim_token, status, status_code, error, next_attempt_at, at, duration_ms)
+       ), moved AS (
+         UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = a.status, last_status_code = a.status_code,
+           last_error = a.error, next_attempt_at = a.next_attempt_at, locked_until = NULL, claim_token = NULL, updated_at = a.at
+         FROM attempt a WHERE d.id = a.delivery_id AND d.claim_token = a.claim_token
+         RETURNING d.id, d.attempts, a.status_code, a.error, a.duration_ms, a.at
+       ), logged AS (
+         INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, created_at)
+         SELECT id, attempts, status_code, error, duration_ms, at FROM moved
+         ON CONFLICT (delivery_id, attempt) DO NOTHING
        )
-       INSERT INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, created_at)
-       SELECT id, attempts, $2, $3, $8, $5 FROM moved
-       ON CONFLICT (delivery_id, attempt) DO NOTHING`,
-      [
-        attempt.status,
-        attempt.statusCode,
-        error,
-        attempt.nextAttemptAt,
-        attempt.at,
-        attempt.deliveryId,
-        attempt.claimToken,
-        Math.round(attempt.durationMs),
-      ],
-    );
-    return (rowCount ?? 0) > 0;
+       SELECT id FROM moved`;
+    let result;
+    try {
+      result = await this.pool.query<{ id: string }>(sql, parameters);
+    } catch (error) {
+      // Two statements that lock several deliveries (another process's expedite) can deadlock; one try more.
+      if ((error as { code?: string }).code !== '40P01') throw error;
+      result = await this.pool.query<{ id: string }>(sql, parameters);
+    }
+    const recorded = new Set(result.rows.map((row) => row.id));
+    return attempts.map((attempt) => recorded.has(attempt.deliveryId));
   }
 
   async defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void> {

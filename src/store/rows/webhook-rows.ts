@@ -41,13 +41,15 @@ export interface DeliveryRow {
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;
+  last_duration_ms: number | null;
   next_attempt_at: Millis | null;
   created_at: Millis;
   updated_at: Millis;
 }
 
-/** The columns of DeliveryRow, from `webhook_deliveries d JOIN webhook_events e`. */
+/** The columns of DeliveryRow, from `webhook_deliveries d JOIN webhook_events e` (the duration from the last attempt's row). */
 export const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.type, d.status, d.attempts, d.last_status_code, d.last_error,
+  (SELECT a.duration_ms FROM webhook_attempts a WHERE a.delivery_id = d.id AND a.attempt = d.attempts) AS last_duration_ms,
   d.next_attempt_at, d.created_at, d.updated_at`;
 
 export function toDelivery(row: DeliveryRow): WebhookDelivery {
@@ -61,6 +63,7 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
     attempts: row.attempts,
     lastStatusCode: row.last_status_code,
     lastError: row.last_error,
+    duration: row.last_duration_ms,
     nextAttemptAt: status === 'pending' ? isoTimeOrNull(row.next_attempt_at) : null,
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),

@@ -49,7 +49,7 @@ export function openSqliteStore(path: string): Store {
     tenancy: new SqliteTenancyStore(db),
     models: new SqliteModelStore(db, outbox),
     records,
-    webhooks: new SqliteWebhookStore(db, outbox),
+    webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     members: new SqliteMemberStore(db),
     sharedLimiters: null,
     async ping() {

@@ -18,6 +18,7 @@ import type {
   WebhookStore,
 } from '../store.js';
 import { sharedJson } from '../rows/json.js';
+import type { WriteGroup } from './write-group.js';
 import {
   CLAIMED_COLUMNS,
   DELIVERY_COLUMNS,
@@ -42,17 +43,23 @@ export interface WrittenEvent {
 
 /**
  * The transactional outbox: record and model writes call `add` inside their own transaction, so an event is
- * committed with its write or not at all. A workspace without active webhooks costs one indexed lookup.
+ * committed with its write or not at all. Each workspace's active webhooks are kept here once read, so a write of a
+ * workspace without webhooks costs no query but `PRAGMA data_version` (which tells whether another connection
+ * committed since; this process's own webhook changes call forgetSubscriptions).
  */
 export class SqliteOutbox {
   private readonly selectSubscriptions: Database.Statement;
+  private readonly selectDataVersion: Database.Statement;
   private readonly insertEvent: Database.Statement;
   private readonly insertDelivery: Database.Statement;
   private readonly listeners: (() => void)[] = [];
+  private readonly subscriptions = new Map<string, WebhookSubscription[]>();
+  private dataVersion = -1;
   private wrote = false;
 
   constructor(db: Database.Database) {
     this.selectSubscriptions = db.prepare('SELECT id, events, model_ids FROM webhooks WHERE workspace_id = ? AND active = 1');
+    this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
     this.insertEvent = db.prepare(
       `INSERT INTO webhook_events (id, workspace_id, type, model_id, model_slug, payload, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -65,13 +72,33 @@ export class SqliteOutbox {
 
   /** Inside the write's transaction: stores the event and its deliveries when an active webhook wants it. */
   add(event: WrittenEvent): void {
-    const rows = this.selectSubscriptions.all(event.workspaceId) as SubscriptionRow[];
-    if (rows.length === 0) return;
-    const webhookIds = subscribersOf(rows.map(toSubscription), event.type, event.modelId);
+    const subscriptions = this.subscriptionsOf(event.workspaceId);
+    if (subscriptions.length === 0) return;
+    const webhookIds = subscribersOf(subscriptions, event.type, event.modelId);
     if (webhookIds.length === 0) return;
     const { modelSlug, payload } = event.details();
     const { workspaceId, type, modelId, at } = event;
     this.store({ id: newId(), workspaceId, type, modelId, modelSlug, payload, createdAt: at }, webhookIds);
+  }
+
+  /** The workspace's active webhooks: read once, then kept until a webhook changes (here or in another process). */
+  private subscriptionsOf(workspaceId: string): WebhookSubscription[] {
+    const version = this.selectDataVersion.get() as number;
+    if (version !== this.dataVersion || this.subscriptions.size >= MAX_CACHED_WORKSPACES) {
+      this.subscriptions.clear();
+      this.dataVersion = version;
+    }
+    let subscriptions = this.subscriptions.get(workspaceId);
+    if (!subscriptions) {
+      subscriptions = (this.selectSubscriptions.all(workspaceId) as SubscriptionRow[]).map(toSubscription);
+      this.subscriptions.set(workspaceId, subscriptions);
+    }
+    return subscriptions;
+  }
+
+  /** After this process changed a webhook (its statement committed): the next write reads the webhooks again. */
+  forgetSubscriptions(): void {
+    this.subscriptions.clear();
   }
 
   /** Stores the event with a pending delivery to each webhook; returns the delivery ids in the webhooks' order. */
@@ -111,6 +138,9 @@ export class SqliteOutbox {
   }
 }
 
+/** Workspaces whose webhooks the outbox keeps in memory; beyond it, it starts again (a bound, not a working set). */
+const MAX_CACHED_WORKSPACES = 10_000;
+
 interface SubscriptionRow {
   id: string;
   events: string;
@@ -127,15 +157,59 @@ function toSubscription(row: SubscriptionRow): WebhookSubscription {
 
 const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
 
+/**
+ * On SQLite the worker's claims are held in this process's memory, not written: one server process serves a SQLite
+ * database (docs/decisions.md), so no other worker can take a delivery, and a claim costs the single writer nothing.
+ * A process that dies takes its claims with it; the next one finds the deliveries pending and due, and sends them
+ * (at least once). Attempts are recorded in the record writes' group commits (WriteGroup), a batch at a time.
+ */
 export class SqliteWebhookStore implements WebhookStore {
+  readonly sharedByProcesses = false;
+  /** Delivery id → the token of the claim that holds it. */
+  private readonly claims = new Map<string, string>();
+  private readonly selectDue: Database.Statement;
+  private readonly selectNextDue: Database.Statement;
+  private readonly settleDelivery: Database.Statement;
+  private readonly insertAttempt: Database.Statement;
+
   constructor(
     private readonly db: Database.Database,
     private readonly outbox: SqliteOutbox,
-  ) {}
+    /** The record writes' group commit: attempts are recorded in its transactions. */
+    private readonly writes: WriteGroup,
+  ) {
+    // The partial index webhook_deliveries_due serves the order; the held ones (at most the worker's limit) are skipped.
+    this.selectDue = db.prepare(
+      `SELECT ${CLAIMED_COLUMNS} FROM (
+         SELECT id, webhook_id, event_id, attempts, event_sequence, next_attempt_at FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= ? AND id NOT IN (SELECT value FROM json_each(?))
+         ORDER BY next_attempt_at, event_sequence LIMIT ?
+       ) d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
+       ORDER BY d.next_attempt_at, d.event_sequence`,
+    );
+    this.selectNextDue = db
+      .prepare("SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ?")
+      .pluck();
+    this.settleDelivery = db
+      .prepare(
+        `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_status_code = ?, last_error = ?,
+         next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING attempts`,
+      )
+      .pluck();
+    this.insertAttempt = db.prepare(
+      `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, created_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+  }
 
-  /** One server process serves a SQLite database: when its worker starts, claims left by one that died are void. */
+  /** Claims written by an earlier version (which kept them in the database) are void: nothing holds them now. */
   async releaseClaims(): Promise<void> {
-    this.db.prepare("UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending'").run();
+    this.claims.clear();
+    this.db
+      .prepare(
+        "UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending' AND claim_token IS NOT NULL",
+      )
+      .run();
   }
 
   async list(workspaceId: string): Promise<StoredWebhook[]> {
@@ -170,6 +244,7 @@ export class SqliteWebhookStore implements WebhookStore {
         webhook.createdAt,
         webhook.createdAt,
       );
+    this.outbox.forgetSubscriptions();
     return (await this.get(webhook.workspaceId, webhook.id))!;
   }
 
@@ -190,6 +265,7 @@ export class SqliteWebhookStore implements WebhookStore {
     const result = this.db
       .prepare(`UPDATE webhooks SET ${sets.join(', ')} WHERE workspace_id = ? AND id = ?`)
       .run(...values, workspaceId, id);
+    this.outbox.forgetSubscriptions();
     return result.changes === 0 ? null : this.get(workspaceId, id);
   }
 
@@ -204,7 +280,9 @@ export class SqliteWebhookStore implements WebhookStore {
       }
       return deleted;
     });
-    return run.immediate();
+    const deleted = run.immediate();
+    this.outbox.forgetSubscriptions();
+    return deleted;
   }
 
   async rotateSecret(workspaceId: string, id: string, secret: string, previousUntil: number, now: number): Promise<boolean> {
@@ -269,73 +347,46 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
-    const run = this.db.transaction(() => {
-      const ids = this.db
-        .prepare(
-          `SELECT id FROM webhook_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= ? AND (locked_until IS NULL OR locked_until <= ?)
-           ORDER BY next_attempt_at, event_sequence LIMIT ?`,
-        )
-        .all(claim.now, claim.now, claim.limit) as { id: string }[];
-      if (ids.length === 0) return [];
-      const list = JSON.stringify(ids.map((row) => row.id));
-      this.db
-        .prepare('UPDATE webhook_deliveries SET locked_until = ?, claim_token = ? WHERE id IN (SELECT value FROM json_each(?))')
-        .run(claim.leaseUntil, claim.token, list);
-      return this.db
-        .prepare(
-          `SELECT ${CLAIMED_COLUMNS} FROM webhook_deliveries d
-           JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
-           WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at, d.event_sequence`,
-        )
-        .all(list) as ClaimedRow[];
-    });
-    return run.immediate().map((row) => toClaimed(row, claim.token));
+    const held = JSON.stringify([...this.claims.keys()]);
+    const rows = this.selectDue.all(claim.now, held, claim.limit) as ClaimedRow[];
+    for (const row of rows) this.claims.set(row.id, claim.token);
+    return rows.map((row) => toClaimed(row, claim.token));
   }
 
-  async recordAttempt(attempt: AttemptRecord): Promise<boolean> {
-    const run = this.db.transaction(() => {
-      const row = this.db
-        .prepare(
-          `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_status_code = ?, last_error = ?,
-             next_attempt_at = ?, locked_until = NULL, claim_token = NULL, updated_at = ?
-           WHERE id = ? AND claim_token = ? RETURNING attempts`,
-        )
-        .get(
-          attempt.status,
-          attempt.statusCode,
-          attempt.error?.slice(0, MAX_ERROR_CHARS) ?? null,
-          attempt.nextAttemptAt,
-          attempt.at,
-          attempt.deliveryId,
-          attempt.claimToken,
-        ) as { attempts: number } | undefined;
-      if (!row) return false;
-      this.db
-        .prepare(
-          `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, created_at)
-           VALUES (?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          attempt.deliveryId,
-          row.attempts,
-          attempt.statusCode,
-          attempt.error?.slice(0, MAX_ERROR_CHARS) ?? null,
-          Math.round(attempt.durationMs),
-          attempt.at,
-        );
-      return true;
-    });
-    return run.immediate();
+  async recordAttempts(attempts: readonly AttemptRecord[]): Promise<boolean[]> {
+    const held = attempts.filter((attempt) => this.claims.get(attempt.deliveryId) === attempt.claimToken);
+    try {
+      const recorded = await this.writes.run(() => new Set(held.filter((attempt) => this.record(attempt))));
+      return attempts.map((attempt) => recorded.has(attempt));
+    } finally {
+      // Recorded, or not (then the delivery is still pending and due: it is sent again).
+      for (const attempt of held) this.claims.delete(attempt.deliveryId);
+    }
+  }
+
+  private record(attempt: AttemptRecord): boolean {
+    const error = attempt.error?.slice(0, MAX_ERROR_CHARS) ?? null;
+    const attempts = this.settleDelivery.get(
+      attempt.status,
+      attempt.statusCode,
+      error,
+      attempt.nextAttemptAt,
+      attempt.at,
+      attempt.deliveryId,
+    ) as number | undefined;
+    if (attempts === undefined) return false;
+    this.insertAttempt.run(attempt.deliveryId, attempts, attempt.statusCode, error, Math.round(attempt.durationMs), attempt.at);
+    return true;
   }
 
   async defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void> {
+    const held = deliveryIds.filter((id) => this.claims.get(id) === claimToken);
     this.db
       .prepare(
-        `UPDATE webhook_deliveries SET next_attempt_at = ?, locked_until = NULL, claim_token = NULL
-         WHERE id IN (SELECT value FROM json_each(?)) AND claim_token = ?`,
+        "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending'",
       )
-      .run(until, JSON.stringify(deliveryIds), claimToken);
+      .run(until, JSON.stringify(held));
+    for (const id of held) this.claims.delete(id);
   }
 
   async expedite(webhookId: string, now: number): Promise<void> {
@@ -347,10 +398,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async nextDueAfter(now: number): Promise<number | null> {
-    const row = this.db
-      .prepare("SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ?")
-      .get(now) as { due: number | null };
-    return row.due;
+    return this.selectNextDue.get(now) as number | null;
   }
 
   async prune(before: number): Promise<number> {
