@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, type CommanderError } from 'commander';
 import { UsageError } from './client-options.js';
+import { registerBackup } from './backup.js';
 import { registerBootstrap } from './bootstrap.js';
+import { registerCopy } from './copy.js';
 import { registerExport } from './export.js';
 import { registerImport } from './import.js';
 import { registerMcp } from './mcp.js';
@@ -32,6 +34,8 @@ export async function runCli(argv: string[]): Promise<void> {
   registerModels(program);
   registerMcp(program);
   registerTypes(program);
+  registerCopy(program);
+  registerBackup(program);
   try {
     await program.parseAsync(argv);
   } catch (error) {
