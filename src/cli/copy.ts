@@ -99,30 +99,33 @@ class CopyProgress {
         const total = [...event.totals.values()].reduce((sum, count) => sum + count, 0);
         const resumed = [...event.resumed.values()].reduce((sum, count) => sum + count, 0);
         this.bar?.start(total, resumed, { table: '' });
-        if (this.lines && resumed > 0)
-          process.stderr.write(`copy: resuming, ${resumed} of ${total} rows already in the target\n`);
+        if (this.lines && resumed > 0) this.line(`resuming, ${resumed} of ${total} rows already in the target\n`);
         return;
       }
       case 'table':
         this.table = event.table;
         this.bar?.update({ table: event.table });
         if (this.lines)
-          process.stderr.write(
-            `copy: ${event.table}: ${event.total} rows${event.done > 0 ? ` (${event.done} already there)` : ''}\n`,
-          );
+          this.line(`${event.table}: ${event.total} rows${event.done > 0 ? ` (${event.done} already there)` : ''}\n`);
         return;
       case 'rows':
         this.bar?.increment(event.rows, { table: this.table });
         return;
       case 'indexes':
         this.bar?.update({ table: 'field indexes' });
-        if (this.lines) process.stderr.write('copy: building field indexes\n');
+        if (this.lines) this.line('building field indexes\n');
         return;
       case 'verify':
         this.bar?.update({ table: 'verifying' });
-        if (this.lines) process.stderr.write('copy: verifying counts and checksums\n');
+        if (this.lines) this.line('verifying counts and checksums\n');
         return;
     }
+  }
+
+  private readonly started = Date.now();
+
+  private line(text: string): void {
+    process.stderr.write(`copy ${((Date.now() - this.started) / 1000).toFixed(1)} s: ${text}`);
   }
 
   stop(): void {

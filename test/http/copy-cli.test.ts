@@ -211,7 +211,7 @@ describe('copy', { skip }, () => {
     assert.equal(toPg.code, 0, `${toPg.stdout}\n${toPg.stderr}`);
     assert.match(toPg.stdout, /counts and checksums match/);
     assert.match(toPg.stdout, /^records +\d+ → +\d+ +ok$/m);
-    assert.match(toPg.stderr, /copy: records: \d+ rows/, 'a line per phase when stderr is not a terminal');
+    assert.match(toPg.stderr, /copy [\d.]+ s: records: \d+ rows/, 'a line per phase when stderr is not a terminal');
     const back = await runCli(['copy', '--from', pgCopy(), '--to', backUrl], { timeoutMs: 60_000 });
     assert.equal(back.code, 0, `${back.stdout}\n${back.stderr}`);
 
