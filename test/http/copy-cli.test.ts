@@ -1,7 +1,8 @@
 // content-service copy: a store with every field type, relations, two workspaces, users, tokens, a password, a
 // session and a webhook, copied SQLite → PostgreSQL → SQLite by the CLI; a server on each copy answers every read as
 // the original did, and the old token and password work. A copy stopped half way resumes with no record twice and
-// none missing; a non-empty target, the same database, an unknown URL and an unreachable database are refused.
+// none missing (test/store/copy-resume.test.ts); a non-empty target, the same database, an unknown URL and an unreachable
+// database are refused.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +29,6 @@ let owner: Admin;
 let other: Admin;
 let editor: Credentials;
 let models: any[] = [];
-let bulkModelId = '';
 let original: unknown;
 
 function pgUrl(purpose: string): string {
@@ -143,7 +143,6 @@ before(async () => {
     const doomed = await owner.createRecord(product.id, { sku: 'P-3', title: 'Gone' });
     await owner.deleteRaw(doomed.id);
     const bulk = await owner.createSimpleModel();
-    bulkModelId = bulk.id;
     const rows = Array.from({ length: 600 }, (_, index) => ({
       title: `row ${index}`,
       note: index % 3 === 0 ? null : `n${index}`,
@@ -278,64 +277,5 @@ describe('copy', { skip }, () => {
       unreachable.stderr,
       /target: cannot reach PostgreSQL at postgres:\/\/127\.0\.0\.1:1\/none: connect ECONNREFUSED/,
     );
-  });
-
-  test('copy: stopped half way, refused without --resume, then resumed: no record twice, none missing', async () => {
-    const target = pgUrl('resume');
-    let batches = 0;
-    await assert.rejects(
-      copyStore({
-        from: sourceUrl,
-        to: target,
-        resume: false,
-        batchRows: 50,
-        onEvent(event) {
-          if (event.phase === 'rows' && event.table === 'records' && ++batches === 4) throw new Error('stopped');
-        },
-      }),
-      /stopped/,
-    );
-    const client = new pg.Client({ connectionString: parsePostgresUrl(target).connectionString });
-    await client.connect();
-    try {
-      const partial = Number((await client.query('SELECT count(*) FROM records')).rows[0].count);
-      assert.ok(partial > 0 && partial < 600, `half way: ${partial} records`);
-
-      const refused = await runCli(['copy', '--from', sourceUrl, '--to', target]);
-      assert.equal(refused.code, 2, refused.stderr);
-      assert.match(refused.stderr, /holds an unfinished copy from sqlite:.*source\.db: run the same command with --resume/);
-
-      const resumed = await runCli(['copy', '--from', sourceUrl, '--to', target, '--resume']);
-      assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
-      assert.match(resumed.stderr, /resuming, \d+ of \d+ rows already in the target/);
-      assert.match(resumed.stdout, /counts and checksums match/);
-      const { rows } = await client.query(
-        'SELECT count(*)::int AS n, count(DISTINCT id)::int AS ids FROM records WHERE model_id = $1',
-        [bulkModelId],
-      );
-      assert.deepEqual(rows[0], { n: 600, ids: 600 });
-      const marker = await client.query("SELECT to_regclass('content_service_copy') IS NULL AS gone");
-      assert.equal(marker.rows[0].gone, true, 'the progress marker is dropped once verified');
-    } finally {
-      await client.end();
-    }
-  });
-
-  test('backup: a SQLite snapshot that a server opens; PostgreSQL gets the pg_dump command', async () => {
-    const out = join(dir, 'backup.db');
-    const result = await runCli(['backup', '--database', sourceUrl, '--out', out]);
-    assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /Backed up .* to .*backup\.db/);
-    const again = await runCli(['backup', '--database', sourceUrl, '--out', out]);
-    assert.equal(again.code, 2, 'an existing file is not overwritten');
-    assert.deepEqual(await secretsOf(`sqlite:${out}`), await secretsOf(sourceUrl));
-    const check = await copyStore({ from: `sqlite:${out}`, to: `sqlite:${join(dir, 'from-backup.db')}`, resume: false });
-    assert.equal(check.ok, true, 'the backup copies out whole, verified against itself');
-    const fromSource = await copyStore({ from: sourceUrl, to: `sqlite:${join(dir, 'from-source.db')}`, resume: false });
-    assert.deepEqual(check.tables, fromSource.tables, 'as many rows in each table as the source');
-    assert.deepEqual(check.models, fromSource.models, 'the same checksums as the source');
-    const advice = await runCli(['backup', '--database', pgCopy(), '--out', 'content.dump']);
-    assert.equal(advice.code, 1);
-    assert.match(advice.stderr, /pg_dump --format=custom --schema=test_copy_main_\w+ --file=content\.dump/);
   });
 });

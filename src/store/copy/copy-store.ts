@@ -168,7 +168,8 @@ async function copyBetween(
   for (const table of COPIED_TABLES) {
     tables.push({ table: table.name, source: totals.get(table.name)!, target: await target.count(table.name) });
   }
-  const [sourceSums, targetSums] = [await checksumsOf(source, batchRows), await checksumsOf(target, batchRows)];
+  // Both ends at once: one database reads while the other's rows are hashed.
+  const [sourceSums, targetSums] = await Promise.all([checksumsOf(source, batchRows), checksumsOf(target, batchRows)]);
   const models = compareChecksums(sourceSums, targetSums);
   const ok = tables.every((check) => check.source === check.target) && models.every((check) => check.source === check.target);
   if (ok) await target.dropMarker();

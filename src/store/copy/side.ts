@@ -3,6 +3,8 @@
 
 export type Value = string | number | null;
 export type Row = Value[];
+/** The SQLite end answers at once, the PostgreSQL end later: callers await either. */
+export type Awaitable<T> = T | Promise<T>;
 
 export interface ModelIndexSource {
   id: string;
@@ -14,27 +16,27 @@ export interface CopySide {
   /** For messages: the kind and where (never a password). */
   readonly description: string;
   /** Tables that are there (not the database's own). */
-  tableNames(): Promise<string[]>;
+  tableNames(): Awaitable<string[]>;
   /** The table's columns in their order (none: no such table). */
-  columnNames(table: string): Promise<string[]>;
-  count(table: string): Promise<number>;
+  columnNames(table: string): Awaitable<string[]>;
+  count(table: string): Awaitable<number>;
   /** The key of the table's last row in key order, or null when it is empty. */
-  lastKey(table: string, key: readonly string[]): Promise<Row | null>;
+  lastKey(table: string, key: readonly string[]): Awaitable<Row | null>;
   /** Up to `limit` rows of `columns` after the key `after` (null: from the start), in key order. */
-  readPage(table: string, columns: readonly string[], key: readonly string[], after: Row | null, limit: number): Promise<Row[]>;
+  readPage(table: string, columns: readonly string[], key: readonly string[], after: Row | null, limit: number): Awaitable<Row[]>;
   /** As the source: reads from here on see one snapshot (nothing written meanwhile shows). */
-  beginSnapshot(): Promise<void>;
+  beginSnapshot(): Awaitable<void>;
 
   /** As the target: the service's migrations. */
-  migrate(): Promise<void>;
+  migrate(): Awaitable<void>;
   /** Writes the rows in one transaction. */
-  writeRows(table: string, columns: readonly string[], rows: readonly Row[]): Promise<void>;
+  writeRows(table: string, columns: readonly string[], rows: readonly Row[]): Awaitable<void>;
   /** The source an unfinished copy into here came from, or null when there is none. */
-  readMarker(): Promise<string | null>;
-  writeMarker(source: string): Promise<void>;
-  dropMarker(): Promise<void>;
+  readMarker(): Awaitable<string | null>;
+  writeMarker(source: string): Awaitable<void>;
+  dropMarker(): Awaitable<void>;
   /** The indexes of `indexed` fields (and statistics) for the models now here. */
-  buildFieldIndexes(models: readonly ModelIndexSource[]): Promise<void>;
+  buildFieldIndexes(models: readonly ModelIndexSource[]): Awaitable<void>;
 
-  close(): Promise<void>;
+  close(): Awaitable<void>;
 }

@@ -35,19 +35,19 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
 
   const side: CopySide = {
     description: `sqlite:${path}`,
-    async tableNames() {
+    tableNames() {
       const rows = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
         .all();
       return (rows as { name: string }[]).map((row) => row.name);
     },
-    async columnNames(table) {
+    columnNames(table) {
       return (db.pragma(`table_info(${quote(table)})`) as { name: string }[]).map((column) => column.name);
     },
-    async count(table) {
+    count(table) {
       return (db.prepare(`SELECT count(*) AS n FROM ${quote(table)}`).get() as { n: number }).n;
     },
-    async lastKey(table, key) {
+    lastKey(table, key) {
       const order = key.map((column) => `${quote(column)} DESC`).join(', ');
       const row = db
         .prepare(`SELECT ${key.map(quote).join(', ')} FROM ${quote(table)} ORDER BY ${order} LIMIT 1`)
@@ -55,7 +55,7 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
         .get();
       return (row as Row | undefined) ?? null;
     },
-    async readPage(table, columns, key, after, limit) {
+    readPage(table, columns, key, after, limit) {
       const sqlKey = `${table}|${columns.join(',')}|${after === null ? 'first' : 'next'}`;
       let statement = pages.get(sqlKey);
       if (!statement) {
@@ -71,15 +71,15 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
       }
       return statement.all(...(after ?? []), limit) as Row[];
     },
-    async beginSnapshot() {
+    beginSnapshot() {
       db.exec('BEGIN');
       // A read transaction starts at its first read: this one fixes the snapshot now.
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     },
-    async migrate() {
+    migrate() {
       migrate(db);
     },
-    async writeRows(table, columns, rows) {
+    writeRows(table, columns, rows) {
       const sqlKey = `${table}|${columns.join(',')}`;
       let statement = inserts.get(sqlKey);
       if (!statement) {
@@ -93,28 +93,28 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
         for (const row of rows) insert.run(row);
       })();
     },
-    async readMarker() {
+    readMarker() {
       const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(PROGRESS_TABLE);
       if (!exists) return null;
       const row = db.prepare(`SELECT source FROM ${PROGRESS_TABLE} LIMIT 1`).get() as { source: string } | undefined;
       return row?.source ?? null;
     },
-    async writeMarker(source) {
+    writeMarker(source) {
       db.transaction(() => {
         db.exec(`CREATE TABLE IF NOT EXISTS ${PROGRESS_TABLE} (source TEXT NOT NULL, started_at INTEGER NOT NULL)`);
         db.prepare(`DELETE FROM ${PROGRESS_TABLE}`).run();
         db.prepare(`INSERT INTO ${PROGRESS_TABLE} (source, started_at) VALUES (?, ?)`).run(source, Date.now());
       })();
     },
-    async dropMarker() {
+    dropMarker() {
       db.exec(`DROP TABLE IF EXISTS ${PROGRESS_TABLE}`);
     },
-    async buildFieldIndexes(models: readonly ModelIndexSource[]) {
+    buildFieldIndexes(models: readonly ModelIndexSource[]) {
       db.transaction(() => {
         for (const model of models) syncFieldIndexes(db, model.id, definitionOf(model));
       })();
     },
-    async close() {
+    close() {
       if (db.inTransaction) db.exec('COMMIT');
       db.close();
     },
