@@ -4,9 +4,9 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parsePostgresUrl } from '../postgres/index.js';
-import { checksumsOf, type Checksums } from './checksum.js';
+import { ChecksumAccumulator, CHECKSUM_COLUMNS, checksumsOf, type Checksums } from './checksum.js';
 import { openPostgresSide, describePostgres } from './postgres-side.js';
-import type { CopySide, ModelIndexSource, Row } from './side.js';
+import type { CopySide, ModelIndexSource, Row, Value } from './side.js';
 import { openSqliteSide } from './sqlite-side.js';
 import { COPIED_TABLES, NOT_COPIED } from './tables.js';
 
@@ -138,8 +138,11 @@ async function copyBetween(
   emit({ phase: 'start', totals, resumed });
 
   let copiedRows = 0;
+  // A copy that starts the records from the first reads every source record once: it hashes them on the way.
+  const sourceHash = resumed.get('records') === 0 ? new ChecksumAccumulator() : null;
   for (const table of COPIED_TABLES) {
     const tableColumns = columns.get(table.name)!;
+    const hashed = table.name === 'records' && sourceHash ? CHECKSUM_COLUMNS.map((name) => tableColumns.indexOf(name)) : null;
     const keyIndexes = table.key.map((name) => tableColumns.indexOf(name));
     let after: Row | null = await target.lastKey(table.name, table.key);
     let done = resumed.get(table.name)!;
@@ -150,6 +153,8 @@ async function copyBetween(
     while (page.length > 0) {
       after = keyIndexes.map((index) => page[page.length - 1]![index]!);
       const writing = target.writeRows(table.name, tableColumns, page);
+      if (hashed)
+        for (const row of page) sourceHash!.add(...(hashed.map((index) => row[index]!) as [Value, Value, Value, Value, Value]));
       const next =
         page.length < batchRows ? Promise.resolve([]) : source.readPage(table.name, tableColumns, table.key, after, batchRows);
       const [, nextPage] = await Promise.all([writing, next]);
@@ -169,7 +174,10 @@ async function copyBetween(
     tables.push({ table: table.name, source: totals.get(table.name)!, target: await target.count(table.name) });
   }
   // Both ends at once: one database reads while the other's rows are hashed.
-  const [sourceSums, targetSums] = await Promise.all([checksumsOf(source, batchRows), checksumsOf(target, batchRows)]);
+  const [sourceSums, targetSums] = await Promise.all([
+    sourceHash ? sourceHash.result() : checksumsOf(source, batchRows),
+    checksumsOf(target, batchRows),
+  ]);
   const models = compareChecksums(sourceSums, targetSums);
   const ok = tables.every((check) => check.source === check.target) && models.every((check) => check.source === check.target);
   if (ok) await target.dropMarker();
