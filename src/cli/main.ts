@@ -19,6 +19,8 @@ const COMMANDS: Record<string, () => Promise<RegisterCommand>> = {
   mcp: async () => (await import('./mcp.js')).registerMcp,
   types: async () => (await import('./types.js')).registerTypes,
   schema: async () => (await import('./schema.js')).registerSchema,
+  copy: async () => (await import('./copy.js')).registerCopy,
+  backup: async () => (await import('./backup.js')).registerBackup,
 };
 
 /** Commands registered by another command's module. */

@@ -1,0 +1,108 @@
+// npm run bench:copy [-- --rows 1m]: `content-service copy` of a SQLite store holding --rows records (one product
+// model, ~200-byte rows, one indexed field) into a fresh PostgreSQL schema, as the CLI runs it (a child process,
+// progress off); the wall time from start to exit (copy, field indexes, verification) and the peak RSS of the
+// process, sampled every 50 ms. Targets (issue 17): ≥ 50,000 records/s, peak RSS < 200 MB.
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { newId } from '../src/ids.js';
+import { migrate } from '../src/store/sqlite/migrations.js';
+import { Args } from './lib/args.js';
+import { productModelInput, productRow, skuPrefix } from './lib/catalog.js';
+import { cleanupAll } from './lib/cleanup.js';
+import { createDatabase, databaseKinds } from './lib/database.js';
+import { machineInfo, writeResults } from './lib/machine.js';
+import { RssSampler } from './lib/rss.js';
+import { CLI, REPO_ROOT } from '../test/support/server.js';
+
+const args = new Args();
+const rows = args.int('rows', 1_000_000);
+databaseKinds('postgres');
+
+/** The source: the service's schema, one workspace and product model, `count` records written by the raw driver. */
+function fillSource(path: string, count: number): void {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  migrate(db);
+  const now = Date.now();
+  const [orgId, workspaceId, modelId] = [newId(), newId(), newId()];
+  const model = productModelInput('product');
+  const fields = model.fields.map((field) => (field.key === 'price' ? { ...field, indexed: true } : field));
+  db.prepare('INSERT INTO organisations (id, slug, created_at) VALUES (?, ?, ?)').run(orgId, 'bench', now);
+  db.prepare('INSERT INTO workspaces (id, org_id, slug, created_at) VALUES (?, ?, ?, ?)').run(workspaceId, orgId, 'main', now);
+  db.prepare(
+    `INSERT INTO models (id, workspace_id, slug, name, display_field, fields, product, delivery_access, record_count, created_at, updated_at)
+     VALUES (?, ?, 'product', 'Product', 'title', ?, ?, 'none', ?, ?, ?)`,
+  ).run(modelId, workspaceId, JSON.stringify(fields), JSON.stringify(model.product), count, now, now);
+  const insert = db.prepare(
+    'INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const prefix = skuPrefix();
+  const batch = db.transaction((start: number, end: number) => {
+    for (let index = start; index < end; index++) {
+      const row = productRow(prefix, index);
+      insert.run(newId(), modelId, workspaceId, JSON.stringify(row), row.sku, now + index, now + index);
+    }
+  });
+  for (let start = 0; start < count; start += 50_000) batch(start, Math.min(count, start + 50_000));
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}
+
+function runCopy(
+  from: string,
+  to: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; peakMiB: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [CLI, 'copy', '--from', from, '--to', to], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const sampler = new RssSampler(child.pid!, 50);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('exit', (code) => {
+      const ms = performance.now() - started;
+      resolve({ code, stdout, stderr, ms, peakMiB: sampler.stop().peakSampledMiB });
+    });
+  });
+}
+
+try {
+  const machine = await machineInfo('postgres');
+  const source = await createDatabase('sqlite');
+  const target = await createDatabase('postgres');
+  const fillStarted = performance.now();
+  fillSource(source.location, rows);
+  console.log(
+    `source: ${rows.toLocaleString('en')} records in SQLite (${((performance.now() - fillStarted) / 1000).toFixed(1)} s to make)`,
+  );
+  const result = await runCopy(source.url, target.url);
+  process.stdout.write(result.stdout);
+  if (result.code !== 0) throw new Error(`copy exited ${result.code}\n${result.stderr}`);
+  const seconds = result.ms / 1000;
+  const perSecond = Math.round(rows / seconds);
+  const copyLine = /Copied (\d+) rows in ([\d.]+) s/.exec(result.stdout);
+  console.log(
+    `copy SQLite → PostgreSQL: ${rows.toLocaleString('en')} records in ${seconds.toFixed(1)} s wall (process start to exit) = ` +
+      `${perSecond.toLocaleString('en')} records/s (target ≥ 50,000); peak RSS ${result.peakMiB.toFixed(0)} MiB (target < 200 MB)`,
+  );
+  const file = writeResults('copy', 'postgres', {
+    machine,
+    argv: process.argv.slice(2),
+    records: rows,
+    wallSeconds: Math.round(seconds * 10) / 10,
+    recordsPerSecond: perSecond,
+    reportedByCopy: copyLine ? { rows: Number(copyLine[1]), seconds: Number(copyLine[2]) } : null,
+    peakRssMiB: Math.round(result.peakMiB),
+    phases: result.stderr.trim().split('\n'),
+  });
+  console.log(`results: ${file}`);
+  await source.dispose();
+  await target.dispose();
+} finally {
+  await cleanupAll();
+}

@@ -1,0 +1,272 @@
+// content-service copy: everything in one store into another (empty) one, table by table in key order, then
+// field indexes, then a check that both hold the same. Written so that a stop at any moment leaves a target that
+// `resume` continues: each batch is one transaction, and a table resumes after the target's last key.
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parsePostgresUrl } from '../postgres/index.js';
+import { ChecksumAccumulator, CHECKSUM_COLUMNS, checksumsOf, type Checksums } from './checksum.js';
+import { openPostgresSide, describePostgres } from './postgres-side.js';
+import type { CopySide, ModelIndexSource, Row, Value } from './side.js';
+import { openSqliteSide } from './sqlite-side.js';
+import { COPIED_TABLES, NOT_COPIED } from './tables.js';
+
+/** A mistake in what was asked (the command exits 2); any other error is a failure of the work. */
+export class CopyRefusal extends Error {
+  override readonly name = 'CopyRefusal';
+}
+
+export type CopyEvent =
+  | { phase: 'start'; totals: ReadonlyMap<string, number>; resumed: ReadonlyMap<string, number> }
+  | { phase: 'table'; table: string; done: number; total: number }
+  | { phase: 'rows'; table: string; rows: number }
+  | { phase: 'indexes' }
+  | { phase: 'verify' };
+
+export interface CopyOptions {
+  from: string;
+  to: string;
+  resume: boolean;
+  /** Rows read and written at once. */
+  batchRows?: number;
+  onEvent?: (event: CopyEvent) => void;
+}
+
+export interface TableCheck {
+  table: string;
+  source: number;
+  target: number;
+}
+
+export interface ModelCheck {
+  modelId: string;
+  records: number;
+  source: string;
+  target: string;
+}
+
+export interface CopyResult {
+  copiedRows: number;
+  tables: TableCheck[];
+  models: ModelCheck[];
+  ok: boolean;
+  elapsedMs: number;
+}
+
+const DEFAULT_BATCH_ROWS = 5000;
+
+/** Where a database URL points, so that a copy onto itself is refused (a path resolved; host, database, schema). */
+export function databaseIdentity(url: string): string {
+  if (url.startsWith('sqlite:')) {
+    const path = resolve(url.slice('sqlite:'.length));
+    try {
+      return `sqlite:${realpathSync(path)}`;
+    } catch {
+      return `sqlite:${path}`;
+    }
+  }
+  const options = parsePostgresUrl(url);
+  return describePostgres(options.connectionString, options.schema ?? 'public');
+}
+
+function checkUrl(url: string, flag: string): void {
+  if (url === 'sqlite:' || url === 'sqlite::memory:') {
+    throw new CopyRefusal(`${flag}: an in-memory SQLite database cannot be copied from or to; give a file: sqlite:<path>`);
+  }
+  if (url.startsWith('sqlite:')) return;
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      parsePostgresUrl(url);
+    } catch (error) {
+      throw new CopyRefusal(`${flag}: ${(error as Error).message}`);
+    }
+    return;
+  }
+  const shown = url.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@');
+  throw new CopyRefusal(`${flag}: unsupported database URL "${shown}": use sqlite:<path> or postgres://…`);
+}
+
+async function openSide(url: string, role: 'source' | 'target'): Promise<CopySide> {
+  if (url.startsWith('sqlite:')) return openSqliteSide(url.slice('sqlite:'.length), role);
+  return openPostgresSide(url, role);
+}
+
+export async function copyStore(options: CopyOptions): Promise<CopyResult> {
+  checkUrl(options.from, '--from');
+  checkUrl(options.to, '--to');
+  const sourceIdentity = databaseIdentity(options.from);
+  if (sourceIdentity === databaseIdentity(options.to)) {
+    throw new CopyRefusal(`--from and --to are the same database (${sourceIdentity})`);
+  }
+  const started = Date.now();
+  const source = await openSide(options.from, 'source');
+  let target: CopySide | undefined;
+  try {
+    target = await openSide(options.to, 'target');
+    return await copyBetween(source, target, sourceIdentity, options, started);
+  } finally {
+    await target?.close();
+    await source.close();
+  }
+}
+
+async function copyBetween(
+  source: CopySide,
+  target: CopySide,
+  sourceIdentity: string,
+  options: CopyOptions,
+  started: number,
+): Promise<CopyResult> {
+  const emit = options.onEvent ?? (() => {});
+  const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
+  await source.beginSnapshot();
+  await checkSourceTables(source);
+  try {
+    await target.migrate();
+  } catch (error) {
+    throw new Error(`target: the migrations failed: ${(error as Error).message}`, { cause: error });
+  }
+  const columns = await sharedColumns(source, target);
+  await checkTargetIsEmptyOrResumable(target, sourceIdentity, options.resume);
+  await target.writeMarker(sourceIdentity);
+
+  const totals = new Map<string, number>();
+  const resumed = new Map<string, number>();
+  for (const table of COPIED_TABLES) {
+    totals.set(table.name, await source.count(table.name));
+    resumed.set(table.name, await target.count(table.name));
+  }
+  emit({ phase: 'start', totals, resumed });
+
+  let copiedRows = 0;
+  // A copy that starts the records from the first reads every source record once: it hashes them on the way.
+  const sourceHash = resumed.get('records') === 0 ? new ChecksumAccumulator() : null;
+  for (const table of COPIED_TABLES) {
+    const tableColumns = columns.get(table.name)!;
+    const hashed = table.name === 'records' && sourceHash ? CHECKSUM_COLUMNS.map((name) => tableColumns.indexOf(name)) : null;
+    const keyIndexes = table.key.map((name) => tableColumns.indexOf(name));
+    let after: Row | null = await target.lastKey(table.name, table.key);
+    let done = resumed.get(table.name)!;
+    const total = totals.get(table.name)!;
+    emit({ phase: 'table', table: table.name, done, total });
+    // The next page is read while the last one is written (on PostgreSQL the write runs on the server meanwhile).
+    let page = await source.readPage(table.name, tableColumns, table.key, after, batchRows);
+    while (page.length > 0) {
+      after = keyIndexes.map((index) => page[page.length - 1]![index]!);
+      const writing = target.writeRows(table.name, tableColumns, page);
+      if (hashed)
+        for (const row of page) sourceHash!.add(...(hashed.map((index) => row[index]!) as [Value, Value, Value, Value, Value]));
+      const next =
+        page.length < batchRows ? Promise.resolve([]) : source.readPage(table.name, tableColumns, table.key, after, batchRows);
+      const [, nextPage] = await Promise.all([writing, next]);
+      done += page.length;
+      copiedRows += page.length;
+      emit({ phase: 'rows', table: table.name, rows: page.length });
+      page = nextPage;
+    }
+  }
+
+  emit({ phase: 'indexes' });
+  await target.buildFieldIndexes(await modelsOf(target, batchRows));
+
+  emit({ phase: 'verify' });
+  const tables: TableCheck[] = [];
+  for (const table of COPIED_TABLES) {
+    tables.push({ table: table.name, source: totals.get(table.name)!, target: await target.count(table.name) });
+  }
+  // Both ends at once: one database reads while the other's rows are hashed.
+  const [sourceSums, targetSums] = await Promise.all([
+    sourceHash ? sourceHash.result() : checksumsOf(source, batchRows),
+    checksumsOf(target, batchRows),
+  ]);
+  const models = compareChecksums(sourceSums, targetSums);
+  const ok = tables.every((check) => check.source === check.target) && models.every((check) => check.source === check.target);
+  if (ok) await target.dropMarker();
+  return { copiedRows, tables, models, ok, elapsedMs: Date.now() - started };
+}
+
+/** Every source table is either copied or known not to be; the copied ones are all there. */
+async function checkSourceTables(source: CopySide): Promise<void> {
+  const names = await source.tableNames();
+  const copied = new Set(COPIED_TABLES.map((table) => table.name));
+  const unknown = names.filter((name) => !copied.has(name) && !(name in NOT_COPIED));
+  if (unknown.length > 0) {
+    throw new Error(
+      `source: table ${unknown.join(', ')} is not known to copy (a newer migration?): ` +
+        'add it to COPIED_TABLES or NOT_COPIED in src/store/copy/tables.ts',
+    );
+  }
+  if (!names.includes('schema_migrations')) {
+    throw new CopyRefusal(`--from: ${source.description} is not a content-service database (no schema_migrations table)`);
+  }
+}
+
+/** Each copied table's columns, the same on both ends (else the source's schema is from another version). */
+async function sharedColumns(source: CopySide, target: CopySide): Promise<Map<string, string[]>> {
+  const columns = new Map<string, string[]>();
+  for (const table of COPIED_TABLES) {
+    const targetColumns = await target.columnNames(table.name);
+    const sourceColumns = new Set(await source.columnNames(table.name));
+    const missing = targetColumns.filter((name) => !sourceColumns.has(name));
+    const extra = [...sourceColumns].filter((name) => !targetColumns.includes(name));
+    if (missing.length > 0 || extra.length > 0) {
+      const what = [
+        ...missing.map((name) => `no ${table.name}.${name}`),
+        ...extra.map((name) => `an unknown ${table.name}.${name}`),
+      ];
+      throw new Error(
+        `source: its schema is not this version's (${what.join(', ')}): start this version's server on it once ` +
+          '(it migrates the database), stop it, then copy',
+      );
+    }
+    columns.set(table.name, targetColumns);
+  }
+  return columns;
+}
+
+async function checkTargetIsEmptyOrResumable(target: CopySide, sourceIdentity: string, resume: boolean): Promise<void> {
+  const marker = await target.readMarker();
+  if (marker !== null) {
+    if (!resume) {
+      throw new CopyRefusal(
+        `--to: ${target.description} holds an unfinished copy from ${marker}: run the same command with --resume to continue it`,
+      );
+    }
+    if (marker !== sourceIdentity) {
+      throw new CopyRefusal(`--to: ${target.description} holds an unfinished copy from ${marker}, not from ${sourceIdentity}`);
+    }
+    return;
+  }
+  const held: string[] = [];
+  for (const table of COPIED_TABLES) {
+    const count = await target.count(table.name);
+    if (count > 0) held.push(`${count} ${table.name}`);
+  }
+  if (held.length > 0) {
+    throw new CopyRefusal(
+      `--to: ${target.description} is not empty (${held.join(', ')}): copy into a new database (or ?schema=) only` +
+        (resume ? '; --resume continues only a copy that this command started' : ''),
+    );
+  }
+}
+
+async function modelsOf(side: CopySide, batchRows: number): Promise<ModelIndexSource[]> {
+  const models: ModelIndexSource[] = [];
+  let after: Row | null = null;
+  for (;;) {
+    const page = await side.readPage('models', ['id', 'fields', 'product'], ['id'], after, batchRows);
+    for (const row of page)
+      models.push({ id: String(row[0]), fields: String(row[1]), product: row[2] === null ? null : String(row[2]) });
+    if (page.length < batchRows) return models;
+    after = [page[page.length - 1]![0]!];
+  }
+}
+
+function compareChecksums(source: Checksums, target: Checksums): ModelCheck[] {
+  const ids = [...new Set([...source.keys(), ...target.keys()])].sort();
+  return ids.map((modelId) => ({
+    modelId,
+    records: source.get(modelId)?.records ?? 0,
+    source: source.get(modelId)?.digest ?? '(none)',
+    target: target.get(modelId)?.digest ?? '(none)',
+  }));
+}

@@ -1,0 +1,42 @@
+// One end of a copy: a database read from or written to, whichever kind it is. Values travel between the two
+// ends in one form: text as strings, integers and booleans as numbers (true is 1), JSON as its text.
+
+export type Value = string | number | null;
+export type Row = Value[];
+/** The SQLite end answers at once, the PostgreSQL end later: callers await either. */
+export type Awaitable<T> = T | Promise<T>;
+
+export interface ModelIndexSource {
+  id: string;
+  fields: string;
+  product: string | null;
+}
+
+export interface CopySide {
+  /** For messages: the kind and where (never a password). */
+  readonly description: string;
+  /** Tables that are there (not the database's own). */
+  tableNames(): Awaitable<string[]>;
+  /** The table's columns in their order (none: no such table). */
+  columnNames(table: string): Awaitable<string[]>;
+  count(table: string): Awaitable<number>;
+  /** The key of the table's last row in key order, or null when it is empty. */
+  lastKey(table: string, key: readonly string[]): Awaitable<Row | null>;
+  /** Up to `limit` rows of `columns` after the key `after` (null: from the start), in key order. */
+  readPage(table: string, columns: readonly string[], key: readonly string[], after: Row | null, limit: number): Awaitable<Row[]>;
+  /** As the source: reads from here on see one snapshot (nothing written meanwhile shows). */
+  beginSnapshot(): Awaitable<void>;
+
+  /** As the target: the service's migrations. */
+  migrate(): Awaitable<void>;
+  /** Writes the rows in one transaction. */
+  writeRows(table: string, columns: readonly string[], rows: readonly Row[]): Awaitable<void>;
+  /** The source an unfinished copy into here came from, or null when there is none. */
+  readMarker(): Awaitable<string | null>;
+  writeMarker(source: string): Awaitable<void>;
+  dropMarker(): Awaitable<void>;
+  /** The indexes of `indexed` fields (and statistics) for the models now here. */
+  buildFieldIndexes(models: readonly ModelIndexSource[]): Awaitable<void>;
+
+  close(): Awaitable<void>;
+}
