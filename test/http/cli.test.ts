@@ -555,6 +555,11 @@ describe('exit status: 2 for a command-line mistake, 1 for work that failed, 0 f
     { command: 'import', args: ['import', 'rows.csv'], message: /required option '--model <slug>'/ },
     { command: 'export', args: ['export', '--format', 'csv'], message: /required option '--model <slug>'/ },
     { command: 'models', args: ['models', '--unknown-flag'], message: /unknown option '--unknown-flag'/ },
+    { command: 'mcp', args: ['mcp', '--bogus'], message: /unknown option '--bogus'/ },
+    { command: 'types', args: ['types', '--check'], message: /--check: needs --out FILE/ },
+    { command: 'schema apply', args: ['schema', 'apply'], message: /missing required argument 'file'/ },
+    { command: 'copy', args: ['copy', '--from', 'sqlite:source.db'], message: /required option '--to <url>'/ },
+    { command: 'backup', args: ['backup'], message: /required option '--out <file>'/ },
   ];
   test(`a usage mistake exits 2 with a message, for every command (${usageMistakes.map(({ command }) => command).join(', ')})`, async () => {
     const results = await Promise.all(usageMistakes.map(({ args }) => runCli(args, { timeoutMs: 30_000 })));
