@@ -58,7 +58,7 @@ export function recordsCsv(model: Pick<ModelDefinition, 'fields'>, records: read
     }
     locales.set(field.key, set);
   }
-  const columns = exportColumns(model.fields as Parameters<typeof exportColumns>[0], locales);
+  const columns = exportColumns(model.fields, locales);
   let text = csvLine(columns.map((column) => column.name));
   for (const record of records) text += csvLine(dataToCsvRow(record.data, columns));
   return text;

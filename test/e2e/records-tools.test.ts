@@ -5,7 +5,7 @@
 // a target model of 5,000 records (it reads pages of it, never the whole, searches once per pause in typing, and
 // names a current choice far beyond the first page). One server, one browser.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
