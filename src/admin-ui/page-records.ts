@@ -18,6 +18,8 @@ import {
   type SortOrder,
 } from './record-sort.js';
 import { LIMITS, recordsPager } from './records-pager.js';
+import { deleteSelected, recordCount, type BulkDeleteOutcome } from './records-bulk-delete.js';
+import { exportFileName, readView, recordsCsv, recordsJson, type ExportFormat } from './records-export.js';
 import {
   mayChangeModels,
   mayWriteRecords,
@@ -27,11 +29,33 @@ import {
   type ModelRecord,
   type RecordPage,
 } from './types.js';
-import { alertBox, announce, button, confirmDialog, errorArea, linkButton, pageHeader } from './ui.js';
+import { alertBox, announce, button, confirmDialog, download, errorArea, linkButton, pageHeader } from './ui.js';
 import { displayFieldOf, preferredLocales, recordName } from './record-names.js';
 import { cellText, formatDateTime } from './values.js';
 
 const DEFAULT_LIMIT = 50;
+
+/** What a delete of selected records left to say on the page it re-renders (the failures stay until read). */
+let bulkReport: { modelId: string; outcome: BulkDeleteOutcome } | null = null;
+
+function bulkReportBox(outcome: BulkDeleteOutcome): HTMLElement | null {
+  const asked = outcome.deleted.length + outcome.failed.length + outcome.notTried.length;
+  if (outcome.failed.length === 0 && outcome.notTried.length === 0) return null;
+  return alertBox(
+    [
+      h('p', null, `${outcome.deleted.length} of ${recordCount(asked)} deleted.`, outcome.stopped ? ` ${outcome.stopped}` : ''),
+      h(
+        'ul',
+        null,
+        outcome.failed.map((failure) => h('li', null, h('strong', null, failure.name), `: ${failure.message}`)),
+        outcome.notTried.length > 0
+          ? h('li', null, `Not tried: ${outcome.notTried.map((target) => target.name).join(', ')}`)
+          : null,
+      ),
+    ],
+    { title: 'Some records were not deleted.' },
+  );
+}
 
 /** Deletes a record after confirmation; offers force when other records still point at it. True when deleted. */
 export async function deleteRecord(
@@ -195,10 +219,98 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   const fieldHeader = (field: FieldDefinition | undefined, className: string | null = null) =>
     columnHeader(field?.label ?? 'Record', field && isSortableField(field) ? field.key : null, className);
 
+  // Selection for deleting several records at once: the records of this page only (a new page starts empty).
+  const selected = new Set<string>();
+  const rowBoxes: { record: ModelRecord; box: HTMLInputElement }[] = [];
+  const selectAll: HTMLInputElement = h('input', {
+    type: 'checkbox',
+    class: 'select-all',
+    'aria-label': 'Select all records on this page',
+    onchange: () => {
+      for (const { record, box } of rowBoxes) {
+        box.checked = selectAll.checked;
+        if (selectAll.checked) selected.add(record.id);
+        else selected.delete(record.id);
+      }
+      selectionChanged();
+    },
+  });
+  const selectionStatus = h('span', { class: 'selection-status', 'aria-live': 'polite' });
+  const deleteSelectedButton = button('Delete selected', () => deleteChosen(), {
+    class: 'button button-danger',
+    disabled: true,
+  });
+  const selectionChanged = () => {
+    const count = selected.size;
+    selectionStatus.textContent = count === 0 ? 'None selected' : `${recordCount(count)} selected`;
+    deleteSelectedButton.disabled = count === 0;
+    selectAll.checked = count > 0 && count === rowBoxes.length;
+    selectAll.indeterminate = count > 0 && count < rowBoxes.length;
+  };
+  const deleteChosen = async () => {
+    const targets = rowBoxes
+      .filter(({ record }) => selected.has(record.id))
+      .map(({ record }) => ({ id: record.id, name: recordName(model, record) }));
+    if (targets.length === 0) return;
+    errors.clear();
+    const confirmed = await confirmDialog({
+      title: `Delete ${recordCount(targets.length)}?`,
+      message: [
+        h(
+          'p',
+          null,
+          `${targets.length === 1 ? 'This record is' : `These ${targets.length} records are`} deleted from ${model.name}. This cannot be undone.`,
+        ),
+        h(
+          'ul',
+          { class: 'dialog-list' },
+          targets.slice(0, 10).map((target) => h('li', null, target.name)),
+        ),
+        targets.length > 10 ? h('p', null, `and ${recordCount(targets.length - 10)} more.`) : null,
+      ],
+      confirmLabel: `Delete ${recordCount(targets.length)}`,
+      danger: true,
+    });
+    if (!confirmed) return;
+    deleteSelectedButton.disabled = true;
+    const outcome = await deleteSelected(targets, {
+      onProgress: (done, total) => {
+        selectionStatus.textContent = `Deleting… ${done} of ${total}`;
+      },
+      onWait: (seconds) => {
+        selectionStatus.textContent = `Waiting ${seconds} s for the write budget…`;
+      },
+    });
+    if (!ctx.isCurrent()) return;
+    if (outcome.deleted.length > 0) ctx.flash(`${recordCount(outcome.deleted.length)} deleted.`);
+    bulkReport = { modelId: model.id, outcome };
+    const emptied = outcome.deleted.length === page.items.length && offset > 0;
+    ctx.navigate(href({ offset: emptied ? offset - limit : offset }));
+  };
+
   const rows = page.items.map((record) =>
     h(
       'tr',
       null,
+      canWrite
+        ? h(
+            'td',
+            { class: 'select' },
+            (() => {
+              const box: HTMLInputElement = h('input', {
+                type: 'checkbox',
+                'aria-label': `Select ${recordName(model, record)}`,
+                onchange: () => {
+                  if (box.checked) selected.add(record.id);
+                  else selected.delete(record.id);
+                  selectionChanged();
+                },
+              });
+              rowBoxes.push({ record, box });
+              return box;
+            })(),
+          )
+        : null,
       h('th', { scope: 'row' }, h('a', { href: `#/models/${model.id}/records/${record.id}` }, recordName(model, record))),
       others.map((field) =>
         h('td', { class: field.type === 'number' ? 'num' : null }, cellText(record.data[field.key], field, locales)),
@@ -291,6 +403,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
               h(
                 'tr',
                 null,
+                canWrite ? h('th', { scope: 'col', class: 'select' }, selectAll) : null,
                 fieldHeader(display),
                 others.map((field) => fieldHeader(field, field.type === 'number' ? 'num' : null)),
                 columnHeader('Created', 'createdAt'),
@@ -302,6 +415,50 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
           ),
         );
 
+  selectionChanged();
+  const report = bulkReport?.modelId === model.id ? bulkReportBox(bulkReport.outcome) : null;
+  bulkReport = null;
+
+  const exportStatus = h('span', { class: 'export-status', 'aria-live': 'polite' });
+  const exportButtons: HTMLButtonElement[] = [];
+  const exportView = async (format: ExportFormat) => {
+    errors.clear();
+    for (const control of exportButtons) control.disabled = true;
+    exportStatus.textContent = 'Exporting…';
+    try {
+      const records = await readView({ modelId: model.id, sort: sortParam(order), filter }, (read, total) => {
+        exportStatus.textContent = `Exporting… ${read.toLocaleString()} of ${total.toLocaleString()}`;
+      });
+      if (format === 'csv') download(exportFileName(model, 'csv'), recordsCsv(model, records), 'text/csv');
+      else download(exportFileName(model, 'json'), recordsJson(records), 'application/json');
+      exportStatus.textContent = `Exported ${recordCount(records.length)}.`;
+    } catch (error) {
+      exportStatus.textContent = '';
+      errors.show(error, 'The export stopped.');
+    } finally {
+      for (const control of exportButtons) control.disabled = false;
+    }
+  };
+  exportButtons.push(
+    button('Export CSV', () => exportView('csv')),
+    button('Export JSON', () => exportView('json')),
+  );
+  const tools =
+    page.total > 0
+      ? h(
+          'div',
+          { class: 'records-tools' },
+          canWrite ? h('div', { class: 'selection-tools' }, selectionStatus, deleteSelectedButton) : null,
+          h(
+            'div',
+            { class: 'export-tools' },
+            h('span', { class: 'muted' }, `${filter ? 'Filtered view' : 'All records'}, ${page.total.toLocaleString()}:`),
+            exportButtons,
+            exportStatus,
+          ),
+        )
+      : null;
+
   replaceChildren(
     ctx.main,
     h('p', { class: 'breadcrumbs' }, h('a', { href: '#/models' }, 'Models'), ' / ', model.name),
@@ -312,7 +469,9 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
       mayChangeModels(ctx.workspace.role) ? linkButton('Edit model', `#/models/${model.id}/edit`) : null,
     ),
     errors.element,
+    report,
     bar,
+    tools,
     table,
     page.total > 0 ? recordsPager({ page, limit, offset, href, navigate: (hash) => ctx.navigate(hash) }) : null,
   );

@@ -13,6 +13,7 @@ import {
   type JsonObject,
   type JsonValue,
   type ModelDefinition,
+  type ModelRecord,
   type RecordPage,
 } from './types.js';
 import { button, group, input, labelled, select, type FieldRow } from './ui.js';
@@ -384,7 +385,26 @@ function relationWidget(
       more.disabled = false;
     }
   };
+  // The current choice may be far beyond the first page of a large target model: its names are read by id, so
+  // the list shows them, not bare ids, without reading the model through.
+  const nameCurrent = async () => {
+    if (!target || current.length === 0) return;
+    try {
+      const data = await gql<{ record: { getMany: (ModelRecord | null)[] } }>(
+        'query PickedRecords($ids: [ID!]!) { record { getMany(ids: $ids) { id data createdAt updatedAt } } }',
+        { ids: current.slice(0, PICKER_PAGE) },
+      );
+      for (const record of data.record.getMany) {
+        const option = record ? [...control.options].find((candidate) => candidate.value === record.id) : undefined;
+        if (record && option) option.textContent = recordName(target, record);
+      }
+      showChosen();
+    } catch {
+      // The ids stay as they are shown; the list and the search still work.
+    }
+  };
   void load();
+  void nameCurrent();
   const search = target
     ? relationSearch({
         target,

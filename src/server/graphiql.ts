@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 const require = createRequire(import.meta.url);
 
 const ASSETS_PATH = '/graphiql/assets';
+/** Where the admin application remembers the workspace chosen last (src/admin-ui/main.ts). */
+const ADMIN_WORKSPACE_KEY = 'content-service.admin.workspace';
 
 /**
  * The page runs only scripts served from this origin (nothing inline, no eval), talks only to this origin, and
@@ -38,8 +40,21 @@ type Asset = { type: string } & ({ pkg: string; file: string } | { text: string 
 
 const DEFAULT_QUERY = `# 1. Set your token and workspace id in the Headers tab below.
 #    They stay in this page's memory only: a reload forgets them.
+#    (Signed in to the admin application at /admin? Reload this page:
+#    it then uses that session, no token needed.)
 # 2. Press the refresh icon (bottom left) to load the schema.
 # 3. Run: a list, even empty, means both are accepted.
+query Models {
+  model {
+    list { id slug name }
+  }
+}
+`;
+
+/** The first lines of the default query when the admin session is used; the page adds who and which workspace. */
+const SESSION_QUERY = `# Queries here run with your admin application session: no token needed.
+# The workspace is the x-workspace-id of the Headers tab below (yours: see
+# workspace { current }); an Authorization header there uses that token instead.
 query Models {
   model {
     list { id slug name }
@@ -52,6 +67,14 @@ const DEFAULT_HEADERS = JSON.stringify({ Authorization: 'Bearer cs_your_token', 
 /**
  * Starts GraphiQL. Its state (tabs, query, headers, the token in them) is kept in memory only, never in
  * localStorage, where it would outlive the tab and be readable by any script of this origin.
+ *
+ * When the browser has an admin application session (GET /admin/session answers), requests carry it as the admin
+ * application's do: the HttpOnly cookie, sent by the browser, and the session's CSRF token in x-csrf-token, which
+ * only a script of this origin can read from /admin/session (no CORS there) and set as a header; another site can
+ * make the browser send the cookie but not the header, and is refused. The workspace is the one the admin
+ * application last chose (its localStorage key), else the first, as x-workspace-id in the Headers tab. A request
+ * with an Authorization header is sent as it is: the token decides, as on the server. A 403 about the CSRF token
+ * (signed in again in another tab) reads the session again and repeats the request once.
  */
 const START_SCRIPT = `'use strict';
 (function () {
@@ -63,17 +86,60 @@ const START_SCRIPT = `'use strict';
     clear: function () { memory.clear(); },
     get length() { return memory.size; },
   };
-  var fetcher = GraphiQL.createFetcher({ url: '/graphql' });
-  ReactDOM.createRoot(document.getElementById('graphiql')).render(
-    React.createElement(GraphiQL, {
-      fetcher: fetcher,
-      storage: storage,
-      defaultQuery: ${JSON.stringify(DEFAULT_QUERY)},
-      defaultHeaders: ${JSON.stringify(DEFAULT_HEADERS)},
-      defaultEditorToolsVisibility: 'headers',
-      shouldPersistHeaders: false,
-    }),
-  );
+  var session = null;
+  function readSession() {
+    return fetch('/admin/session', { credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .catch(function () { return null; });
+  }
+  function send(url, init, headers) {
+    return fetch(url, Object.assign({}, init, { headers: headers, credentials: 'same-origin' }));
+  }
+  function sessionFetch(url, init) {
+    var headers = new Headers((init && init.headers) || {});
+    if (!session || headers.has('authorization')) return send(url, init, headers);
+    headers.set('x-csrf-token', session.csrfToken);
+    return send(url, init, headers).then(function (response) {
+      if (response.status !== 403) return response;
+      return response.clone().text().then(function (text) {
+        if (!/CSRF/i.test(text)) return response;
+        return readSession().then(function (fresh) {
+          if (!fresh) return response;
+          session = fresh;
+          headers.set('x-csrf-token', fresh.csrfToken);
+          return send(url, init, headers);
+        });
+      });
+    });
+  }
+  function chosenWorkspace(found) {
+    var remembered = null;
+    try { remembered = window.localStorage.getItem(${JSON.stringify(ADMIN_WORKSPACE_KEY)}); } catch (error) { remembered = null; }
+    var workspaces = found.workspaces || [];
+    for (var i = 0; i < workspaces.length; i++) if (workspaces[i].id === remembered) return workspaces[i];
+    return workspaces[0] || null;
+  }
+  function start(found) {
+    session = found;
+    var workspace = found ? chosenWorkspace(found) : null;
+    var signedIn = Boolean(found && workspace);
+    var query = signedIn
+      ? '# Signed in as ' + found.user.email + ', workspace ' + workspace.orgSlug + ' / ' + workspace.slug + ' (' + workspace.role + ').\\n' + ${JSON.stringify(SESSION_QUERY)}
+      : ${JSON.stringify(DEFAULT_QUERY)};
+    var headers = signedIn ? JSON.stringify({ 'x-workspace-id': workspace.id }, null, 2) : ${JSON.stringify(DEFAULT_HEADERS)};
+    var fetcher = GraphiQL.createFetcher({ url: '/graphql', fetch: sessionFetch });
+    ReactDOM.createRoot(document.getElementById('graphiql')).render(
+      React.createElement(GraphiQL, {
+        fetcher: fetcher,
+        storage: storage,
+        defaultQuery: query,
+        defaultHeaders: headers,
+        defaultEditorToolsVisibility: 'headers',
+        shouldPersistHeaders: false,
+      }),
+    );
+  }
+  readSession().then(start);
 })();
 `;
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ConsoleMessage, Page } from 'playwright-core';
-import { chromiumMissing, startAdminSetup, type AdminSetup } from './support.js';
+import { chromiumMissing, signInThroughPage, startAdminSetup, type AdminSetup } from './support.js';
 
 const missing = chromiumMissing();
 if (missing && process.env.CI === 'true') {
@@ -97,5 +97,33 @@ describe('GraphiQL in the browser', { skip: missing }, () => {
     assert.ok(!headers.includes(token), 'the token came back after a reload');
     assert.ok(!(await stored()).includes(token));
     assert.deepEqual(problems, []);
+  });
+
+  test('signed in to the admin application, a query runs with the session: no token pasted', async () => {
+    await signInThroughPage(page, setup.url);
+    await page.goto(`${setup.url}/graphql`);
+    const query = page.locator('.graphiql-query-editor .CodeMirror');
+    await query.filter({ hasText: 'Signed in as owner@acme.test, workspace acme / main (owner).' }).waitFor();
+    const headers = await page.locator(`${HEADERS_EDITOR} .CodeMirror`).innerText();
+    assert.match(headers, new RegExp(`"x-workspace-id": "${setup.workspace.workspaceId}"`));
+    assert.doesNotMatch(headers, /Authorization|Bearer|csrf/i);
+    await typeInto('.graphiql-query-editor', 'query Workspace { workspace { current { id orgSlug slug } } }');
+    await page.getByRole('button', { name: /Execute query/i }).click();
+    const result = page.locator('.graphiql-response .CodeMirror');
+    await result.filter({ hasText: setup.workspace.workspaceId }).waitFor();
+    assert.match((await result.innerText()).replace(/\s+/g, ' '), /"slug": "main"/);
+    // The CSRF token is in the page's memory only.
+    const stored = await page.evaluate(() => JSON.stringify({ ...window.localStorage, ...window.sessionStorage }));
+    assert.doesNotMatch(stored, /csrf/i);
+    assert.deepEqual(problems, []);
+  });
+
+  test('the session cookie alone, as another site could make the browser send it, is refused', async () => {
+    const response = await page.context().request.post(`${setup.url}/graphql`, {
+      headers: { 'content-type': 'application/json', 'x-workspace-id': setup.workspace.workspaceId },
+      data: { query: '{ model { list { id } } }' },
+    });
+    assert.equal(response.status(), 403);
+    assert.match(await response.text(), /CSRF/);
   });
 });
