@@ -199,7 +199,8 @@ describe('three server processes on one PostgreSQL', { skip }, () => {
     victim.kill();
     await traffic;
     await victim.dispose();
-    assert.ok(acknowledged.length > 50, `only ${acknowledged.length} writes acknowledged`);
+    // Enough traffic to have writes in flight when the process dies; a loaded machine makes a few dozen in the 3 s.
+    assert.ok(acknowledged.length > 10, `only ${acknowledged.length} writes acknowledged`);
     assert.ok(failures > 0, 'the killed process should have refused some requests');
     const stored = new Set((await allRecords(servers[0]!, credentials, modelId)).map((record) => record.id));
     const lost = acknowledged.filter((id) => !stored.has(id));

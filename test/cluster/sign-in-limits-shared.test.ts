@@ -35,18 +35,20 @@ async function alternate(servers: TestServer[], attempts: { address: string; ema
 }
 
 function sharedLimitTests(servers: () => TestServer[]): void {
-  // Random emails: a Redis outlives the test run, and its counters with it.
+  // Random emails and addresses: a Redis outlives the test run, and its counters with it (a run a minute ago, or
+  // another at the same time, must not have spent this one's attempts).
   const run = randomBytes(4).toString('hex');
+  const [octet2, octet3] = randomBytes(2);
 
   test('one email: 4 attempts across both processes, then 429 at both', async () => {
     const email = `target-${run}@acme.test`;
-    const attempts = Array.from({ length: 6 }, (_, index) => ({ address: `127.0.1.${10 + index}`, email }));
+    const attempts = Array.from({ length: 6 }, (_, index) => ({ address: `127.${octet2}.${octet3}.${10 + index}`, email }));
     assert.deepEqual(await alternate(servers(), attempts), [401, 401, 401, 401, 429, 429]);
   });
 
   test('one address: 6 attempts across both processes, then 429 at both', async () => {
     const attempts = Array.from({ length: 8 }, (_, index) => ({
-      address: '127.0.1.20',
+      address: `127.${octet2}.${octet3}.20`,
       email: `spray-${run}-${index}@acme.test`,
     }));
     assert.deepEqual(await alternate(servers(), attempts), [401, 401, 401, 401, 401, 401, 429, 429]);
