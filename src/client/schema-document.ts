@@ -2,6 +2,7 @@
 // timestamps, in a stable form (models by slug, fields in their order, keys in a fixed order) so that it diffs well
 // in git. Reading a file checks it the way model.create does and names each mistake by its JSON path.
 import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES } from '../shared/field-types.js';
+import { suggest } from '../shared/suggest.js';
 import type { ModelDefinition, ProductSettings } from './types.js';
 
 export const SCHEMA_FILE_VERSION = 1;
@@ -190,7 +191,7 @@ function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Ad
   let displayField = fields[0]?.key ?? '';
   if (raw.displayField !== undefined && raw.displayField !== null) {
     if (typeof raw.displayField !== 'string' || !keys.has(raw.displayField)) {
-      add(`${at}.displayField`, `must be the key of one of the model's fields${suggestion(raw.displayField, keys.keys())}`);
+      add(`${at}.displayField`, `must be the key of one of the model's fields${suggest(raw.displayField, keys.keys())}`);
     } else {
       displayField = raw.displayField;
     }
@@ -259,7 +260,7 @@ function readField(
   const type = raw.type;
   if (typeof type !== 'string' || !(FIELD_TYPES as readonly string[]).includes(type)) {
     const shown = typeof type === 'string' ? `"${type}"` : (JSON.stringify(type) ?? 'nothing');
-    add(`${at}.type`, `unknown field type ${shown}${suggestion(type, FIELD_TYPES)}; one of ${FIELD_TYPES.join(', ')}`);
+    add(`${at}.type`, `unknown field type ${shown}${suggest(type, FIELD_TYPES)}; one of ${FIELD_TYPES.join(', ')}`);
     return null;
   }
   const label = optionalString(raw.label, `${at}.label`, LIMITS.maxLabelLength, add, true);
@@ -277,7 +278,7 @@ function readField(
       add(`${at}.relationTo`, 'must be "model:<slug>" naming the target model');
     } else if (!slugs.has(relationTo.slice('model:'.length))) {
       const target = relationTo.slice('model:'.length);
-      add(`${at}.relationTo`, `no model "${target}" in the file or the workspace${suggestion(target, slugs)}`);
+      add(`${at}.relationTo`, `no model "${target}" in the file or the workspace${suggest(target, slugs)}`);
     }
     const relationType = raw.relationType ?? 'hasOne';
     if (!(RELATION_TYPES as readonly unknown[]).includes(relationType))
@@ -308,10 +309,10 @@ function readProduct(raw: unknown, at: string, fields: ReadonlyMap<string, Schem
   const priceField = optionalString(raw.priceField, `${at}.priceField`, Infinity, add, false);
   if (raw.enabled === true && skuField === null) add(`${at}.skuField`, 'is required when product.enabled is true');
   if (skuField !== null && fields.get(skuField)?.type !== 'text') {
-    add(`${at}.skuField`, `must be the key of a text field${suggestion(skuField, fields.keys())}`);
+    add(`${at}.skuField`, `must be the key of a text field${suggest(skuField, fields.keys())}`);
   }
   if (priceField !== null && fields.get(priceField)?.type !== 'number') {
-    add(`${at}.priceField`, `must be the key of a number field${suggestion(priceField, fields.keys())}`);
+    add(`${at}.priceField`, `must be the key of a number field${suggest(priceField, fields.keys())}`);
   }
   return { enabled: raw.enabled === true, skuField, priceField };
 }
@@ -334,35 +335,10 @@ function optionalBoolean(value: unknown, at: string, add: Add): boolean {
 
 function unknownKeys(raw: Record<string, unknown>, known: readonly string[], at: string, add: Add): void {
   for (const key of Object.keys(raw)) {
-    if (!known.includes(key)) add(`${at}.${key}`, `unknown property${suggestion(key, known)}; known: ${known.join(', ')}`);
+    if (!known.includes(key)) add(`${at}.${key}`, `unknown property${suggest(key, known)}; known: ${known.join(', ')}`);
   }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** ` (did you mean "string"?)` when a known name is close to the given one. */
-function suggestion(given: unknown, known: Iterable<string>): string {
-  if (typeof given !== 'string' || given === '') return '';
-  const lower = given.toLowerCase();
-  for (const candidate of known) {
-    const other = candidate.toLowerCase();
-    if (other.startsWith(lower) || lower.startsWith(other) || editDistance(lower, other) <= 2) {
-      return ` (did you mean "${candidate}"?)`;
-    }
-  }
-  return '';
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -2,7 +2,7 @@ import type { FieldIssue } from './errors.js';
 import { isIsoDate, LOCALE_PATTERN } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import { FORBIDDEN_KEYS, relationTargetSlug, type FieldDefinition, type RecordData } from './fields.js';
-import { suggest } from './model-definition.js';
+import { suggest } from '../shared/suggest.js';
 import { textProblem } from './text.js';
 
 /** A relation id found in record data, to be checked against the target model. */

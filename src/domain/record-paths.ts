@@ -1,6 +1,6 @@
 import { LOCALE_PATTERN } from '../shared/field-types.js';
 import { FORBIDDEN_KEYS, skuFieldOf, type FieldDefinition, type ModelDefinition } from './fields.js';
-import { suggest } from './model-definition.js';
+import { suggest } from '../shared/suggest.js';
 
 /** The types of a single value in record data that filters compare and sorts order by. */
 export type ScalarType = 'text' | 'number' | 'boolean' | 'date' | 'relation';

@@ -15,25 +15,20 @@ export type Permission =
   | 'manage webhooks'
   | 'manage members';
 
+/** Owners and admins may do everything; they differ only in what they may do to owners (members.ts). */
+const EVERYTHING: readonly Permission[] = [
+  'read',
+  'write records',
+  'change models',
+  'manage tokens',
+  'change workspace settings',
+  'manage webhooks',
+  'manage members',
+];
+
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: [
-    'read',
-    'write records',
-    'change models',
-    'manage tokens',
-    'change workspace settings',
-    'manage webhooks',
-    'manage members',
-  ],
-  admin: [
-    'read',
-    'write records',
-    'change models',
-    'manage tokens',
-    'change workspace settings',
-    'manage webhooks',
-    'manage members',
-  ],
+  owner: EVERYTHING,
+  admin: EVERYTHING,
   editor: ['read', 'write records'],
   viewer: ['read'],
 };

@@ -2,7 +2,7 @@ import { ServiceError, SKU_EXISTS } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
 import { hasMore, plainWindow, plainWindowOf, readListing, type ListArguments, type ListWindow } from '../domain/listing.js';
 import { mergePatch } from '../domain/merge-patch.js';
-import { suggest } from '../domain/model-definition.js';
+import { suggest } from '../shared/suggest.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ModelKey, ModelPage, Store } from '../store/store.js';
