@@ -234,9 +234,3 @@ export async function findRows<Row>(
     toNumber((await db.query<{ n: string }>(sql.count(present), sql.values)).rows[0]!.n);
   return readPage(query, POSTGRES_FILTERS, read, countPresent);
 }
-
-/** How many of the model's records match the filter. */
-export async function countMatching(db: Queryable, modelId: string, filter: FilterNode): Promise<number> {
-  const sql = new PostgresFilteredQuery(modelId, filter);
-  return toNumber((await db.query<{ n: string }>(sql.count(), sql.values)).rows[0]!.n);
-}

@@ -25,9 +25,10 @@ import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { selectModelPage } from './model-page.js';
 import { modelGone, skuConflict } from '../conflicts.js';
-import { countMatching, findRows } from './record-filter.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
 import { PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './webhooks.js';
+import { CountCache } from './count-cache.js';
+import { findRows, PostgresFilteredQuery } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -38,11 +39,15 @@ const CONTENT_COUNTER_SHARDS = 16;
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
+  private readonly counts: CountCache;
+
   constructor(
     private readonly pool: Pool,
     /** Record writes add their webhook events here, in their own transaction. */
     private readonly outbox = new PostgresOutbox(),
-  ) {}
+  ) {
+    this.counts = new CountCache(pool);
+  }
 
   /** A transaction that writes records; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
   private async writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -315,7 +320,8 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   count(modelId: string, filter: FilterNode): Promise<number> {
-    return countMatching(this.pool, modelId, filter);
+    const sql = new PostgresFilteredQuery(modelId, filter);
+    return this.counts.count(modelId, sql.count(), sql.values);
   }
 }
 
