@@ -2,6 +2,7 @@
 import type { Pool } from 'pg';
 import { countKey, KeptCounts } from '../query/kept-counts.js';
 import { toNumber } from './sql.js';
+import { statement } from './record-filter.js';
 
 /** The content version of the model's workspace (as findWorkspaceWithContentVersion makes it); null: no model. */
 const MODEL_WORKSPACE_VERSION = `SELECT
@@ -15,7 +16,7 @@ export class CountCache {
 
   constructor(private readonly pool: Pool) {}
 
-  /** The count of `sql` with `values` (the first one the model id), kept or taken now. */
+  /** The count of `sql` with `values` on the model's records, kept or taken now. */
   async count(modelId: string, sql: string, values: unknown[]): Promise<number> {
     // Named: prepared once per connection, it runs before every filtered count.
     const { rows } = await this.pool.query<{ version: string | null }>({
@@ -27,7 +28,7 @@ export class CountCache {
     const key = countKey(sql, values);
     const kept = version === null ? undefined : this.kept.get(key, version);
     if (kept !== undefined) return kept;
-    const total = toNumber((await this.pool.query<{ n: string }>(sql, values)).rows[0]!.n);
+    const total = toNumber((await this.pool.query<{ n: string }>(statement(sql, values))).rows[0]!.n);
     if (version !== null) this.kept.set(key, version, total);
     return total;
   }
