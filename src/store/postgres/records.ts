@@ -28,6 +28,7 @@ import { modelGone, skuConflict } from '../conflicts.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
 import { PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './webhooks.js';
 import { CountCache } from './count-cache.js';
+import { RecordStatistics } from './record-statistics.js';
 import { findRows, PostgresFilteredQuery } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
@@ -45,6 +46,8 @@ export class PostgresRecordStore implements RecordStore {
     private readonly pool: Pool,
     /** Record writes add their webhook events here, in their own transaction. */
     private readonly outbox = new PostgresOutbox(),
+    /** Told of the records written, so that their statistics follow (record-statistics.ts). */
+    private readonly statistics = new RecordStatistics(pool),
   ) {
     this.counts = new CountCache(pool);
   }
@@ -93,6 +96,7 @@ export class PostgresRecordStore implements RecordStore {
       return stored;
     });
     this.outbox.committed(wrote);
+    this.statistics.wrote(1);
     return inserted;
   }
 
@@ -146,10 +150,11 @@ export class PostgresRecordStore implements RecordStore {
         };
         wrote = await this.outbox.add(client, event, subscriptions);
       }
-      return { skippedForSku };
+      return { skippedForSku, inserted: inserted.size };
     });
     this.outbox.committed(wrote);
-    return result;
+    this.statistics.wrote(result.inserted);
+    return { skippedForSku: result.skippedForSku };
   }
 
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
