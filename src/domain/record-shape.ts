@@ -47,12 +47,49 @@ export class RecordShaper {
     if (!this.changes(fields, level)) return record;
     // The keys in the order of StoredRecord, `data` lazy (as the store makes records).
     const shaped = { id: record.id, modelId: record.modelId, workspaceId: record.workspaceId } as StoredRecord;
-    defineLazyData(shaped, this.objectText(fields, readData(record), level));
+    defineLazyData(shaped, this.splicedText(fields, record, level) ?? this.objectText(fields, readData(record), level));
     shaped.createdAt = record.createdAt;
     shaped.updatedAt = record.updatedAt;
     shaped.createdBy = record.createdBy;
     shaped.updatedBy = record.updatedBy;
     return shaped;
+  }
+
+  /**
+   * The stored text with each populated relation's value replaced by its targets' text, the rest copied as it is
+   * (a page's records are then neither parsed nor written again, which cost more than the rest of the page); undefined
+   * when that cannot be done safely and the data must be written anew: locales or nested levels to apply, or a
+   * value not found exactly once in the text as `"key":value` (or PostgreSQL's `"key": value`). Found once, it is the
+   * top-level member: the text escapes quotes inside strings, and a nested member of the same key and value would be
+   * written the same way and found twice.
+   */
+  private splicedText(fields: readonly FieldDefinition[], record: StoredRecord, level: PopulateLevel | null): string | undefined {
+    const text = unparsedData(record)?.text;
+    if (text === undefined || !level || level.objects.size > 0 || (this.shape.locales !== null && hasTranslatable(fields))) {
+      return undefined;
+    }
+    const data = readData(record);
+    const splices: Array<{ at: number; length: number; value: string }> = [];
+    for (const [key, node] of level.relations) {
+      const value = data[key];
+      if (value === null || value === undefined) continue;
+      const valueText = JSON.stringify(value);
+      const keyText = JSON.stringify(key);
+      let member = `${keyText}:${valueText}`;
+      let at = text.indexOf(member);
+      if (at < 0) at = text.indexOf((member = `${keyText}: ${valueText}`));
+      if (at < 0 || text.indexOf(member, at + 1) >= 0) return undefined;
+      const start = at + member.length - valueText.length;
+      splices.push({ at: start, length: valueText.length, value: this.relationText(node, value) });
+    }
+    splices.sort((a, b) => a.at - b.at);
+    let json = '';
+    let copied = 0;
+    for (const splice of splices) {
+      json += text.slice(copied, splice.at) + splice.value;
+      copied = splice.at + splice.length;
+    }
+    return json + text.slice(copied);
   }
 
   private objectText(fields: readonly FieldDefinition[], data: RecordData, level: PopulateLevel | null): string {
@@ -78,15 +115,19 @@ export class RecordShaper {
       }
       case 'relation': {
         const node = level?.relations.get(field.key);
-        if (!node) return stringify(value);
-        if (Array.isArray(value)) {
-          return `[${value.map((id: unknown) => (typeof id === 'string' ? this.targetText(node, id) : 'null')).join(',')}]`;
-        }
-        return typeof value === 'string' ? this.targetText(node, value) : stringify(value);
+        return node ? this.relationText(node, value) : stringify(value);
       }
       default:
         return stringify(value);
     }
+  }
+
+  /** A relation's value (not null) with the ids replaced by their targets' text. */
+  private relationText(node: PopulateNode, value: unknown): string {
+    if (Array.isArray(value)) {
+      return `[${value.map((id: unknown) => (typeof id === 'string' ? this.targetText(node, id) : 'null')).join(',')}]`;
+    }
+    return typeof value === 'string' ? this.targetText(node, value) : stringify(value);
   }
 
   private targetText(node: PopulateNode, id: string): string {

@@ -9,6 +9,16 @@ export function selectsItemData(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'f
   return items.some((item) => childFields(item.selectionSet, 'data', info.fragments).length > 0);
 }
 
+/** Whether a list field's answer selects `total` or `hasMore` (through fragments too; directives as above). */
+export function selectsListCount(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
+  return info.fieldNodes.some(
+    (node) =>
+      childFields(node.selectionSet, 'total', info.fragments).length +
+        childFields(node.selectionSet, 'hasMore', info.fragments).length >
+      0,
+  );
+}
+
 /** Whether a record field's answer (one record or a list of them) selects `data` (through fragments too). */
 export function selectsRecordData(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): boolean {
   return info.fieldNodes.some((node) => childFields(node.selectionSet, 'data', info.fragments).length > 0);

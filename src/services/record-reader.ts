@@ -37,6 +37,8 @@ export interface Reader {
   publicOnly: boolean;
   /** Whether the answer selects the records' data: without it, nothing is fetched or shaped. */
   withData: boolean;
+  /** Whether the answer selects the list's `total` or `hasMore` (absent: it does); without them nothing is counted. */
+  counted?: boolean;
 }
 
 /**
@@ -80,7 +82,7 @@ export class RecordReader {
     }
     const request = await this.request(reader, args);
     const plans = request && (await this.plansOf(reader, request, [model], 'strict'));
-    const page = await this.records.listModel(model, args, { withData: reader.withData });
+    const page = await this.records.listModel(model, args, { withData: reader.withData, counted: reader.counted });
     if (!request || !plans || !reader.withData) return page;
     return { ...page, items: await this.shape(reader, request, plans, page.items, [model]) };
   }

@@ -19,6 +19,11 @@ export interface ImportResult {
 export interface ListOptions {
   /** Whether the answer needs the records' data. */
   withData: boolean;
+  /**
+   * Whether the answer needs `total` and `hasMore` (absent: it does). A filtered list without them is not counted;
+   * its page then has `total` NaN and `hasMore` false, which no answer shows.
+   */
+  counted?: boolean;
 }
 
 const WITH_DATA: ListOptions = { withData: true };
@@ -155,7 +160,11 @@ export class RecordService {
    * A page of the model's records. Without `withData` the records' data is not read at all. A model that holds
    * large records has its page measured by the database first, and refused when over the response limit.
    */
-  async listModel(model: ModelDefinition, args: ListArguments, { withData }: ListOptions = WITH_DATA): Promise<RecordPage> {
+  async listModel(
+    model: ModelDefinition,
+    args: ListArguments,
+    { withData, counted = true }: ListOptions = WITH_DATA,
+  ): Promise<RecordPage> {
     const query = readListing(model, args);
     const reading = { data: withData, maxDataBytes: model.hasLargeRecords ? this.maxResponseBytes : null };
     const window = plainWindow(query);
@@ -167,6 +176,7 @@ export class RecordService {
     // Filtered or sorted by a field: no page cursors (they know only the plain orders); the total is counted
     // unless every record is in the list.
     const { filter } = query;
+    if (filter && !counted) return { total: NaN, hasMore: false, items: await this.store.records.find(model.id, query, reading) };
     const [items, total] = await Promise.all([
       this.store.records.find(model.id, query, reading),
       filter ? this.store.records.count(model.id, filter) : model.recordCount,

@@ -7,6 +7,7 @@ import type { FieldDefinition, ModelDefinition } from '../../src/domain/fields.j
 import { localeChain, pickTranslation, requireLocale } from '../../src/domain/locale.js';
 import { checkPopulateKeys, planPopulate, relationIds, type PopulateNode } from '../../src/domain/populate.js';
 import { RecordShaper } from '../../src/domain/record-shape.js';
+import { defineLazyData, unparsedData } from '../../src/domain/json-text.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
 
 function field(key: string, type: FieldDefinition['type'], extra: Partial<FieldDefinition> = {}): FieldDefinition {
@@ -211,6 +212,63 @@ test('record shape: locale and populate replace values, in nested objects and po
     details: { subtitle: 'Round' },
   });
   assert.deepEqual(source.data.title, { en: 'Ball', de: 'Ball (de)' }, 'the stored record is not changed');
+});
+
+test("record shape: records holding their data as stored text (minified or PostgreSQL's) shape as parsed ones; only changed members are rewritten", () => {
+  const level = planPopulate(product, ['category.parent', 'tags'], adminScope);
+  const categoryNode = level.relations.get('category')!;
+  const parentNode = categoryNode.inner.relations.get('parent')!;
+  const tagsNode = level.relations.get('tags')!;
+  const postgresText = (value: unknown) =>
+    JSON.stringify(value).replace(/"(?:[^"\\]|\\.)*"|[:,]/g, (token) => (token === ':' || token === ',' ? `${token} ` : token));
+  for (const write of [(value: unknown) => JSON.stringify(value), postgresText]) {
+    const stored = (id: string, modelId: string, data: Record<string, unknown>): StoredRecord => {
+      const withText = { id, modelId, workspaceId: 'w' } as StoredRecord;
+      defineLazyData(withText, write(data));
+      return Object.assign(withText, { createdAt: 'c', updatedAt: 'u', createdBy: 'x', updatedBy: 'y' });
+    };
+    const parsed = (id: string, modelId: string, data: Record<string, unknown>): StoredRecord => ({
+      id,
+      modelId,
+      workspaceId: 'w',
+      data,
+      createdAt: 'c',
+      updatedAt: 'u',
+      createdBy: 'x',
+      updatedBy: 'y',
+    });
+    const shapes = [stored, parsed].map((make) => {
+      const targets = new Map<PopulateNode, Map<string, StoredRecord>>([
+        [categoryNode, new Map([['c1', make('c1', category.id, { title: { en: 'Shoes, "new"', de: 'Schuhe' }, parent: 'c0' })]])],
+        [parentNode, new Map([['c0', make('c0', category.id, { title: { en: 'All' }, parent: null })]])],
+        [tagsNode, new Map([['t1', make('t1', tag.id, { label: 'r,e:d}' })]])],
+      ]);
+      const shaper = new RecordShaper({ locales: localeChain('de', 'en'), targets });
+      return [
+        {
+          title: { en: 'Ball', de: 'B"a}l,l' },
+          price: 3.5,
+          category: 'c1',
+          tags: ['t1', 7, 'missing'],
+          supplier: 's1',
+          details: { subtitle: { en: 'Round' }, note: '{"x":1}' },
+        },
+        { title: null, category: null, tags: [], details: null, extra: { nested: ['a', { b: 1 }] } },
+        { category: 'missing', details: { subtitle: null } },
+      ].map((data) => shaper.record(make('p', product.id, data), product.fields, level).data);
+    });
+    assert.deepEqual(shapes[0], shapes[1]);
+  }
+  // Members that do not change keep their stored text (PostgreSQL's spaces too).
+  const kept = { id: 'p', modelId: product.id, workspaceId: 'w' } as StoredRecord;
+  defineLazyData(kept, '{"price": 3.50, "supplier": "s1", "category": "c9"}');
+  Object.assign(kept, { createdAt: 'c', updatedAt: 'u', createdBy: 'x', updatedBy: 'y' });
+  const shaped = new RecordShaper({ locales: null, targets: new Map([[categoryNode, new Map()]]) }).record(
+    kept,
+    product.fields,
+    level,
+  );
+  assert.equal(unparsedData(shaped)?.text, '{"price": 3.50, "supplier": "s1", "category": null}');
 });
 
 test('record shape: nothing asked, or a locale on a model without translatable fields, gives the record itself', () => {

@@ -407,6 +407,24 @@ describe('filtered totals and paging', () => {
     assert.deepEqual(limitZero, { total: matching.length, hasMore: true, items: [] });
   });
 
+  test('filter: a selection without total (items only, hasMore alone, through a fragment) answers the same page', async () => {
+    const filter = { price: { $gte: 0 } };
+    const matching = expected((d) => d.price >= 0);
+    const ask = async (selection: string, fragment = '') =>
+      dataOf(
+        await owner.q(
+          `query($m: ID!, $filter: JSON, $limit: Int) { record { list(modelId: $m, filter: $filter, limit: $limit) { ${selection} } } } ${fragment}`,
+          { m: productModel.id, filter, limit: 2 },
+        ),
+      ).record.list;
+    assert.deepEqual(
+      (await ask('items { id }')).items.map((item: { id: string }) => item.id),
+      matching.slice(0, 2),
+    );
+    assert.deepEqual(await ask('hasMore'), { hasMore: matching.length > 2 });
+    assert.deepEqual(await ask('...counted', 'fragment counted on ModelRecordList { total }'), { total: matching.length });
+  });
+
   test('filter: a filtered page whose data is over MAX_RESPONSE_BYTES is refused with how many records fit', async () => {
     const model = await owner.createModel({
       fields: ['title', 'p1', 'p2', 'p3', 'p4', 'p5'].map((key) => ({ key, type: 'text' })),

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { ServiceError } from '../../src/domain/errors.js';
+import { parseFilter } from '../../src/domain/filter.js';
 import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
@@ -108,6 +109,41 @@ for (const target of targets) {
     after(async () => {
       await store?.close();
       await target.cleanup();
+    });
+
+    test("records: a filter's count follows every write at once, this store's and another store's on the same database", async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('paint', [field('colour', 'text', { indexed: true })]));
+      const other = await newModel(store, workspaceId, shape('brush', [field('colour', 'text')]));
+      const model = context.model;
+      const red = parseFilter(model, { colour: 'red' })!;
+      const count = () => store.records.count(model.id, red);
+      const reds = [newRecord({ colour: 'red' }), newRecord({ colour: 'red' }), newRecord({ colour: 'blue' })];
+      await store.records.insertMany(context, reds);
+      assert.equal(await count(), 2);
+      assert.equal(await count(), 2, 'asked again');
+      await store.records.insert(context, newRecord({ colour: 'red' }));
+      assert.equal(await count(), 3, 'after an insert');
+      await store.records.modify(workspaceId, reds[0]!.id, null, () => replacement({ colour: 'blue' }));
+      assert.equal(await count(), 2, 'after a patch');
+      assert.equal(await store.records.delete(workspaceId, reds[1]!.id, false), 'deleted');
+      assert.equal(await count(), 1, 'after a delete');
+      // Writes of another model of the workspace leave the count as it is.
+      await store.records.insert(other, newRecord({ colour: 'red' }));
+      assert.equal(await count(), 1);
+      // Another process writing (a second store on the same database: its own connections and its own counts).
+      const second = await openStore(target.url('main'));
+      try {
+        assert.equal(await second.records.count(model.id, red), 1);
+        await second.records.modify(workspaceId, reds[2]!.id, null, () => replacement({ colour: 'red' }));
+        assert.equal(await count(), 2, "after another store's patch");
+        await second.records.insertMany(context, [newRecord({ colour: 'red' })]);
+        assert.equal(await count(), 3, "after another store's import");
+        assert.equal(await second.records.count(model.id, red), 3);
+      } finally {
+        await second.close();
+      }
+      assert.equal(await store.records.count(model.id, parseFilter(model, { colour: 'blue' })!), 1, 'another filter');
     });
 
     test('ping answers while open', async () => {

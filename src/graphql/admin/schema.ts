@@ -9,7 +9,7 @@ import type { CreateWebhookInput, DeliveryListArguments, UpdateWebhookInput } fr
 import type { ApiTokenInfo } from '../../domain/workspace.js';
 import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
-import { selectsItemData, selectsRecordData } from '../selection.js';
+import { selectsItemData, selectsListCount, selectsRecordData } from '../selection.js';
 import { ADMIN_SDL } from './schema.graphql.js';
 
 type Input<T> = { input: T };
@@ -39,7 +39,11 @@ const recordQueries: Resolvers = {
     const { workspaceId } = context.actor;
     const require = () => context.services.records.requireModel(workspaceId, args.modelId);
     const lookup = { key: { id: args.modelId }, visible: () => true, require };
-    return context.services.reader.list(adminReader(context, selectsItemData(info)), lookup, args);
+    return context.services.reader.list(
+      { ...adminReader(context, selectsItemData(info)), counted: selectsListCount(info) },
+      lookup,
+      args,
+    );
   },
   get: (_, { id, ...args }: ReadArguments & { id: string }, context, info) =>
     context.services.reader.get(adminReader(context, selectsRecordData(info)), id, args),

@@ -8,7 +8,7 @@ import { SHARED_TYPES_SDL } from '../admin/schema.graphql.js';
 import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import { sourceOnlyResolver } from '../compiled-execute.js';
 import type { Services } from '../context.js';
-import { selectsItemData, selectsRecordData } from '../selection.js';
+import { selectsItemData, selectsListCount, selectsRecordData } from '../selection.js';
 
 export interface DeliveryContext {
   workspace: Workspace;
@@ -111,7 +111,11 @@ const publicModelQueries: TypeResolvers<DeliveryContext> = {
   records: async (_, args: RecordsArguments, context, info) => {
     requireThisWorkspace(context, args.workspaceId);
     const lookup = { key: { slug: args.modelSlug }, visible: isPublic, require: () => publicModel(context, args) };
-    return context.services.reader.list(publicReader(context, selectsItemData(info)), lookup, args);
+    return context.services.reader.list(
+      { ...publicReader(context, selectsItemData(info)), counted: selectsListCount(info) },
+      lookup,
+      args,
+    );
   },
   recordsByIds: async (_, { ids, ...args }: ModelArguments & ReadArguments & { ids: string[] }, context, info) => {
     const model = await publicModel(context, args);

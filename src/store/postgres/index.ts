@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Store } from '../store.js';
 import { migrate } from './migrations.js';
 import { PostgresModelStore } from './models.js';
+import { RecordStatistics } from './record-statistics.js';
 import { PostgresRecordStore } from './records.js';
 import { PostgresMemberStore } from './members.js';
 import { PostgresTenancyStore } from './tenancy.js';
@@ -63,10 +64,11 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
   }
   let closed: Promise<void> | null = null;
   const outbox = new PostgresOutbox();
+  const statistics = new RecordStatistics(pool);
   return {
     tenancy: new PostgresTenancyStore(pool),
     models: new PostgresModelStore(pool, outbox),
-    records: new PostgresRecordStore(pool, outbox),
+    records: new PostgresRecordStore(pool, outbox, statistics),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new PostgresMemberStore(pool),
     sharedLimiters: postgresLimiters(pool),
@@ -74,7 +76,7 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
       await pool.query('SELECT 1');
     },
     close() {
-      closed ??= pool.end();
+      closed ??= statistics.settled().then(() => pool.end());
       return closed;
     },
   };

@@ -3,7 +3,7 @@ import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
 import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
-import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
+import { MODEL_COLUMNS, shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
 import { lockModelDefinitions, syncFieldIndexes } from './field-indexes.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
@@ -137,8 +137,12 @@ export class PostgresModelStore implements ModelStore {
   }
 }
 
+const SELECT_MODEL_BY_ID = `SELECT ${MODEL_COLUMNS.join(', ')} FROM models WHERE workspace_id = $1 AND id = $2`;
+
 async function selectModel(db: Queryable, workspaceId: string, id: string): Promise<ModelDefinition | null> {
-  const { rows } = await db.query<ModelRow>('SELECT * FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  // Named (prepared once per connection): it runs before every filtered or field-sorted page. Its columns are listed:
+  // a prepared `SELECT *` fails once a migration adds a column under a running server.
+  const { rows } = await db.query<ModelRow>({ name: 'model_by_id', text: SELECT_MODEL_BY_ID, values: [workspaceId, id] });
   return rows[0] ? toModel(rows[0]) : null;
 }
 

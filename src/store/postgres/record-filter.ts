@@ -14,6 +14,8 @@ import {
   type PageSegment,
   type Parameters,
 } from '../query/filter-sql.js';
+import { createHash } from 'node:crypto';
+import type { QueryConfig } from 'pg';
 import { toNumber, type Queryable } from './sql.js';
 
 /**
@@ -147,15 +149,17 @@ export const POSTGRES_FILTERS: FilterDialect = {
   sortKeys: (target) => (prefixed(target) ? [textPrefix(target), valueSql(target)] : [valueSql(target)]),
 };
 
-/** The SQL of one filter's pages and counts on one model; `values` are its parameters, the model id first. */
+/** The SQL of one filter's pages and counts on one model; `values` are its parameters. */
 export class PostgresFilteredQuery {
   private readonly parameters = new PostgresParameters();
   private readonly filter: string | null;
 
+  private readonly model: string;
+
   constructor(modelId: string, filter: FilterNode | null) {
-    // A parameter, not a literal: pg plans each unnamed statement with its values, so the partial indexes
-    // (WHERE model_id = '<id>') apply all the same.
-    this.parameters.add(modelId);
+    // A literal, not a parameter: a statement prepared once and planned once for all values (a generic plan) can
+    // use the model's partial indexes (WHERE model_id = '<id>') only when its text names the model.
+    this.model = `model_id = ${literal(modelId)}`;
     this.filter = filter ? filterSql(filter, POSTGRES_FILTERS, this.parameters) : null;
   }
 
@@ -164,7 +168,7 @@ export class PostgresFilteredQuery {
   }
 
   where(extra: string | null = null): string {
-    return ['model_id = $1', this.filter, extra]
+    return [this.model, this.filter, extra]
       .filter((part): part is string => part !== null)
       .map((part) => `(${part})`)
       .join(' AND ');
@@ -214,7 +218,7 @@ export async function findRows<Row>(
   const sql = new PostgresFilteredQuery(modelId, query.filter);
   const bytes = maxDataBytes === null ? null : new PageBytes(maxDataBytes);
   const read = async (segment: PageSegment): Promise<Row[]> => {
-    if (!bytes) return (await db.query(sql.page(columns, segment), sql.values)).rows as Row[];
+    if (!bytes) return (await db.query(statement(sql.page(columns, segment), sql.values, segment.offset === 0))).rows as Row[];
     const { rows } = await db.query<{ running_bytes: string }>(sql.boundedPage(columns, segment), [
       ...sql.values,
       bytes.remaining,
@@ -231,12 +235,27 @@ export async function findRows<Row>(
     return rows as Row[];
   };
   const countPresent = async (present: string) =>
-    toNumber((await db.query<{ n: string }>(sql.count(present), sql.values)).rows[0]!.n);
+    toNumber((await db.query<{ n: string }>(statement(sql.count(present), sql.values))).rows[0]!.n);
   return readPage(query, POSTGRES_FILTERS, read, countPresent);
 }
 
-/** How many of the model's records match the filter. */
-export async function countMatching(db: Queryable, modelId: string, filter: FilterNode): Promise<number> {
-  const sql = new PostgresFilteredQuery(modelId, filter);
-  return toNumber((await db.query<{ n: string }>(sql.count(), sql.values)).rows[0]!.n);
+/** Named statements made at most, per process: past it (a client inventing filter shapes) statements go unnamed. */
+const MAX_NAMED_STATEMENTS = 1000;
+const named = new Set<string>();
+
+/**
+ * The statement of `text`, named after it when `reusable`: pg prepares a named statement once per connection, and
+ * PostgreSQL plans it once for all values after a few runs, where an unnamed one is parsed and planned every time
+ * (the plan of a filtered page over the records' expression indexes costs about as much as running it). Only texts
+ * without values in them are named (every page with offset 0; the model id is in the text, one per model), so the
+ * names stay few.
+ */
+export function statement(text: string, values: unknown[], reusable = true): QueryConfig {
+  if (!reusable) return { text, values };
+  const name = `records_${createHash('sha1').update(text).digest('base64url')}`;
+  if (!named.has(name)) {
+    if (named.size >= MAX_NAMED_STATEMENTS) return { text, values };
+    named.add(name);
+  }
+  return { name, text, values };
 }

@@ -25,9 +25,11 @@ import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { selectModelPage } from './model-page.js';
 import { modelGone, skuConflict } from '../conflicts.js';
-import { countMatching, findRows } from './record-filter.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
 import { PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './webhooks.js';
+import { CountCache } from './count-cache.js';
+import { RecordStatistics } from './record-statistics.js';
+import { findRows, PostgresFilteredQuery } from './record-filter.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -38,11 +40,17 @@ const CONTENT_COUNTER_SHARDS = 16;
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
 export class PostgresRecordStore implements RecordStore {
+  private readonly counts: CountCache;
+
   constructor(
     private readonly pool: Pool,
     /** Record writes add their webhook events here, in their own transaction. */
     private readonly outbox = new PostgresOutbox(),
-  ) {}
+    /** Told of the records written, so that their statistics follow (record-statistics.ts). */
+    private readonly statistics = new RecordStatistics(pool),
+  ) {
+    this.counts = new CountCache(pool);
+  }
 
   /** A transaction that writes records; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
   private async writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -88,6 +96,7 @@ export class PostgresRecordStore implements RecordStore {
       return stored;
     });
     this.outbox.committed(wrote);
+    this.statistics.wrote(1);
     return inserted;
   }
 
@@ -141,10 +150,11 @@ export class PostgresRecordStore implements RecordStore {
         };
         wrote = await this.outbox.add(client, event, subscriptions);
       }
-      return { skippedForSku };
+      return { skippedForSku, inserted: inserted.size };
     });
     this.outbox.committed(wrote);
-    return result;
+    this.statistics.wrote(result.inserted);
+    return { skippedForSku: result.skippedForSku };
   }
 
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
@@ -315,7 +325,8 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   count(modelId: string, filter: FilterNode): Promise<number> {
-    return countMatching(this.pool, modelId, filter);
+    const sql = new PostgresFilteredQuery(modelId, filter);
+    return this.counts.count(modelId, sql.count(), sql.values);
   }
 }
 

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
-import { isUniqueViolation, jsonPath } from './sql.js';
+import { isUniqueViolation, jsonPath, preparedOnce } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
 import { syncFieldIndexes } from './field-indexes.js';
@@ -10,11 +10,15 @@ import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../
 import type { SqliteOutbox } from './webhooks.js';
 
 export class SqliteModelStore implements ModelStore {
+  private readonly prepare: (sql: string) => Database.Statement;
+
   constructor(
     private readonly db: Database.Database,
     /** Model writes add their webhook events here, in their own transaction. */
     private readonly outbox: SqliteOutbox,
-  ) {}
+  ) {
+    this.prepare = preparedOnce(db);
+  }
 
   /** Inside the write's transaction: the event of the model as it is now. */
   private addEvent(type: WebhookEventType, workspaceId: string, id: string, at: number): void {
@@ -24,37 +28,35 @@ export class SqliteModelStore implements ModelStore {
       modelId: id,
       at,
       details: () => {
-        const model = toModel(this.db.prepare('SELECT * FROM models WHERE id = ?').get(id) as ModelRow);
+        const model = toModel(this.prepare('SELECT * FROM models WHERE id = ?').get(id) as ModelRow);
         return { modelSlug: model.slug, payload: modelPayload(model) };
       },
     });
   }
 
   async list(workspaceId: string): Promise<ModelDefinition[]> {
-    const rows = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId);
+    const rows = this.prepare('SELECT * FROM models WHERE workspace_id = ? ORDER BY created_at, id').all(workspaceId);
     return (rows as ModelRow[]).map(toModel);
   }
 
   async get(workspaceId: string, id: string): Promise<ModelDefinition | null> {
-    const row = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id);
+    const row = this.prepare('SELECT * FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id);
     return row ? toModel(row as ModelRow) : null;
   }
 
   async getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null> {
-    const row = this.db.prepare('SELECT * FROM models WHERE workspace_id = ? AND slug = ?').get(workspaceId, slug);
+    const row = this.prepare('SELECT * FROM models WHERE workspace_id = ? AND slug = ?').get(workspaceId, slug);
     return row ? toModel(row as ModelRow) : null;
   }
 
   async create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition> {
     const now = Date.now();
     const run = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
+      this.prepare(
+        `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
              delivery_access, icon, color, record_count, created_at, updated_at, content_version)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 1)`,
-        )
-        .run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
+      ).run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
       syncFieldIndexes(this.db, id, shape);
       this.addEvent('model.created', workspaceId, id, now);
     });
@@ -71,19 +73,19 @@ export class SqliteModelStore implements ModelStore {
   async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
     const now = Date.now();
     const run = this.db.transaction(() => {
-      this.db
-        .prepare(
-          `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
+      this.prepare(
+        `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
              delivery_access = ?, icon = ?, color = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
-        )
-        .run(...shapeColumns(change.shape), now, model.id);
+      ).run(...shapeColumns(change.shape), now, model.id);
       for (const key of change.removedFieldKeys) {
-        this.db
-          .prepare('UPDATE records SET data = json_remove(data, ?) WHERE model_id = ? AND json_type(data, ?) IS NOT NULL')
-          .run(jsonPath(key), model.id, jsonPath(key));
-        this.db
-          .prepare('DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE model_id = ?)')
-          .run(key, model.id);
+        this.prepare('UPDATE records SET data = json_remove(data, ?) WHERE model_id = ? AND json_type(data, ?) IS NOT NULL').run(
+          jsonPath(key),
+          model.id,
+          jsonPath(key),
+        );
+        this.prepare(
+          'DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE model_id = ?)',
+        ).run(key, model.id);
       }
       if (change.skuFieldChanged) this.recomputeSkus(model.id, change.skuFieldChanged.skuField);
       syncFieldIndexes(this.db, model.id, change.shape);
@@ -96,16 +98,14 @@ export class SqliteModelStore implements ModelStore {
 
   private recomputeSkus(modelId: string, skuField: string | null): void {
     if (skuField === null) {
-      this.db.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+      this.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
       return;
     }
-    this.db.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+    this.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
     try {
-      this.db
-        .prepare(
-          "UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE model_id = ?",
-        )
-        .run(jsonPath(skuField), jsonPath(skuField), modelId);
+      this.prepare(
+        "UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE model_id = ?",
+      ).run(jsonPath(skuField), jsonPath(skuField), modelId);
     } catch (error) {
       if (isUniqueViolation(error)) throw skuFieldConflict(skuField);
       throw error;
@@ -114,9 +114,9 @@ export class SqliteModelStore implements ModelStore {
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const run = this.db.transaction(() => {
-      const model = this.db.prepare('SELECT slug FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as
+      const model = this.prepare('SELECT slug FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as
         { slug: string } | undefined;
-      const deleted = this.db.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
+      const deleted = this.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
       if (deleted) {
         this.outbox.add({
           workspaceId,
@@ -126,7 +126,7 @@ export class SqliteModelStore implements ModelStore {
           details: () => ({ modelSlug: model!.slug, payload: deletedModelPayload(id, model!.slug) }),
         });
         // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
-        this.db.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
+        this.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
         syncFieldIndexes(this.db, id, null);
       }
       return deleted;
@@ -137,9 +137,10 @@ export class SqliteModelStore implements ModelStore {
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {
-    const row = this.db
-      .prepare("SELECT COUNT(*) AS n FROM records WHERE model_id = ? AND json_type(data, ?) NOT IN ('null')")
-      .get(modelId, jsonPath(key)) as { n: number };
+    const row = this.prepare("SELECT COUNT(*) AS n FROM records WHERE model_id = ? AND json_type(data, ?) NOT IN ('null')").get(
+      modelId,
+      jsonPath(key),
+    ) as { n: number };
     return row.n;
   }
 }

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { ComparedTarget, FilterNode, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
 import type { RecordQuery } from '../../domain/listing.js';
+import { countKey, type KeptCounts } from '../query/kept-counts.js';
 import type { DataValue } from '../../domain/record-paths.js';
 import {
   COMPARISON_SQL,
@@ -166,10 +167,29 @@ export async function findRows(
   return readPage(query, SQLITE_FILTERS, read, countPresent);
 }
 
-/** How many of the model's records match the filter. */
-export function countMatching(statements: FilterStatements, modelId: string, filter: FilterNode): number {
+/** The content version of the model's workspace (as findWorkspaceWithContentVersion makes it). */
+const MODEL_WORKSPACE_VERSION = `SELECT
+    (SELECT content_version FROM workspaces WHERE id = m.workspace_id) || '|' ||
+      (SELECT coalesce(sum(content_version), 0) FROM models WHERE workspace_id = m.workspace_id)
+  FROM models m WHERE m.id = ?`;
+
+/**
+ * How many of the model's records match the filter; a count taken earlier at the same content version is given
+ * again (../query/kept-counts.ts). Not inside a transaction: what it reads there may still be rolled back, and the
+ * version with it, which another write could then move to the same value again.
+ */
+export function countMatching(statements: FilterStatements, kept: KeptCounts, modelId: string, filter: FilterNode): number {
   const sql = new SqliteFilteredQuery(modelId, filter);
-  return (statements.get(sql.count(), true).get(sql.values) as [number])[0];
+  const count = statements.get(sql.count(), true);
+  if (count.database.inTransaction) return (count.get(sql.values) as [number])[0];
+  const version = (statements.get(MODEL_WORKSPACE_VERSION, true).get(modelId) as [string] | undefined)?.[0];
+  if (version === undefined) return (count.get(sql.values) as [number])[0];
+  const key = countKey(sql.count(), sql.values);
+  const found = kept.get(key, version);
+  if (found !== undefined) return found;
+  const total = (count.get(sql.values) as [number])[0];
+  kept.set(key, version, total);
+  return total;
 }
 
 /**

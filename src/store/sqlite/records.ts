@@ -30,6 +30,7 @@ import { selectModelPage } from './model-page.js';
 import { countMatching, FilterStatements, findRows } from './record-filter.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
 import { SqliteOutbox } from './webhooks.js';
+import { KeptCounts } from '../query/kept-counts.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -59,6 +60,7 @@ const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'cre
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 export class SqliteRecordStore implements RecordStore {
+  private readonly keptCounts = new KeptCounts();
   private readonly insertRow: Database.Statement;
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
@@ -396,7 +398,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async count(modelId: string, filter: FilterNode): Promise<number> {
-    return countMatching(this.filterStatements, modelId, filter);
+    return countMatching(this.filterStatements, this.keptCounts, modelId, filter);
   }
 
   /**

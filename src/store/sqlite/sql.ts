@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+
 /** `$."key"`: a JSON path to a top-level key, quoted so any field key is safe. */
 export function jsonPath(key: string): string {
   return `$."${key}"`;
@@ -10,4 +12,18 @@ export function isUniqueViolation(error: unknown): boolean {
 
 export function isForeignKeyViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/**
+ * `db.prepare` that prepares each SQL text once: preparing a statement cost several times running it (40–100 µs
+ * against 5–10 µs for the workspace lookup), and these stores ran a fixed set of texts on every request. Only for
+ * SQL made of constants: every text is kept for the life of the connection.
+ */
+export function preparedOnce(db: Database.Database): (sql: string) => Database.Statement {
+  const statements = new Map<string, Database.Statement>();
+  return (sql) => {
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
 }

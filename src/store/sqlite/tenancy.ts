@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { preparedOnce } from './sql.js';
 import { newId } from '../../ids.js';
 import { membershipRole, type Role } from '../../domain/roles.js';
 import type { ApiTokenInfo, Workspace } from '../../domain/workspace.js';
@@ -41,27 +42,34 @@ const VERSIONED_WORKSPACE_SELECT = `SELECT ws.*,
 type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
 
 export class SqliteTenancyStore implements TenancyStore {
-  constructor(private readonly db: Database.Database) {}
+  private readonly prepare: (sql: string) => Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.prepare = preparedOnce(db);
+  }
 
   async hasAnyOrganisation(): Promise<boolean> {
-    return this.db.prepare('SELECT 1 FROM organisations LIMIT 1').get() !== undefined;
+    return this.prepare('SELECT 1 FROM organisations LIMIT 1').get() !== undefined;
   }
 
   async ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }> {
     const run = this.db.transaction(() => {
       const now = Date.now();
-      let org = this.db.prepare('SELECT id FROM organisations WHERE slug = ?').get(input.orgSlug) as { id: string } | undefined;
+      let org = this.prepare('SELECT id FROM organisations WHERE slug = ?').get(input.orgSlug) as { id: string } | undefined;
       if (!org) {
         org = { id: newId() };
-        this.db.prepare('INSERT INTO organisations (id, slug, created_at) VALUES (?, ?, ?)').run(org.id, input.orgSlug, now);
+        this.prepare('INSERT INTO organisations (id, slug, created_at) VALUES (?, ?, ?)').run(org.id, input.orgSlug, now);
       }
-      let row = this.db.prepare(`${WORKSPACE_SELECT} WHERE w.org_id = ? AND w.slug = ?`).get(org.id, input.workspaceSlug) as
+      let row = this.prepare(`${WORKSPACE_SELECT} WHERE w.org_id = ? AND w.slug = ?`).get(org.id, input.workspaceSlug) as
         WorkspaceRow | undefined;
       if (!row) {
         const id = newId();
-        this.db
-          .prepare('INSERT INTO workspaces (id, org_id, slug, created_at) VALUES (?, ?, ?, ?)')
-          .run(id, org.id, input.workspaceSlug, now);
+        this.prepare('INSERT INTO workspaces (id, org_id, slug, created_at) VALUES (?, ?, ?, ?)').run(
+          id,
+          org.id,
+          input.workspaceSlug,
+          now,
+        );
         row = {
           id,
           slug: input.workspaceSlug,
@@ -79,77 +87,77 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async ensureMemberOf(workspaceId: string, email: string, role: Role | null, defaultRole: Role): Promise<Membership | null> {
     const run = this.db.transaction(() => {
-      const exists = this.db.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(workspaceId);
+      const exists = this.prepare('SELECT 1 FROM workspaces WHERE id = ?').get(workspaceId);
       return exists ? this.upsertMembership(workspaceId, email, role, defaultRole) : null;
     });
     return run.immediate();
   }
 
   private upsertMembership(workspaceId: string, email: string, role: Role | null, defaultRole: Role): Membership {
-    let user = this.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
+    let user = this.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
     if (!user) {
       user = { id: newId() };
-      this.db.prepare('INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)').run(user.id, email, Date.now());
+      this.prepare('INSERT INTO users (id, email, created_at) VALUES (?, ?, ?)').run(user.id, email, Date.now());
     }
-    const current = this.db
-      .prepare('SELECT role FROM memberships WHERE workspace_id = ? AND user_id = ?')
-      .get(workspaceId, user.id) as { role: Role } | undefined;
+    const current = this.prepare('SELECT role FROM memberships WHERE workspace_id = ? AND user_id = ?').get(
+      workspaceId,
+      user.id,
+    ) as { role: Role } | undefined;
     const finalRole = membershipRole(role, current?.role, defaultRole);
     if (!current) {
-      this.db
-        .prepare('INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES (?, ?, ?, ?)')
-        .run(workspaceId, user.id, finalRole, Date.now());
+      this.prepare('INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES (?, ?, ?, ?)').run(
+        workspaceId,
+        user.id,
+        finalRole,
+        Date.now(),
+      );
     } else if (current.role !== finalRole) {
-      this.db
-        .prepare('UPDATE memberships SET role = ? WHERE workspace_id = ? AND user_id = ?')
-        .run(finalRole, workspaceId, user.id);
+      this.prepare('UPDATE memberships SET role = ? WHERE workspace_id = ? AND user_id = ?').run(finalRole, workspaceId, user.id);
     }
     return { userId: user.id, email, role: finalRole };
   }
 
   async findWorkspace(id: string): Promise<Workspace | null> {
-    const row = this.db.prepare(`${WORKSPACE_SELECT} WHERE w.id = ?`).get(id) as WorkspaceRow | undefined;
+    const row = this.prepare(`${WORKSPACE_SELECT} WHERE w.id = ?`).get(id) as WorkspaceRow | undefined;
     return row ? toWorkspace(row) : null;
   }
 
   async findWorkspaceBySlugs(orgSlug: string, workspaceSlug: string): Promise<Workspace | null> {
-    const row = this.db.prepare(`${WORKSPACE_SELECT} WHERE o.slug = ? AND w.slug = ?`).get(orgSlug, workspaceSlug) as
+    const row = this.prepare(`${WORKSPACE_SELECT} WHERE o.slug = ? AND w.slug = ?`).get(orgSlug, workspaceSlug) as
       WorkspaceRow | undefined;
     return row ? toWorkspace(row) : null;
   }
 
   async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
-    const row = this.db.prepare(VERSIONED_WORKSPACE_SELECT).get(orgSlug, workspaceSlug) as VersionedWorkspaceRow | undefined;
+    const row = this.prepare(VERSIONED_WORKSPACE_SELECT).get(orgSlug, workspaceSlug) as VersionedWorkspaceRow | undefined;
     return row ? { workspace: toWorkspace(row), contentVersion: row.content_version } : null;
   }
 
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {
-    return this.db.prepare('UPDATE workspaces SET write_budget = ? WHERE id = ?').run(budget, workspaceId).changes > 0;
+    return this.prepare('UPDATE workspaces SET write_budget = ? WHERE id = ?').run(budget, workspaceId).changes > 0;
   }
 
   async setDefaultLocale(workspaceId: string, locale: string): Promise<boolean> {
-    return this.db.prepare('UPDATE workspaces SET default_locale = ? WHERE id = ?').run(locale, workspaceId).changes > 0;
+    return this.prepare('UPDATE workspaces SET default_locale = ? WHERE id = ?').run(locale, workspaceId).changes > 0;
   }
 
   async createToken(token: NewToken): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO api_tokens (id, token_hash, workspace_id, user_id, name, created_at, expires_at)
+    this.prepare(
+      `INSERT INTO api_tokens (id, token_hash, workspace_id, user_id, name, created_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        token.id,
-        token.hash,
-        token.workspaceId,
-        token.userId,
-        token.name,
-        Date.now(),
-        token.expiresAt === null ? null : Date.parse(token.expiresAt),
-      );
+    ).run(
+      token.id,
+      token.hash,
+      token.workspaceId,
+      token.userId,
+      token.name,
+      Date.now(),
+      token.expiresAt === null ? null : Date.parse(token.expiresAt),
+    );
   }
 
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
-    const row = this.db.prepare(`${TOKEN_SELECT} WHERE t.token_hash = ?`).get(hash) as TokenRow | undefined;
+    const row = this.prepare(`${TOKEN_SELECT} WHERE t.token_hash = ?`).get(hash) as TokenRow | undefined;
     return row ? toTokenRecord(row) : null;
   }
 
@@ -161,49 +169,49 @@ export class SqliteTenancyStore implements TenancyStore {
 
   async revokeToken(id: string): Promise<boolean> {
     return (
-      this.db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0
+      this.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(Date.now(), id).changes > 0
     );
   }
 
   async listTokens(workspaceId: string): Promise<ApiTokenInfo[]> {
-    const rows = this.db
-      .prepare(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = ? ORDER BY t.created_at DESC, t.id DESC`)
-      .all(workspaceId) as TokenInfoRow[];
+    const rows = this.prepare(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = ? ORDER BY t.created_at DESC, t.id DESC`).all(
+      workspaceId,
+    ) as TokenInfoRow[];
     return rows.map(toApiTokenInfo);
   }
 
   async findWorkspaceToken(workspaceId: string, id: string): Promise<ApiTokenInfo | null> {
-    const row = this.db.prepare(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = ? AND t.id = ?`).get(workspaceId, id) as
+    const row = this.prepare(`${TOKEN_INFO_SELECT} WHERE t.workspace_id = ? AND t.id = ?`).get(workspaceId, id) as
       TokenInfoRow | undefined;
     return row ? toApiTokenInfo(row) : null;
   }
 
   async revokeWorkspaceToken(workspaceId: string, id: string): Promise<boolean> {
-    const result = this.db
-      .prepare('UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND workspace_id = ?')
-      .run(Date.now(), id, workspaceId);
+    const result = this.prepare(
+      'UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND workspace_id = ?',
+    ).run(Date.now(), id, workspaceId);
     return result.changes > 0;
   }
 
   async findUserByEmail(email: string): Promise<UserRecord | null> {
-    const row = this.db.prepare('SELECT id, email, password_hash FROM users WHERE email = ?').get(email) as
+    const row = this.prepare('SELECT id, email, password_hash FROM users WHERE email = ?').get(email) as
       { id: string; email: string; password_hash: string | null } | undefined;
     return row ? { id: row.id, email: row.email, passwordHash: row.password_hash } : null;
   }
 
   async setPasswordHash(email: string, passwordHash: string): Promise<boolean> {
     const run = this.db.transaction(() => {
-      const user = this.db.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
+      const user = this.prepare('SELECT id FROM users WHERE email = ?').get(email) as { id: string } | undefined;
       if (!user) return false;
-      this.db.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, user.id);
-      this.db.prepare('DELETE FROM sessions WHERE user_id = ?').run(user.id);
+      this.prepare('UPDATE users SET password_hash = ? WHERE id = ?').run(passwordHash, user.id);
+      this.prepare('DELETE FROM sessions WHERE user_id = ?').run(user.id);
       return true;
     });
     return run.immediate();
   }
 
   async workspacesOf(userId: string): Promise<UserWorkspace[]> {
-    const rows = this.db.prepare(`${USER_WORKSPACES_SELECT} WHERE m.user_id = ? ORDER BY o.slug, w.slug, w.id`).all(userId) as {
+    const rows = this.prepare(`${USER_WORKSPACES_SELECT} WHERE m.user_id = ? ORDER BY o.slug, w.slug, w.id`).all(userId) as {
       id: string;
       org_slug: string;
       slug: string;
@@ -213,38 +221,34 @@ export class SqliteTenancyStore implements TenancyStore {
   }
 
   async findMember(workspaceId: string, userId: string): Promise<MemberAccess | null> {
-    const row = this.db
-      .prepare(
-        `SELECT m.role, w.write_budget FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+    const row = this.prepare(
+      `SELECT m.role, w.write_budget FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
          WHERE m.workspace_id = ? AND m.user_id = ?`,
-      )
-      .get(workspaceId, userId) as { role: Role; write_budget: number | null } | undefined;
+    ).get(workspaceId, userId) as { role: Role; write_budget: number | null } | undefined;
     return row ? { role: row.role, writeBudget: row.write_budget } : null;
   }
 
   async createSession(session: NewSession): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at, last_seen)
+    this.prepare(
+      `INSERT INTO sessions (id_hash, user_id, csrf_token, created_at, expires_at, last_seen)
          VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(session.idHash, session.userId, session.csrfToken, session.createdAt, session.expiresAt, session.createdAt);
+    ).run(session.idHash, session.userId, session.csrfToken, session.createdAt, session.expiresAt, session.createdAt);
   }
 
   async findSession(idHash: string): Promise<SessionRecord | null> {
-    const row = this.db.prepare(`${SESSION_SELECT} WHERE s.id_hash = ?`).get(idHash) as SessionRow | undefined;
+    const row = this.prepare(`${SESSION_SELECT} WHERE s.id_hash = ?`).get(idHash) as SessionRow | undefined;
     return row ? toSession(row) : null;
   }
 
   async touchSession(idHash: string, lastSeen: number, expiresAt: number): Promise<void> {
-    this.db.prepare('UPDATE sessions SET last_seen = ?, expires_at = ? WHERE id_hash = ?').run(lastSeen, expiresAt, idHash);
+    this.prepare('UPDATE sessions SET last_seen = ?, expires_at = ? WHERE id_hash = ?').run(lastSeen, expiresAt, idHash);
   }
 
   async deleteSession(idHash: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash).changes > 0;
+    return this.prepare('DELETE FROM sessions WHERE id_hash = ?').run(idHash).changes > 0;
   }
 
   async deleteExpiredSessions(now: number): Promise<number> {
-    return this.db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now).changes;
+    return this.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now).changes;
   }
 }
