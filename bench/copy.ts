@@ -4,6 +4,7 @@
 // process, sampled every 50 ms. Targets (issue 17): ≥ 50,000 records/s, peak RSS < 200 MB.
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { newId } from '../src/ids.js';
 import { migrate } from '../src/store/sqlite/migrations.js';
@@ -17,6 +18,8 @@ import { CLI, REPO_ROOT } from '../test/support/server.js';
 
 const args = new Args();
 const rows = args.int('rows', 1_000_000);
+/** A SQLite file to keep the source in between runs (filled when missing): repeated runs skip the fill. */
+const keptSource = args.string('source', '');
 databaseKinds('postgres');
 
 /** The source: the service's schema, one workspace and product model, `count` records written by the raw driver. */
@@ -73,14 +76,23 @@ function runCopy(
 
 try {
   const machine = await machineInfo('postgres');
-  const source = await createDatabase('sqlite');
+  const source = keptSource ? null : await createDatabase('sqlite');
+  const sourcePath = keptSource || source!.location;
   const target = await createDatabase('postgres');
-  const fillStarted = performance.now();
-  fillSource(source.location, rows);
-  console.log(
-    `source: ${rows.toLocaleString('en')} records in SQLite (${((performance.now() - fillStarted) / 1000).toFixed(1)} s to make)`,
-  );
-  const result = await runCopy(source.url, target.url);
+  if (keptSource && existsSync(keptSource)) {
+    const db = new Database(keptSource, { readonly: true });
+    const held = (db.prepare('SELECT count(*) AS n FROM records').get() as { n: number }).n;
+    db.close();
+    if (held !== rows) throw new Error(`--source ${keptSource} holds ${held} records, not ${rows}`);
+    console.log(`source: ${rows.toLocaleString('en')} records in SQLite (kept in ${keptSource})`);
+  } else {
+    const fillStarted = performance.now();
+    fillSource(sourcePath, rows);
+    console.log(
+      `source: ${rows.toLocaleString('en')} records in SQLite (${((performance.now() - fillStarted) / 1000).toFixed(1)} s to make)`,
+    );
+  }
+  const result = await runCopy(`sqlite:${sourcePath}`, target.url);
   process.stdout.write(result.stdout);
   if (result.code !== 0) throw new Error(`copy exited ${result.code}\n${result.stderr}`);
   const seconds = result.ms / 1000;
@@ -101,7 +113,7 @@ try {
     phases: result.stderr.trim().split('\n'),
   });
   console.log(`results: ${file}`);
-  await source.dispose();
+  await source?.dispose();
   await target.dispose();
 } finally {
   await cleanupAll();

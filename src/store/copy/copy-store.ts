@@ -148,6 +148,7 @@ async function copyBetween(
     let done = resumed.get(table.name)!;
     const total = totals.get(table.name)!;
     emit({ phase: 'table', table: table.name, done, total });
+    if (done < total) await target.deferIndexes(table.name);
     // The next page is read while the last one is written (on PostgreSQL the write runs on the server meanwhile).
     let page = await source.readPage(table.name, tableColumns, table.key, after, batchRows);
     while (page.length > 0) {
@@ -166,6 +167,8 @@ async function copyBetween(
   }
 
   emit({ phase: 'indexes' });
+  // Also those that a stopped copy dropped, when this run had nothing left to copy into their table.
+  await target.restoreIndexes();
   await target.buildFieldIndexes(await modelsOf(target, batchRows));
 
   emit({ phase: 'verify' });
