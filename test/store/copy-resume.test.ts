@@ -93,6 +93,32 @@ async function recordCounts(url: string): Promise<{ n: number; ids: number }> {
   }
 }
 
+/** The indexes (and, on PostgreSQL, foreign keys) of records in the target, by name. */
+async function recordIndexes(url: string): Promise<string[]> {
+  if (url.startsWith('sqlite:')) {
+    const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+    try {
+      const sql = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' ORDER BY name";
+      return db.prepare(sql).pluck().all() as string[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: parsePostgresUrl(url).connectionString });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT indexname AS name FROM pg_indexes WHERE schemaname = $1 AND tablename = 'records'
+       UNION ALL SELECT conname FROM pg_constraint WHERE conrelid = to_regclass($1 || '.records') AND contype = 'f'
+       ORDER BY name`,
+      [parsePostgresUrl(url).schema],
+    );
+    return rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
+
 const targets = [
   {
     name: 'PostgreSQL',
@@ -128,6 +154,10 @@ describe('copy resume', () => {
         );
         const partial = await recordCounts(url);
         assert.ok(partial.n > 0 && partial.n < RECORDS, `half way: ${partial.n} records`);
+        // Dropped for the load (made again at its end): a stop meanwhile leaves them to --resume.
+        const expectedIndexes = ['records_model_created', 'records_model_sku', 'records_model_updated'];
+        const halfWayIndexes = await recordIndexes(url);
+        for (const name of expectedIndexes) assert.ok(!halfWayIndexes.includes(name), `${name} dropped for the load`);
 
         const refused = await runCli(['copy', '--from', sourceUrl, '--to', url]);
         assert.equal(refused.code, 2, refused.stderr);
@@ -139,6 +169,13 @@ describe('copy resume', () => {
         assert.match(resumed.stdout, new RegExp(`^records +${RECORDS} → +${RECORDS} +ok$`, 'm'));
         assert.match(resumed.stdout, /counts and checksums match/);
         assert.deepEqual(await recordCounts(url), { n: RECORDS, ids: RECORDS });
+        const indexes = await recordIndexes(url);
+        for (const name of expectedIndexes) assert.ok(indexes.includes(name), `${name} made again: ${indexes.join(', ')}`);
+        assert.ok(
+          indexes.some((name) => name.startsWith('fx_')),
+          `the field index of title: ${indexes.join(', ')}`,
+        );
+        if (!url.startsWith('sqlite:')) assert.ok(indexes.includes('records_model_id_fkey'), indexes.join(', '));
 
         const again = await runCli(['copy', '--from', sourceUrl, '--to', url, '--resume']);
         assert.equal(again.code, 2, 'a finished copy is not a copy to resume');

@@ -11,11 +11,20 @@ export const CHECKSUM_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'update
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value as Record<string, unknown>)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
+  // Loops and concatenation rather than map/join: this runs for every record on both ends of a copy.
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index++) text += (index > 0 ? ',' : '') + canonicalJson(value[index]);
+    return text + ']';
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object).sort();
+  let text = '{';
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    text += (index > 0 ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(object[key]);
+  }
+  return text + '}';
 }
 
 /** Takes records in id order (their CHECKSUM_COLUMNS values), one hash per model. */

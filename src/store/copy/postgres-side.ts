@@ -3,9 +3,10 @@ import { syncFieldIndexes } from '../postgres/field-indexes.js';
 import { parsePostgresUrl } from '../postgres/index.js';
 import { migrate } from '../postgres/migrations.js';
 import { quoteIdentifier } from '../postgres/sql.js';
+import { copyIn, copyText } from './postgres-copy-in.js';
 import { definitionOf } from './sqlite-side.js';
-import { PROGRESS_TABLE } from './tables.js';
-import type { CopySide, Row, Value } from './side.js';
+import { DEFERRED_INDEXES_TABLE, PROGRESS_TABLE } from './tables.js';
+import type { CopySide, Row } from './side.js';
 
 /**
  * Columns read through an expression instead of as they are: the workspace's content version takes in its
@@ -37,6 +38,9 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
   try {
     await client.connect();
     await client.query('SELECT 1');
+    // A batch lost to a crash of the server is written again by --resume, and the copy is verified at the end: it
+    // need not wait for each commit to reach the disk.
+    if (role === 'target') await client.query('SET synchronous_commit = off');
   } catch (error) {
     await client.end().catch(() => {});
     throw new Error(`${role}: cannot reach PostgreSQL at ${description}: ${(error as Error).message}`, { cause: error });
@@ -129,20 +133,68 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
     },
     async writeRows(table, columns, rows) {
       if (rows.length === 0) return;
-      const byName = new Map((await columnTypes(table)).map((column) => [column.name, column]));
-      // One statement a batch: each column goes as one text array, cast to its type (no parameter limit, one parse).
-      const arrays: Value[][] = columns.map(() => new Array<Value>(rows.length));
-      rows.forEach((row, rowIndex) => {
-        for (let index = 0; index < columns.length; index++) arrays[index]![rowIndex] = row[index]!;
-      });
-      const names = columns.map(quoteIdentifier);
-      const casts = columns.map((name, index) => `u.c${index}::${castType(byName.get(name)!.type)}`);
-      await client.query(
-        `INSERT INTO ${quoteIdentifier(table)} (${names.join(', ')})
-         SELECT ${casts.join(', ')} FROM unnest(${columns.map((_, index) => `$${index + 1}::text[]`).join(', ')})
-         AS u(${columns.map((_, index) => `c${index}`).join(', ')})`,
-        arrays,
+      // COPY, one statement (and transaction) a batch; its text form is the input form of each column's type.
+      await copyIn(
+        client,
+        `COPY ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) FROM STDIN`,
+        copyText(rows),
       );
+    },
+    async deferIndexes(table) {
+      await client.query('BEGIN');
+      try {
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${DEFERRED_INDEXES_TABLE} (name text PRIMARY KEY, definition text NOT NULL)`,
+        );
+        const name = quoteIdentifier(table);
+        // Its foreign keys too: checked row by row (a query each) while loading, at once (one join) when made again.
+        const foreignKeys = await query(
+          "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'f' ORDER BY conname",
+          [name],
+        );
+        // The indexes that no constraint stands on (the primary key's, a UNIQUE constraint's, a foreign key's referenced key).
+        const indexes = await query(
+          `SELECT i.relname, pg_get_indexdef(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+           WHERE x.indrelid = to_regclass($1) AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
+           ORDER BY i.relname`,
+          [name],
+        );
+        const save = `INSERT INTO ${DEFERRED_INDEXES_TABLE} (name, definition) VALUES ($1, $2)`;
+        for (const [constraint, definition] of foreignKeys) {
+          const quoted = quoteIdentifier(String(constraint));
+          await client.query(save, [
+            `${table}.${String(constraint)}`,
+            `ALTER TABLE ${name} ADD CONSTRAINT ${quoted} ${String(definition)}`,
+          ]);
+          await client.query(`ALTER TABLE ${name} DROP CONSTRAINT ${quoted}`);
+        }
+        for (const [index, definition] of indexes) {
+          await client.query(save, [String(index), definition]);
+          await client.query(`DROP INDEX ${quoteIdentifier(String(index))}`);
+        }
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    },
+    async restoreIndexes() {
+      const exists = await query('SELECT (to_regclass($1) IS NOT NULL)::integer', [DEFERRED_INDEXES_TABLE]);
+      if (exists[0]![0] !== 1) return;
+      await client.query("SET maintenance_work_mem = '256MB'");
+      for (const [name, definition] of await query(`SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`)) {
+        await client.query('BEGIN');
+        try {
+          await client.query(String(definition));
+          await client.query(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = $1`, [name]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => {});
+          throw error;
+        }
+      }
+      await client.query(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
+      await client.query('RESET maintenance_work_mem');
     },
     async readMarker() {
       const exists = await query('SELECT (to_regclass($1) IS NOT NULL)::integer', [PROGRESS_TABLE]);
@@ -173,9 +225,4 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
       await client.end().catch(() => {});
     },
   };
-}
-
-/** information_schema's type name as a cast (the few the migrations use). */
-function castType(type: string): string {
-  return type === 'character varying' ? 'varchar' : type;
 }

@@ -31,6 +31,13 @@ export interface CopySide {
   migrate(): Awaitable<void>;
   /** Writes the rows in one transaction. */
   writeRows(table: string, columns: readonly string[], rows: readonly Row[]): Awaitable<void>;
+  /**
+   * Before a bulk load of `table`: drops its indexes that no constraint stands on, keeping their definitions in
+   * the target (they are cheaper to build once than to keep up row by row). restoreIndexes makes them again.
+   */
+  deferIndexes(table: string): Awaitable<void>;
+  /** Makes every index that deferIndexes dropped (in this run or a stopped one) again. */
+  restoreIndexes(): Awaitable<void>;
   /** The source an unfinished copy into here came from, or null when there is none. */
   readMarker(): Awaitable<string | null>;
   writeMarker(source: string): Awaitable<void>;

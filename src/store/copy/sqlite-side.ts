@@ -5,7 +5,7 @@ import type { ModelDefinition } from '../../domain/fields.js';
 import { syncFieldIndexes } from '../sqlite/field-indexes.js';
 import { migrate } from '../sqlite/migrations.js';
 import { registerQueryFunctions } from '../sqlite/record-filter.js';
-import { PROGRESS_TABLE } from './tables.js';
+import { DEFERRED_INDEXES_TABLE, PROGRESS_TABLE } from './tables.js';
 import type { CopySide, ModelIndexSource, Row } from './side.js';
 
 function quote(name: string): string {
@@ -92,6 +92,34 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
       db.transaction(() => {
         for (const row of rows) insert.run(row);
       })();
+    },
+    deferIndexes(table) {
+      db.transaction(() => {
+        db.exec(`CREATE TABLE IF NOT EXISTS ${DEFERRED_INDEXES_TABLE} (name TEXT PRIMARY KEY, definition TEXT NOT NULL)`);
+        // Those of PRIMARY KEY and UNIQUE constraints have no sql (and cannot be dropped).
+        const indexes = db
+          .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name")
+          .all(table) as { name: string; sql: string }[];
+        for (const index of indexes) {
+          db.prepare(`INSERT INTO ${DEFERRED_INDEXES_TABLE} (name, definition) VALUES (?, ?)`).run(index.name, index.sql);
+          db.exec(`DROP INDEX ${quote(index.name)}`);
+        }
+      })();
+    },
+    restoreIndexes() {
+      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(DEFERRED_INDEXES_TABLE);
+      if (!exists) return;
+      const indexes = db.prepare(`SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`).all() as {
+        name: string;
+        definition: string;
+      }[];
+      for (const index of indexes) {
+        db.transaction(() => {
+          db.exec(index.definition);
+          db.prepare(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = ?`).run(index.name);
+        })();
+      }
+      db.exec(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
     },
     readMarker() {
       const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(PROGRESS_TABLE);

@@ -27,6 +27,12 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
 /** A table in the target that marks an unfinished copy (and names its source); dropped once the copy is verified. */
 export const PROGRESS_TABLE = 'content_service_copy';
 
+/**
+ * Where a copy keeps the definitions of the target's indexes it dropped for a table's bulk load (made again after
+ * it), so that a copy stopped meanwhile makes them again on --resume.
+ */
+export const DEFERRED_INDEXES_TABLE = 'content_service_copy_indexes';
+
 /** Tables the migrations make that hold nothing to move, and why. */
 export const NOT_COPIED: Readonly<Record<string, string>> = {
   schema_migrations: "the target's own, written by its migrations",
@@ -37,4 +43,5 @@ export const NOT_COPIED: Readonly<Record<string, string>> = {
   webhook_deliveries: 'webhook delivery history: not moved',
   webhook_attempts: 'webhook delivery history: not moved',
   [PROGRESS_TABLE]: "the copy's own progress marker",
+  [DEFERRED_INDEXES_TABLE]: "the copy's own: indexes dropped for the load",
 };
