@@ -121,11 +121,32 @@ function header(session: Session, path: string): HTMLElement {
     },
     'Skip to content',
   );
-  return h(
-    'header',
-    { class: 'topbar' },
-    skip,
-    h('a', { class: 'brand', href: '#/models' }, 'Content Service'),
+  const menu = h('div', {
+    class: 'topbar-menu',
+    id: 'topbar-menu',
+    onkeydown: (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || menuButton.getAttribute('aria-expanded') !== 'true') return;
+      menuButton.click();
+      menuButton.focus();
+    },
+  });
+  // Below 700 px the navigation and the user's controls fold behind this button (see admin.css); it is hidden above.
+  const menuButton = h(
+    'button',
+    {
+      type: 'button',
+      class: 'button menu-button',
+      'aria-expanded': 'false',
+      'aria-controls': 'topbar-menu',
+      onclick: () => {
+        const open = menuButton.getAttribute('aria-expanded') !== 'true';
+        menuButton.setAttribute('aria-expanded', String(open));
+        menu.classList.toggle('open', open);
+      },
+    },
+    'Menu',
+  );
+  menu.append(
     h(
       'nav',
       { 'aria-label': 'Main' },
@@ -164,6 +185,14 @@ function header(session: Session, path: string): HTMLElement {
         'Sign out',
       ),
     ),
+  );
+  return h(
+    'header',
+    { class: 'topbar' },
+    skip,
+    h('a', { class: 'brand', href: '#/models' }, 'Content Service'),
+    menuButton,
+    menu,
   );
 }
 

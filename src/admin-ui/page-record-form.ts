@@ -92,6 +92,9 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     {
       class: 'record-form',
       novalidate: true,
+      // "Nothing changed." is about the values as they were at submit: an edit makes it untrue.
+      oninput: () => notices.replaceChildren(),
+      onchange: () => notices.replaceChildren(),
       onsubmit: async (event: Event) => {
         event.preventDefault();
         clearErrors();

@@ -8,6 +8,25 @@ export function renderSignIn(container: HTMLElement, onSignedIn: (session: Sessi
   const password = input({ type: 'password', name: 'password', autocomplete: 'current-password', required: true });
   const errors = errorArea();
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Sign in');
+  let countdown: ReturnType<typeof setInterval> | undefined;
+  // The rate limit's message counts down and goes away when the wait is over; the button waits with it.
+  const waitOut = (seconds: number) => {
+    let left = seconds;
+    const show = () => errors.show(`Too many sign-in attempts. Try again in ${left} second${left === 1 ? '' : 's'}.`);
+    submit.disabled = true;
+    show();
+    countdown = setInterval(() => {
+      left -= 1;
+      if (!container.isConnected || left <= 0) {
+        clearInterval(countdown);
+        countdown = undefined;
+        errors.clear();
+        submit.disabled = false;
+        return;
+      }
+      show();
+    }, 1000);
+  };
   const form = h(
     'form',
     {
@@ -15,8 +34,10 @@ export function renderSignIn(container: HTMLElement, onSignedIn: (session: Sessi
       'aria-labelledby': 'sign-in-title',
       onsubmit: async (event: Event) => {
         event.preventDefault();
+        if (countdown !== undefined) return;
         errors.clear();
         submit.disabled = true;
+        let waiting = false;
         try {
           const session = await signIn(email.value.trim(), password.value);
           password.value = '';
@@ -25,14 +46,18 @@ export function renderSignIn(container: HTMLElement, onSignedIn: (session: Sessi
           if (error instanceof ApiError && error.status === 401) {
             errors.show('The email or the password is not right.');
           } else if (error instanceof ApiError && error.status === 429) {
-            const wait = error.retryAfter ? ` Try again in ${error.retryAfter} seconds.` : ' Try again later.';
-            errors.show(`Too many sign-in attempts.${wait}`);
+            if (error.retryAfter) {
+              waiting = true;
+              waitOut(error.retryAfter);
+            } else {
+              errors.show('Too many sign-in attempts. Try again later.');
+            }
           } else {
             errors.show(error);
           }
           password.focus();
         } finally {
-          submit.disabled = false;
+          if (!waiting) submit.disabled = false;
         }
       },
     },

@@ -1,5 +1,5 @@
-// `npm run screenshots`: the main pages of the admin application, as PNGs in docs/screenshots/ (shown in the
-// README tour). Same setup as the end-to-end test: a real server on a temporary database, the system Chromium.
+// `npm run screenshots`: every page of the admin application at 1440 px and at a phone's 390 px, as PNGs in
+// docs/screenshots/ (`<page>-1440.png`, `<page>-390.png`, shown in the README tour). Same setup as the end-to-end test: a real server on a temporary database, the system Chromium.
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -117,16 +117,23 @@ async function seed(setup: AdminSetup): Promise<{ productId: string }> {
   return { productId };
 }
 
+const WIDE = { width: 1440, height: 900 };
+const NARROW = { width: 390, height: 844 };
+
 async function shot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   // No caret or focus ring blinking into the picture; the page has settled when its heading is there.
   await page.locator('h1').first().waitFor();
   await page.screenshot({
-    path: join(OUT, `${name}.png`),
+    path: join(OUT, `${name}-1440.png`),
     fullPage: options.fullPage ?? false,
     caret: 'hide',
     animations: 'disabled',
   });
-  console.log(`docs/screenshots/${name}.png`);
+  // A phone scrolls: the whole page, with the header folded behind its Menu button.
+  await page.setViewportSize(NARROW);
+  await page.screenshot({ path: join(OUT, `${name}-390.png`), fullPage: true, caret: 'hide', animations: 'disabled' });
+  await page.setViewportSize(WIDE);
+  console.log(`docs/screenshots/${name}-1440.png, ${name}-390.png`);
 }
 
 async function main(): Promise<void> {
@@ -136,7 +143,7 @@ async function main(): Promise<void> {
   // The server's own default write budget, as a fresh `npm start` shows it.
   // Webhooks may go to the receiver below, on 127.0.0.1.
   const setup = await startAdminSetup({
-    viewport: { width: 1280, height: 800 },
+    viewport: WIDE,
     server: { omit: ['--write-budget'], env: { LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' } },
   });
   const page = setup.page;
@@ -172,6 +179,10 @@ async function main(): Promise<void> {
     );
     await page.getByText(/^Records 1–20 of \d+$/).waitFor();
     await shot(page, 'records');
+    // Two rows selected: the bulk delete button says how many.
+    await page.locator('table tbody input[type="checkbox"]').nth(0).check();
+    await page.locator('table tbody input[type="checkbox"]').nth(1).check();
+    await shot(page, 'records-selected');
 
     await page.getByRole('link', { name: 'New record' }).click();
     await page.getByLabel('Title').fill('Match ball Pro');
@@ -238,6 +249,21 @@ async function main(): Promise<void> {
     await page.locator('table.deliveries tbody tr').filter({ hasText: 'webhook.ping' }).getByText('Succeeded').waitFor();
     await page.locator('table.deliveries tbody tr').filter({ hasText: 'record.deleted' }).getByText('503').waitFor();
     await shot(page, 'webhook-deliveries', { fullPage: true });
+
+    await page.getByRole('link', { name: 'Members', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
+    await page.getByLabel(/^Email/).fill('new.editor@acme.test');
+    await page.getByLabel('Role', { exact: true }).selectOption('editor');
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('heading', { name: 'new.editor@acme.test added as editor' }).waitFor();
+    await page.getByRole('heading', { level: 1 }).scrollIntoViewIfNeeded();
+    await shot(page, 'members', { fullPage: true });
+
+    // The one-time sign-in link, opened: the new member chooses a password.
+    const link = await page.getByLabel('The sign-in link').inputValue();
+    await page.goto(link);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await shot(page, 'welcome');
   } finally {
     await setup.close();
     receiver.closeAllConnections();
