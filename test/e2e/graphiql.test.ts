@@ -110,7 +110,14 @@ describe('GraphiQL in the browser', { skip: missing }, () => {
     await typeInto('.graphiql-query-editor', 'query Workspace { workspace { current { id orgSlug slug } } }');
     await page.getByRole('button', { name: /Execute query/i }).click();
     const result = page.locator('.graphiql-response .CodeMirror');
-    await result.filter({ hasText: setup.workspace.workspaceId }).waitFor();
+    // Chromium on a loaded machine (the whole suite runs four files at a time) can take a while; on a timeout, say
+    // what the response pane showed.
+    await result
+      .filter({ hasText: setup.workspace.workspaceId })
+      .waitFor({ timeout: 45_000 })
+      .catch(async (error: unknown) => {
+        throw new Error(`no workspace id in the response: ${await result.innerText().catch(() => '(none)')}`, { cause: error });
+      });
     assert.match((await result.innerText()).replace(/\s+/g, ' '), /"slug": "main"/);
     // The CSRF token is in the page's memory only.
     const stored = await page.evaluate(() => JSON.stringify({ ...window.localStorage, ...window.sessionStorage }));
