@@ -106,8 +106,9 @@ test(`${ATTACKERS} anonymous clients listing ${LARGE_RECORDS} records of ~1 MB f
   assert.deepEqual(outcomes.other.slice(0, 5), [], 'every answer is a refusal or a whole page');
   assert.ok(outcomes.refused > 0 && outcomes.served > 0, 'both kinds of answer were seen');
   // A stall is seconds (what this attack did before responses were bounded); the figure itself is printed above and
-  // is the benchmark's to track: on the 2-core machine it is 90-125 ms with four clients pulling ~1 MB pages.
-  assert.ok(p99 < 250, `the other tenant's p99 was ${p99.toFixed(1)} ms`);
+  // is the benchmark's to track: on the quiet 2-core machine it is 90-125 ms with four clients pulling ~1 MB pages,
+  // and 170-350 ms when other work shares the machine, so the bound is set well under a stall and above that noise.
+  assert.ok(p99 < 500, `the other tenant's p99 was ${p99.toFixed(1)} ms`);
   assert.ok(peakRssMiB < 300, `server RSS reached ${peakRssMiB.toFixed(0)} MiB`);
   assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
 });
