@@ -1,3 +1,4 @@
+import { SLUG_PATTERN } from '../shared/model-limits.js';
 import { InvalidArgumentError } from 'commander';
 import { isRole, ROLES, type Role } from '../domain/roles.js';
 import { DEFAULT_DATABASE_URL } from '../store/open-store.js';
@@ -36,7 +37,7 @@ export function parseRole(value: string): Role {
 }
 
 export function parseSlug(value: string): string {
-  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(value)) {
+  if (!SLUG_PATTERN.test(value)) {
     throw new InvalidArgumentError('must be 1-64 characters of a-z, 0-9, "-" or "_"');
   }
   return value;

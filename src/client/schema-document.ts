@@ -2,6 +2,7 @@
 // timestamps, in a stable form (models by slug, fields in their order, keys in a fixed order) so that it diffs well
 // in git. Reading a file checks it the way model.create does and names each mistake by its JSON path.
 import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES } from '../shared/field-types.js';
+import { MODEL_LIMITS, SLUG_PATTERN } from '../shared/model-limits.js';
 import { suggest } from '../shared/suggest.js';
 import type { ModelDefinition, ProductSettings } from './types.js';
 
@@ -37,17 +38,6 @@ export interface SchemaDocument {
   models: SchemaModel[];
 }
 
-/** The bounds model.create enforces (MODEL_LIMITS of the service), checked here so a file fails before any change. */
-const LIMITS = {
-  maxFields: 500,
-  maxFieldDepth: 8,
-  maxNameLength: 200,
-  maxLabelLength: 200,
-  maxDescriptionLength: 5000,
-  maxIconLength: 64,
-  maxIndexedFields: 20,
-};
-const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
@@ -170,9 +160,10 @@ function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Ad
   }
   const name = typeof raw.name === 'string' ? raw.name.trim() : '';
   if (!name) add(`${at}.name`, 'must be a non-empty string');
-  else if (name.length > LIMITS.maxNameLength) add(`${at}.name`, `must be at most ${LIMITS.maxNameLength} characters`);
-  const description = optionalString(raw.description, `${at}.description`, LIMITS.maxDescriptionLength, add, false);
-  const icon = optionalString(raw.icon, `${at}.icon`, LIMITS.maxIconLength, add, true);
+  else if (name.length > MODEL_LIMITS.maxNameLength)
+    add(`${at}.name`, `must be at most ${MODEL_LIMITS.maxNameLength} characters`);
+  const description = optionalString(raw.description, `${at}.description`, MODEL_LIMITS.maxDescriptionLength, add, false);
+  const icon = optionalString(raw.icon, `${at}.icon`, MODEL_LIMITS.maxIconLength, add, true);
   const color = optionalString(raw.color, `${at}.color`, Infinity, add, true);
   if (color !== null && !COLOR_PATTERN.test(color)) {
     add(`${at}.color`, 'must be a CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa (such as #1e90ff)');
@@ -181,11 +172,11 @@ function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Ad
   if (deliveryAccess !== 'public' && deliveryAccess !== 'none') add(`${at}.deliveryAccess`, 'must be "public" or "none"');
   const count = { fields: 0, indexed: 0 };
   const fields = readFields(raw.fields, `${at}.fields`, slugs, add, 1, count);
-  if (count.fields > LIMITS.maxFields) {
-    add(`${at}.fields`, `a model may have at most ${LIMITS.maxFields} fields, sub-fields included; got ${count.fields}`);
+  if (count.fields > MODEL_LIMITS.maxFields) {
+    add(`${at}.fields`, `a model may have at most ${MODEL_LIMITS.maxFields} fields, sub-fields included; got ${count.fields}`);
   }
-  if (count.indexed > LIMITS.maxIndexedFields) {
-    add(`${at}.fields`, `a model may have at most ${LIMITS.maxIndexedFields} indexed fields; got ${count.indexed}`);
+  if (count.indexed > MODEL_LIMITS.maxIndexedFields) {
+    add(`${at}.fields`, `a model may have at most ${MODEL_LIMITS.maxIndexedFields} indexed fields; got ${count.indexed}`);
   }
   const keys = new Map(fields.map((field) => [field.key, field]));
   let displayField = fields[0]?.key ?? '';
@@ -222,8 +213,8 @@ function readFields(
     add(at, 'must be an array of fields');
     return [];
   }
-  if (depth > LIMITS.maxFieldDepth) {
-    add(at, `object fields may nest at most ${LIMITS.maxFieldDepth} levels deep`);
+  if (depth > MODEL_LIMITS.maxFieldDepth) {
+    add(at, `object fields may nest at most ${MODEL_LIMITS.maxFieldDepth} levels deep`);
     return [];
   }
   if (raw.length === 0) add(at, 'must define at least one field');
@@ -263,7 +254,7 @@ function readField(
     add(`${at}.type`, `unknown field type ${shown}${suggest(type, FIELD_TYPES)}; one of ${FIELD_TYPES.join(', ')}`);
     return null;
   }
-  const label = optionalString(raw.label, `${at}.label`, LIMITS.maxLabelLength, add, true);
+  const label = optionalString(raw.label, `${at}.label`, MODEL_LIMITS.maxLabelLength, add, true);
   const required = optionalBoolean(raw.required, `${at}.required`, add);
   const indexed = optionalBoolean(raw.indexed, `${at}.indexed`, add);
   if (indexed && !(INDEXABLE_FIELD_TYPES as readonly string[]).includes(type)) {

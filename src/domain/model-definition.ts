@@ -3,6 +3,7 @@ import { textProblem } from './text.js';
 import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES, type FieldType, type RelationType } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import { suggest } from '../shared/suggest.js';
+import { MODEL_LIMITS, SLUG_PATTERN } from '../shared/model-limits.js';
 import { FORBIDDEN_KEYS, type DeliveryAccess, type FieldDefinition, type ModelShape, type ProductSettings } from './fields.js';
 
 export interface ModelDefinitionInput {
@@ -19,24 +20,11 @@ export interface ModelDefinitionInput {
 
 export type { ModelShape };
 
-/** Bounds on a model's size: a definition is read for every record write and list. */
-export const MODEL_LIMITS = {
-  /** Fields in all, sub-fields of object fields included. */
-  maxFields: 500,
-  /** How deep object fields may nest their sub-fields. */
-  maxFieldDepth: 8,
-  maxNameLength: 200,
-  maxLabelLength: 200,
-  maxDescriptionLength: 5000,
-  maxIconLength: 64,
-  /** Indexed fields, sub-fields included: each index is written on every record write. */
-  maxIndexedFields: 20,
-} as const;
+export { MODEL_LIMITS };
 
 /** A CSS hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa. */
 const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 
-const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 class IssueList {
