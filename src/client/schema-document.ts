@@ -2,6 +2,7 @@
 // timestamps, in a stable form (models by slug, fields in their order, keys in a fixed order) so that it diffs well
 // in git. Reading a file checks it the way model.create does and names each mistake by its JSON path.
 import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES } from '../shared/field-types.js';
+import { isPlainObject } from '../shared/json.js';
 import { MODEL_LIMITS, SLUG_PATTERN } from '../shared/model-limits.js';
 import { suggest } from '../shared/suggest.js';
 import type { ModelDefinition, ProductSettings } from './types.js';
@@ -121,7 +122,7 @@ export function parseSchemaDocument(file: string, text: string, knownSlugs: Read
   }
   const problems: string[] = [];
   const add = (path: string, reason: string) => problems.push(`${path}: ${reason}`);
-  if (!isObject(raw)) throw new SchemaFileError(file, ['$: must be an object { "version": 1, "models": [...] }']);
+  if (!isPlainObject(raw)) throw new SchemaFileError(file, ['$: must be an object { "version": 1, "models": [...] }']);
   unknownKeys(raw, DOCUMENT_KEYS, '$', add);
   if (raw.version !== undefined && raw.version !== SCHEMA_FILE_VERSION) {
     add('$.version', `must be ${SCHEMA_FILE_VERSION} (this version of content-service reads schema files of version 1)`);
@@ -132,7 +133,7 @@ export function parseSchemaDocument(file: string, text: string, knownSlugs: Read
   }
   const rawModels: unknown[] = raw.models;
   const slugs = new Set(knownSlugs);
-  for (const model of rawModels) if (isObject(model) && typeof model.slug === 'string') slugs.add(model.slug);
+  for (const model of rawModels) if (isPlainObject(model) && typeof model.slug === 'string') slugs.add(model.slug);
   const seen = new Set<string>();
   const models: SchemaModel[] = [];
   rawModels.forEach((rawModel, index) => {
@@ -149,7 +150,7 @@ export function parseSchemaDocument(file: string, text: string, knownSlugs: Read
 type Add = (path: string, reason: string) => void;
 
 function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Add): SchemaModel | null {
-  if (!isObject(raw)) {
+  if (!isPlainObject(raw)) {
     add(at, 'must be a model object');
     return null;
   }
@@ -238,7 +239,7 @@ function readField(
   depth: number,
   count: { fields: number; indexed: number },
 ): SchemaField | null {
-  if (!isObject(raw)) {
+  if (!isPlainObject(raw)) {
     add(at, 'must be a field object');
     return null;
   }
@@ -290,7 +291,7 @@ function readField(
 
 function readProduct(raw: unknown, at: string, fields: ReadonlyMap<string, SchemaField>, add: Add): ProductSettings | null {
   if (raw === undefined || raw === null) return null;
-  if (!isObject(raw)) {
+  if (!isPlainObject(raw)) {
     add(at, 'must be an object { "enabled": true, "skuField": "...", "priceField": "..." } or null');
     return null;
   }
@@ -328,8 +329,4 @@ function unknownKeys(raw: Record<string, unknown>, known: readonly string[], at:
   for (const key of Object.keys(raw)) {
     if (!known.includes(key)) add(`${at}.${key}`, `unknown property${suggest(key, known)}; known: ${known.join(', ')}`);
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
