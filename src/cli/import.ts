@@ -19,7 +19,7 @@ import { formatOf, openInput, type InputRow, type InputSource } from './client-s
 import { alreadyStoredMessage, peek, ROWS_LOOKED_UP, storedAlready } from './already-imported.js';
 import { DryRunChecks } from './dry-run-checks.js';
 import { parsePositiveInt } from './options.js';
-import { readTypedModels } from './types.js';
+import { readTypedModel } from './types.js';
 
 interface ImportOptions extends ConnectionOptions {
   model: string;
@@ -176,8 +176,8 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   const skuField = model.product?.enabled ? model.product.skuField : null;
   const convertRow = toData;
   if (options.dryRun) {
-    const models = await readTypedModels(client);
-    const checks = new DryRunChecks(models.find((candidate) => candidate.slug === model.slug)?.fields ?? model.fields, skuField);
+    const deep = await readTypedModel(client, model.id);
+    const checks = new DryRunChecks(deep?.fields ?? model.fields, skuField);
     const convert = toData;
     toData = (row) => {
       const data = convert(row);

@@ -19,11 +19,18 @@ function fieldsSelection(levels: number): string {
   return levels === 1 ? `fields { ${own} }` : `fields { ${own} ${fieldsSelection(levels - 1)} }`;
 }
 
+const TYPED_MODEL_FIELDS = `slug name ${fieldsSelection(FIELD_LEVELS)}`;
 /** Every model with its fields to the deepest level (`listModels` asks for three). */
-const MODELS_QUERY = `query { model { list { slug name ${fieldsSelection(FIELD_LEVELS)} } } }`;
+const MODELS_QUERY = `query { model { list { ${TYPED_MODEL_FIELDS} } } }`;
+const MODEL_QUERY = `query($id: ID!) { model { get(id: $id) { ${TYPED_MODEL_FIELDS} } } }`;
 
 export async function readTypedModels(client: ContentClient): Promise<TypedModel[]> {
   return (await client.request<{ model: { list: TypedModel[] } }>(MODELS_QUERY, {}, { operation: 'listModels' })).model.list;
+}
+
+/** One model with its fields to the deepest level, or null when there is none with that id. */
+export async function readTypedModel(client: ContentClient, id: string): Promise<TypedModel | null> {
+  return (await client.request<{ model: { get: TypedModel | null } }>(MODEL_QUERY, { id }, { operation: 'getModel' })).model.get;
 }
 
 export function registerTypes(program: Command): void {
