@@ -148,8 +148,9 @@ export async function buildApp({
   });
   const introspection = config.introspection ?? true;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes, clock });
-  registerSessionRoutes(app, { store, ...signIn, clock });
-  registerSignInLinkRoute(app, { store, clock });
+  // One bound on password hashes for both routes that make them.
+  const { hashing } = registerSessionRoutes(app, { store, ...signIn, clock });
+  registerSignInLinkRoute(app, { store, clock, hashing });
   registerMcpRoute(app, { store, clock });
   await registerDeliveryRoute(app, {
     store,

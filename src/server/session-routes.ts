@@ -83,14 +83,14 @@ function tooManyAttempts(retryAfter: number): ServiceError {
   return new ServiceError('RATE_LIMITED', `Too many sign-in attempts; try again in ${retryAfter} seconds`, { retryAfter });
 }
 
-function tooManyAtOnce(): ServiceError {
+export function tooManyAtOnce(): ServiceError {
   return new ServiceError('RATE_LIMITED', 'Too many sign-ins at once; try again in a second', { retryAfter: 1 });
 }
 
 export function registerSessionRoutes(
   app: FastifyInstance,
   { store, clock = systemClock, ...signInOptions }: SessionRoutesOptions,
-): void {
+): { hashing: PasswordHashGate } {
   const options: SignInOptions = { ...DEFAULT_SIGN_IN_OPTIONS, ...withoutUndefined(signInOptions) };
   const throttle = new SignInThrottle(options, options.limiters);
   const hashing = new PasswordHashGate(options.passwordHashConcurrency, options.passwordHashQueue);
@@ -150,6 +150,7 @@ export function registerSessionRoutes(
     reply.header('set-cookie', clearedSessionCookie(request));
     return reply.code(204).send();
   });
+  return { hashing };
 }
 
 function withoutUndefined<T extends object>(options: T): Partial<T> {

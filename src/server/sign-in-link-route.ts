@@ -2,6 +2,7 @@
 // welcome page sends its token here, first alone (whose link is it?), then with the password the user chose, which
 // is set, uses up the link and signs the user in as POST /admin/session does.
 import type { FastifyInstance } from 'fastify';
+import type { PasswordHashGate } from '../auth/password-gate.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordProblem } from '../auth/passwords.js';
 import { hashSessionId, newCsrfToken, newSessionId, SESSION_IDLE_MS, sessionCookie, slidingExpiry } from '../auth/sessions.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -10,7 +11,7 @@ import { hashSignInToken } from '../services/member-service.js';
 import { isPlainObject } from '../shared/json.js';
 import type { Store } from '../store/store.js';
 import { sendRefusal } from './reply.js';
-import { noStore, sessionBody } from './session-routes.js';
+import { noStore, sessionBody, tooManyAtOnce } from './session-routes.js';
 
 export const SIGN_IN_LINK_ROUTE = '/admin/sign-in-link';
 
@@ -35,7 +36,7 @@ function readBody(body: unknown): { token: string; password: string | undefined 
 
 export function registerSignInLinkRoute(
   app: FastifyInstance,
-  { store, clock = systemClock }: { store: Store; clock?: Clock },
+  { store, clock = systemClock, hashing }: { store: Store; clock?: Clock; hashing: PasswordHashGate },
 ): void {
   app.post(SIGN_IN_LINK_ROUTE, async (request, reply) => {
     noStore(reply);
@@ -52,7 +53,11 @@ export function registerSignInLinkRoute(
     if (!link) return sendRefusal(request, reply, linkNotUsable());
     if (body.password === undefined) return reply.code(200).send({ email: link.email });
 
-    const passwordHash = await hashPassword(body.password);
+    const { password } = body;
+    // The same bound on hashes as sign-ins: a link held by one person must not let them queue hashes without end.
+    const admitted = await hashing.admit((hash) => hash(() => hashPassword(password)));
+    if (admitted.busy) return sendRefusal(request, reply, tooManyAtOnce());
+    const passwordHash = admitted.value;
     const now = clock();
     const user = await store.members.useSignInLink(tokenHash, passwordHash, now);
     if (!user) return sendRefusal(request, reply, linkNotUsable());

@@ -4,7 +4,7 @@
 // the test's connections to 127.0.0.x (see test/support/from-address.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { gql, type Credentials } from '../support/client.js';
+import { dataOf, gql, type Credentials } from '../support/client.js';
 import { postJsonFrom, type AddressedResponse } from '../support/from-address.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { setPassword } from '../support/session.js';
@@ -156,5 +156,37 @@ describe('a flood of sign-ins (limits raised out of the way, 2 password hashes a
 
     const after = await signInFrom(server, '127.0.0.61', 'owner@acme.test', PASSWORD);
     assert.equal(after.status, 200, after.text);
+  });
+
+  test("a sign-in link's password sent 40 times at once: the hashes share the same bound, one use sets it, the rest are refused", async () => {
+    const added = dataOf(
+      await gql(
+        server.adminUrl,
+        credentials,
+        'mutation($email: String!) { member { add(email: $email, role: "viewer") { signInLink } } }',
+        { email: 'link-flood@acme.test' },
+      ),
+    ).member.add;
+    const token = new URL(added.signInLink).hash.split('token=')[1];
+    assert.ok(token, added.signInLink);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        postJsonFrom('127.0.0.62', `${server.url}/admin/sign-in-link`, { token, password: 'a good long password' }),
+      ),
+    );
+    const byStatus = new Map<number, number>();
+    for (const answer of answers) byStatus.set(answer.status, (byStatus.get(answer.status) ?? 0) + 1);
+    assert.equal(byStatus.get(200), 1, `statuses: ${JSON.stringify([...byStatus])}`);
+    assert.ok((byStatus.get(429) ?? 0) > 0, `some are refused before hashing: ${JSON.stringify([...byStatus])}`);
+    assert.equal((byStatus.get(200) ?? 0) + (byStatus.get(429) ?? 0) + (byStatus.get(401) ?? 0), 40);
+    for (const answer of answers.filter((candidate) => candidate.status === 429)) {
+      assert.deepEqual(answer.body, {
+        errors: [
+          { message: 'Too many sign-ins at once; try again in a second', extensions: { code: 'RATE_LIMITED', retryAfter: 1 } },
+        ],
+      });
+    }
+    const signedIn = await signInFrom(server, '127.0.0.62', 'link-flood@acme.test', 'a good long password');
+    assert.equal(signedIn.status, 200, signedIn.text);
   });
 });
