@@ -55,6 +55,14 @@ export function replaceChildren(parent: Element, ...children: Child[]): void {
   append(parent, children);
 }
 
+/**
+ * A table in a box that scrolls sideways when the table is wider than the screen. The table itself keeps
+ * `display: table`, so screen readers still read it as a table.
+ */
+export function scrollingTable(table: HTMLTableElement): HTMLDivElement {
+  return h('div', { class: 'table-scroll' }, table);
+}
+
 /** A visually hidden text, read by screen readers. */
 export function srOnly(text: string): HTMLSpanElement {
   return h('span', { class: 'visually-hidden' }, text);

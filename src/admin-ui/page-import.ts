@@ -5,7 +5,7 @@
 import { gql } from './api.js';
 import { autoMap, convertRow, mappingProblems, type ColumnMapping } from './cells.js';
 import { CsvSyntaxError, parseCsv, type Cell, type ParsedCsv } from './csv.js';
-import { h, replaceChildren, uid } from './dom.js';
+import { h, replaceChildren, uid, scrollingTable } from './dom.js';
 import { errorsCsv, runImport, type ImportBatchResult, type ImportOutcome } from './import-run.js';
 import { MODEL_SELECTION } from './models-cache.js';
 import type { PageContext } from './page.js';
@@ -204,55 +204,57 @@ export async function renderImport(ctx: PageContext): Promise<void> {
       );
     };
 
-    const mappingTable = h(
-      'table',
-      { class: 'table mapping' },
-      h('caption', null, 'Columns of the file and the fields they fill'),
+    const mappingTable = scrollingTable(
       h(
-        'thead',
-        null,
+        'table',
+        { class: 'table mapping' },
+        h('caption', null, 'Columns of the file and the fields they fill'),
         h(
-          'tr',
+          'thead',
           null,
-          h('th', { scope: 'col' }, 'Column'),
-          h('th', { scope: 'col' }, 'First values'),
-          h('th', { scope: 'col' }, 'Field'),
-        ),
-      ),
-      h(
-        'tbody',
-        null,
-        header.map((name, column) => {
-          const selectId = uid('map');
-          const control = h(
-            'select',
-            {
-              id: selectId,
-              'data-column': String(column),
-              onchange: () => {
-                mappings[column] = options.find((option) => option.value === control.value)?.mapping ?? null;
-                refresh();
-              },
-            },
-            options.map((option) => h('option', { value: option.value }, option.label)),
-          );
-          control.value = mappingValue(mappings[column] ?? null);
-          const samples = rows
-            .slice(0, 3)
-            .map((cells) => cells[column])
-            .filter((cell): cell is string => cell !== null && cell !== undefined);
-          return h(
+          h(
             'tr',
             null,
-            h('th', { scope: 'row' }, h('label', { for: selectId }, name ?? `(column ${column + 1})`)),
-            h(
-              'td',
-              { class: 'muted' },
-              samples.map((sample) => (sample.length > 30 ? `${sample.slice(0, 29)}…` : sample)).join(' · '),
-            ),
-            h('td', null, control),
-          );
-        }),
+            h('th', { scope: 'col' }, 'Column'),
+            h('th', { scope: 'col' }, 'First values'),
+            h('th', { scope: 'col' }, 'Field'),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          header.map((name, column) => {
+            const selectId = uid('map');
+            const control = h(
+              'select',
+              {
+                id: selectId,
+                'data-column': String(column),
+                onchange: () => {
+                  mappings[column] = options.find((option) => option.value === control.value)?.mapping ?? null;
+                  refresh();
+                },
+              },
+              options.map((option) => h('option', { value: option.value }, option.label)),
+            );
+            control.value = mappingValue(mappings[column] ?? null);
+            const samples = rows
+              .slice(0, 3)
+              .map((cells) => cells[column])
+              .filter((cell): cell is string => cell !== null && cell !== undefined);
+            return h(
+              'tr',
+              null,
+              h('th', { scope: 'row' }, h('label', { for: selectId }, name ?? `(column ${column + 1})`)),
+              h(
+                'td',
+                { class: 'muted' },
+                samples.map((sample) => (sample.length > 30 ? `${sample.slice(0, 29)}…` : sample)).join(' · '),
+              ),
+              h('td', null, control),
+            );
+          }),
+        ),
       ),
     );
 
@@ -357,41 +359,43 @@ export async function renderImport(ctx: PageContext): Promise<void> {
                 'The file has the failed rows with _line and _error columns; fix them and import it again.',
               ),
             ),
-            h(
-              'table',
-              { class: 'table import-errors' },
+            scrollingTable(
               h(
-                'caption',
-                null,
-                outcome.errors.length > SHOWN_ERRORS
-                  ? `The first ${SHOWN_ERRORS} of ${outcome.errors.length} failed rows`
-                  : 'Failed rows',
-              ),
-              h(
-                'thead',
-                null,
+                'table',
+                { class: 'table import-errors' },
                 h(
-                  'tr',
+                  'caption',
                   null,
-                  h('th', { scope: 'col' }, 'Row'),
-                  h('th', { scope: 'col' }, 'Line'),
-                  h('th', { scope: 'col' }, 'Error'),
+                  outcome.errors.length > SHOWN_ERRORS
+                    ? `The first ${SHOWN_ERRORS} of ${outcome.errors.length} failed rows`
+                    : 'Failed rows',
                 ),
-              ),
-              h(
-                'tbody',
-                null,
-                outcome.errors
-                  .slice(0, SHOWN_ERRORS)
-                  .map((error) =>
-                    h(
-                      'tr',
-                      null,
-                      h('td', { class: 'num' }, String(error.row)),
-                      h('td', { class: 'num' }, String(error.line)),
-                      h('td', null, error.message),
-                    ),
+                h(
+                  'thead',
+                  null,
+                  h(
+                    'tr',
+                    null,
+                    h('th', { scope: 'col' }, 'Row'),
+                    h('th', { scope: 'col' }, 'Line'),
+                    h('th', { scope: 'col' }, 'Error'),
                   ),
+                ),
+                h(
+                  'tbody',
+                  null,
+                  outcome.errors
+                    .slice(0, SHOWN_ERRORS)
+                    .map((error) =>
+                      h(
+                        'tr',
+                        null,
+                        h('td', { class: 'num' }, String(error.row)),
+                        h('td', { class: 'num' }, String(error.line)),
+                        h('td', null, error.message),
+                      ),
+                    ),
+                ),
               ),
             ),
           ]

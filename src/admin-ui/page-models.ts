@@ -1,5 +1,5 @@
 import { gql } from './api.js';
-import { h, replaceChildren } from './dom.js';
+import { h, replaceChildren, scrollingTable } from './dom.js';
 import { invalidateModels, listModels } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { mayChangeModels, mayWriteRecords, type ModelDefinition } from './types.js';
@@ -45,60 +45,62 @@ export async function renderModels(ctx: PageContext): Promise<void> {
           'No models yet. ',
           canChange ? [h('a', { href: '#/models/new' }, 'Create the first model'), '.'] : 'An admin or owner can create one.',
         )
-      : h(
-          'table',
-          { class: 'table' },
-          h('caption', { class: 'visually-hidden' }, 'Models of this workspace'),
+      : scrollingTable(
           h(
-            'thead',
-            null,
+            'table',
+            { class: 'table' },
+            h('caption', { class: 'visually-hidden' }, 'Models of this workspace'),
             h(
-              'tr',
+              'thead',
               null,
-              ['Name', 'Slug', 'Records', 'Fields', 'Delivery', 'Product'].map((title) => h('th', { scope: 'col' }, title)),
-              h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-            ),
-          ),
-          h(
-            'tbody',
-            null,
-            models.map((model) =>
               h(
                 'tr',
                 null,
+                ['Name', 'Slug', 'Records', 'Fields', 'Delivery', 'Product'].map((title) => h('th', { scope: 'col' }, title)),
+                h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              models.map((model) =>
                 h(
-                  'th',
-                  { scope: 'row' },
-                  h('a', { href: `#/models/${model.id}/records` }, model.name),
-                  model.description ? h('div', { class: 'muted small' }, model.description) : null,
-                ),
-                h('td', null, h('code', null, model.slug)),
-                h('td', { class: 'num' }, model.recordCount.toLocaleString()),
-                h('td', null, model.fields.map((field) => field.key).join(', ')),
-                h('td', null, model.deliveryAccess === 'public' ? 'Public' : 'Not delivered'),
-                h(
-                  'td',
+                  'tr',
                   null,
-                  model.product?.enabled
-                    ? `SKU ${model.product.skuField ?? ''}${model.product.priceField ? `, price ${model.product.priceField}` : ''}`
-                    : '',
-                ),
-                h(
-                  'td',
-                  { class: 'actions' },
-                  linkButton('Records', `#/models/${model.id}/records`, { 'aria-label': `Records of ${model.name}` }),
-                  canWrite
-                    ? linkButton('Import CSV', `#/models/${model.id}/import`, { 'aria-label': `Import CSV into ${model.name}` })
-                    : null,
-                  canChange
-                    ? linkButton('Edit', `#/models/${model.id}/edit`, { 'aria-label': `Edit model ${model.name}` })
-                    : null,
-                  canChange
-                    ? button('Delete', () => void remove(model), {
-                        class: 'button button-danger',
-                        'aria-label': `Delete model ${model.name}`,
-                      })
-                    : null,
+                  h(
+                    'th',
+                    { scope: 'row' },
+                    h('a', { href: `#/models/${model.id}/records` }, model.name),
+                    model.description ? h('div', { class: 'muted small' }, model.description) : null,
+                  ),
+                  h('td', null, h('code', null, model.slug)),
+                  h('td', { class: 'num' }, model.recordCount.toLocaleString()),
+                  h('td', null, model.fields.map((field) => field.key).join(', ')),
+                  h('td', null, model.deliveryAccess === 'public' ? 'Public' : 'Not delivered'),
+                  h(
+                    'td',
+                    null,
+                    model.product?.enabled
+                      ? `SKU ${model.product.skuField ?? ''}${model.product.priceField ? `, price ${model.product.priceField}` : ''}`
+                      : '',
+                  ),
+                  h(
+                    'td',
+                    { class: 'actions' },
+                    linkButton('Records', `#/models/${model.id}/records`, { 'aria-label': `Records of ${model.name}` }),
+                    canWrite
+                      ? linkButton('Import CSV', `#/models/${model.id}/import`, { 'aria-label': `Import CSV into ${model.name}` })
+                      : null,
+                    canChange
+                      ? linkButton('Edit', `#/models/${model.id}/edit`, { 'aria-label': `Edit model ${model.name}` })
+                      : null,
+                    canChange
+                      ? button('Delete', () => void remove(model), {
+                          class: 'button button-danger',
+                          'aria-label': `Delete model ${model.name}`,
+                        })
+                      : null,
+                  ),
                 ),
               ),
             ),

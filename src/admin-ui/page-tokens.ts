@@ -1,6 +1,6 @@
 // Settings → API tokens: create (the secret is shown once), list, revoke.
 import { ApiError, gql } from './api.js';
-import { h, replaceChildren, uid } from './dom.js';
+import { h, replaceChildren, uid, scrollingTable } from './dom.js';
 import type { PageContext } from './page.js';
 import { alertBox, announce, button, confirmDialog, copyButton, errorArea, input, labelled, pageHeader } from './ui.js';
 import { formatDateTime } from './values.js';
@@ -38,45 +38,47 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
     listArea.replaceChildren(
       tokens.length === 0
         ? h('p', { class: 'empty' }, 'No API tokens yet.')
-        : h(
-            'table',
-            { class: 'table tokens' },
-            h('caption', { tabindex: '-1' }, 'API tokens of this workspace'),
+        : scrollingTable(
             h(
-              'thead',
-              null,
+              'table',
+              { class: 'table tokens' },
+              h('caption', { tabindex: '-1' }, 'API tokens of this workspace'),
               h(
-                'tr',
+                'thead',
                 null,
-                ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) =>
-                  h('th', { scope: 'col' }, title),
-                ),
-                h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-              ),
-            ),
-            h(
-              'tbody',
-              null,
-              tokens.map((token) =>
                 h(
                   'tr',
-                  { class: token.revokedAt ? 'revoked' : null },
-                  h('th', { scope: 'row' }, token.name ?? h('span', { class: 'muted' }, '(no name)')),
-                  h('td', null, token.userEmail),
-                  h('td', null, token.role),
-                  h('td', null, formatDateTime(token.createdAt)),
-                  h('td', null, token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'),
-                  h('td', null, token.expiresAt ? formatDateTime(token.expiresAt) : 'Never'),
-                  h('td', null, status(token, now)),
+                  null,
+                  ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) =>
+                    h('th', { scope: 'col' }, title),
+                  ),
+                  h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+                ),
+              ),
+              h(
+                'tbody',
+                null,
+                tokens.map((token) =>
                   h(
-                    'td',
-                    { class: 'actions' },
-                    token.revokedAt
-                      ? null
-                      : button('Revoke', () => void revoke(token), {
-                          class: 'button button-danger',
-                          'aria-label': `Revoke token ${token.name ?? token.id}`,
-                        }),
+                    'tr',
+                    { class: token.revokedAt ? 'revoked' : null },
+                    h('th', { scope: 'row' }, token.name ?? h('span', { class: 'muted' }, '(no name)')),
+                    h('td', null, token.userEmail),
+                    h('td', null, token.role),
+                    h('td', null, formatDateTime(token.createdAt)),
+                    h('td', null, token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'),
+                    h('td', null, token.expiresAt ? formatDateTime(token.expiresAt) : 'Never'),
+                    h('td', null, status(token, now)),
+                    h(
+                      'td',
+                      { class: 'actions' },
+                      token.revokedAt
+                        ? null
+                        : button('Revoke', () => void revoke(token), {
+                            class: 'button button-danger',
+                            'aria-label': `Revoke token ${token.name ?? token.id}`,
+                          }),
+                    ),
                   ),
                 ),
               ),
