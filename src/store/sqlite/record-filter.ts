@@ -162,7 +162,7 @@ export class SqliteFilteredQuery {
 
   /**
    * A segment's rows as `columns`; the offset is the parameter `o`. In updatedAt order, the merge of the records
-   * never modified and the others (updated-order.ts), whose rows carry two values more after `columns`.
+   * never modified and the others (updated-order.ts).
    */
   page(columns: string, segment: PageSegment): string {
     if (!Number.isSafeInteger(segment.limit) || segment.limit < 0) throw new Error(`Bad page size ${segment.limit}`);

@@ -36,7 +36,7 @@ import { KeptCounts } from '../query/kept-counts.js';
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
  * JavaScript values costs far more than SQLite's own work for a page, so only what differs between rows is read:
- * the workspace is the model's. An updatedAt page's rows have two more values after these (updated-order.ts).
+ * the workspace is the model's.
  */
 type ListRow = [
   id: string,

@@ -1,8 +1,9 @@
 // Pages in updatedAt order on SQLite, without an index entry for every record. The index records_model_updated
-// is partial (migration 10): it holds only the records modified at a later time than they were created. A record
+// is partial (migration 10): it holds only the records whose updated time is not their created time. A record
 // never modified (every one an import or a create writes) has updated_at = created_at, so its place in updatedAt
 // order is its place in createdAt order, which records_model_created serves. A page is the merge of the two
-// arms, each read in order from its own index: SQLite plans it as MERGE (UNION ALL), no temporary B-tree.
+// arms, each read in order from its own index: SQLite plans it as MERGE (UNION ALL), no temporary B-tree, and
+// unfiltered, as fast at a deep offset as one index was.
 //
 // A modify in the same millisecond as the creation leaves updated_at = created_at: the record stays in the first
 // arm, which is still its right place (its updated_at is that time). The merge orders by the time, then the id,
@@ -22,14 +23,19 @@ export interface Arms {
 }
 
 /**
- * The SQL of an updatedAt page: `columns` of each row, then the time `t` and the id `i` the merge orders by (raw
- * rows carry these two after the columns asked for). `window` is the LIMIT / OFFSET text.
+ * The SQL of an updatedAt page of `columns` (of `records`). The merge picks the page's times, ids and rowids from
+ * the two indexes alone (records_model_created ends with updated_at to tell its arm's records without reading
+ * them, records_model_updated ends with created_at; an index entry holds its row's rowid), so the records an
+ * offset skips are never read; then the page's records are read by rowid, in the merge's order. `window` is the
+ * LIMIT / OFFSET.
  */
 export function updatedOrderSql(columns: string, arms: Arms, direction: Direction, window: string): string {
   return (
-    `SELECT ${columns}, created_at AS t, id AS i FROM records WHERE (${arms.neverUpdated}) AND ${NEVER_UPDATED}` +
-    ` UNION ALL SELECT ${columns}, updated_at AS t, id AS i FROM records WHERE (${arms.updated}) AND ${UPDATED}` +
-    ` ORDER BY t ${direction}, i ${direction} ${window}`
+    `SELECT ${columns} FROM (` +
+    `SELECT created_at AS t, id AS i, rowid AS k FROM records WHERE (${arms.neverUpdated}) AND ${NEVER_UPDATED}` +
+    ` UNION ALL SELECT updated_at AS t, id AS i, rowid AS k FROM records WHERE (${arms.updated}) AND ${UPDATED}` +
+    ` ORDER BY t ${direction}, i ${direction} ${window}` +
+    `) AS page CROSS JOIN records ON records.rowid = page.k ORDER BY page.t ${direction}, page.i ${direction}`
   );
 }
 
