@@ -65,7 +65,11 @@ try {
     .prepare(`UPDATE records SET updated_at = created_at + 1 + (rowid * 7919) % 5000 WHERE model_id = ? AND rowid % ? = 0`)
     .run(model.id, every).changes;
   db.close();
-  console.log(`${rows} records, ${modified} modified; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}`);
+  console.log(
+    `${rows} records, ${modified} modified; load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  );
 
   const sorts: RecordSort[] = ['updatedAt_desc', 'updatedAt_asc', 'createdAt_desc', 'createdAt_asc'];
   const offsets = [0, 100, 10_000, rows - 100];
