@@ -170,6 +170,30 @@ describe('updatedAt order on SQLite: the merge of the partial index and the crea
     }
   });
 
+  test('a page over the response bound is refused at the same record as in ORDER BY updated_at, id', async () => {
+    const sizes = new Map(
+      (
+        db.prepare('SELECT id, octet_length(data) AS size FROM records WHERE model_id = ?').all(model.id) as {
+          id: string;
+          size: number;
+        }[]
+      ).map((row) => [row.id, row.size]),
+    );
+    for (const sort of SORTS) {
+      for (const offset of [0, 37, 150]) {
+        const order = expected(sort, 30, offset);
+        const fitting = 11;
+        const bound = order.slice(0, fitting + 1).reduce((total, id) => total + sizes.get(id)!, 0) - 1;
+        const refusal = { code: 'PAYLOAD_TOO_LARGE', extensions: { field: 'limit', maxResponseBytes: bound, fitting } };
+        const reading = { data: true, maxDataBytes: bound };
+        await assert.rejects(store.records.list(model.id, { sort, limit: 30, offset }, undefined, reading), refusal);
+        const query = readListing(model, { sort, filter: { n: { $gte: 0 } }, limit: 30, offset });
+        await assert.rejects(store.records.find(model.id, query, reading), refusal);
+        assert.equal((await store.records.list(model.id, { sort, limit: fitting, offset }, undefined, reading)).length, fitting);
+      }
+    }
+  });
+
   test('a modify moves the record to the modified arm, at its new time', async () => {
     const first = (await store.records.list(model.id, { sort: 'updatedAt_asc', limit: 1, offset: 0 }))[0]!;
     const modified = await store.records.modify(model.workspaceId, first.id, null, (current) => ({
