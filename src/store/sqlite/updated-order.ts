@@ -3,7 +3,7 @@
 // never modified (every one an import or a create writes) has updated_at = created_at, so its place in updatedAt
 // order is its place in createdAt order, which records_model_created serves. A page is the merge of the two
 // arms, each read in order from its own index: SQLite plans it as MERGE (UNION ALL), no temporary B-tree, and
-// reads no record that an offset skips (docs/benchmarks.md, issue 13: what it costs against one full index).
+// unfiltered, reads no record that an offset skips (docs/benchmarks.md, issue 13: its cost against a full index).
 //
 // A modify in the same millisecond as the creation leaves updated_at = created_at: the record stays in the first
 // arm, which is still its right place (its updated_at is that time). The merge orders by the time, then the id,
