@@ -170,6 +170,38 @@ describe('updatedAt order on SQLite: the merge of the partial index and the crea
     }
   });
 
+  test('counts of filters on updatedAt add the two arms: the same as counting every record, read from the indexes', async () => {
+    const at = (offset: number) => new Date(BASE + offset).toISOString();
+    const cases: [ListArguments['filter'], string][] = [
+      [{ updatedAt: { $gte: at(20) } }, `updated_at >= ${BASE + 20}`],
+      [{ updatedAt: { $gt: at(30), $lt: at(45) } }, `updated_at > ${BASE + 30} AND updated_at < ${BASE + 45}`],
+      [{ updatedAt: { $in: [at(3), at(40)] } }, `updated_at IN (${BASE + 3}, ${BASE + 40})`],
+      [{ $not: { updatedAt: { $lte: at(50) } } }, `NOT (updated_at <= ${BASE + 50})`],
+      [
+        { $or: [{ colour: 'blue' }, { updatedAt: { $lt: at(20) } }] },
+        `json_extract(data, '$.colour') = 'blue' OR updated_at < ${BASE + 20}`,
+      ],
+      [{ colour: 'red', updatedAt: { $ne: at(12) } }, `json_extract(data, '$.colour') = 'red' AND updated_at <> ${BASE + 12}`],
+    ];
+    for (const [filter, where] of cases) {
+      const node = readListing(model, { filter }).filter!;
+      const expectedCount = (
+        db.prepare(`SELECT count(*) AS n FROM records WHERE model_id = ? AND (${where})`).get(model.id) as { n: number }
+      ).n;
+      assert.equal(await store.records.count(model.id, node), expectedCount, JSON.stringify(filter));
+    }
+    const range = new SqliteFilteredQuery(
+      model.id,
+      readListing(model, { filter: { updatedAt: { $gt: at(30), $lt: at(45) } } }).filter,
+    );
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${range.count()}`).all(range.values) as { detail: string }[])
+      .map((row) => row.detail)
+      .join('\n');
+    assert.match(plan, /COVERING INDEX records_model_created \(model_id=\? AND created_at>\? AND created_at<\?\)/, plan);
+    assert.match(plan, /COVERING INDEX records_model_updated \(model_id=\? AND updated_at>\? AND updated_at<\?\)/, plan);
+    assert.doesNotMatch(plan, /SCAN records/, plan);
+  });
+
   test('a page over the response bound is refused at the same record as in ORDER BY updated_at, id', async () => {
     const sizes = new Map(
       (

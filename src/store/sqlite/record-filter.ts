@@ -15,7 +15,7 @@ import {
   type PageSegment,
   type Parameters,
 } from '../query/filter-sql.js';
-import { updatedOrderSql } from './updated-order.js';
+import { NEVER_UPDATED, UPDATED, updatedOrderSql } from './updated-order.js';
 
 /** Lower-cases text as JavaScript does (SQLite's own lower() folds ASCII letters only). */
 export const CASEFOLD_FUNCTION = 'cs_casefold';
@@ -175,8 +175,33 @@ export class SqliteFilteredQuery {
     return `SELECT ${columns} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} ${window}`;
   }
 
+  /**
+   * The count of the matching records. A filter on `updatedAt` counts the two arms of updated-order.ts apart and
+   * adds them: records_model_updated holds only the modified records, so on its own a range of updatedAt is an
+   * index range nowhere, and the count would read every record of the model.
+   */
   count(extra: string | null = null): string {
-    return `SELECT count(*) FROM records WHERE ${this.where(extra)}`;
+    if (!this.filterNode || !mentionsUpdatedAt(this.filterNode)) return `SELECT count(*) FROM records WHERE ${this.where(extra)}`;
+    const neverUpdatedFilter = filterSql(this.filterNode, NEVER_UPDATED_FILTERS, new SameParameters());
+    return (
+      `SELECT (SELECT count(*) FROM records WHERE ${this.where(extra, neverUpdatedFilter)} AND ${NEVER_UPDATED})` +
+      ` + (SELECT count(*) FROM records WHERE ${this.where(extra)} AND ${UPDATED})`
+    );
+  }
+}
+
+function mentionsUpdatedAt(node: FilterNode): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.nodes.some(mentionsUpdatedAt);
+    case 'not':
+      return mentionsUpdatedAt(node.node);
+    case 'compare':
+    case 'in':
+      return node.target.kind === 'time' && node.target.column === 'updatedAt';
+    default:
+      return false;
   }
 }
 
