@@ -182,6 +182,17 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX sign_in_links_user ON sign_in_links (user_id, workspace_id);
   `,
+  // The updatedAt orders' index holds only the records whose updated_at differs from created_at: a record never
+  // modified (every imported or created one) is not written into a fifth B-tree. Its place in updatedAt order is
+  // its place in createdAt order, which records_model_created serves (sqlite/updated-order.ts merges the two).
+  // Each index ends with the other time, so the merge tells its records apart from the index alone. `<>` rather
+  // than `>`: a record whose time went backwards (a clock set back) is still in one of the two.
+  `
+  DROP INDEX records_model_created;
+  CREATE INDEX records_model_created ON records (model_id, created_at, id, updated_at);
+  DROP INDEX records_model_updated;
+  CREATE INDEX records_model_updated ON records (model_id, updated_at, id, created_at) WHERE updated_at <> created_at;
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -15,6 +15,7 @@ import {
   type PageSegment,
   type Parameters,
 } from '../query/filter-sql.js';
+import { NEVER_UPDATED, UPDATED, updatedOrderSql } from './updated-order.js';
 
 /** Lower-cases text as JavaScript does (SQLite's own lower() folds ASCII letters only). */
 export const CASEFOLD_FUNCTION = 'cs_casefold';
@@ -40,9 +41,10 @@ export function valueSql(target: DataValue): string {
   return target.sku ? 'sku' : `json_extract(data, ${jsonPath(target.keys)})`;
 }
 
-function comparedSql(target: ComparedTarget): string {
+/** `updatedAt` is the column `updated`: `created_at` in the arm of an updatedAt page that holds them equal. */
+function comparedSql(target: ComparedTarget, updated: string): string {
   if (target.kind === 'id') return 'id';
-  if (target.kind === 'time') return target.column === 'createdAt' ? 'created_at' : 'updated_at';
+  if (target.kind === 'time') return target.column === 'createdAt' ? 'created_at' : updated;
   return valueSql(target);
 }
 
@@ -64,29 +66,52 @@ function textMatch(haystack: string, op: 'contains' | 'startsWith', needle: stri
   return `instr(${fold(haystack)}, ${fold(needle)}) ${op === 'contains' ? '> 0' : '= 1'}`;
 }
 
-export const SQLITE_FILTERS: FilterDialect = {
-  alwaysTrue: '1',
-  alwaysFalse: '0',
-  present: (target: OptionalTarget) =>
-    target.kind === 'value' ? valueSql(target) : `json_extract(data, ${jsonPath(target.keys)})`,
-  compare: (target, op, value, parameters) => `${comparedSql(target)} ${COMPARISON_SQL[op]} ${parameters.add(value)}`,
-  in: (target, values, parameters) => `${comparedSql(target)} IN (SELECT value FROM json_each(${parameters.add(values)}))`,
-  text(target: DataValue | LocalesTarget, op, text, parameters) {
-    const needle = parameters.add(text);
-    if (target.kind === 'value') return textMatch(valueSql(target), op, needle);
-    return `EXISTS (SELECT 1 FROM json_each(records.data, ${jsonPath(target.keys)}) AS t WHERE t.type = 'text' AND ${textMatch('t.value', op, needle)})`;
-  },
-  holds(target: ManyTarget, id, parameters) {
-    const targetId = parameters.add(id);
-    // The links table finds the records (its key starts with the target id); the array itself is the truth, and
-    // tells a top-level field from an object's sub-field stored under the same key.
-    return (
-      `records.id IN (SELECT source_id FROM record_links WHERE target_id = ${targetId} AND field_key = ${parameters.add(target.linkKey)})` +
-      ` AND EXISTS (SELECT 1 FROM json_each(records.data, ${jsonPath(target.keys)}) AS t WHERE t.value = ${targetId})`
-    );
-  },
-  sortKeys: (target) => [valueSql(target)],
-};
+/**
+ * Gives the names SqliteParameters gave in the same walk of the same filter, adding no value: a second text of a
+ * filter, bound with the first one's values.
+ */
+class SameParameters implements Parameters {
+  private count = 0;
+
+  add(): string {
+    return `@p${this.count++}`;
+  }
+}
+
+export const SQLITE_FILTERS: FilterDialect = filterDialect('updated_at');
+
+/**
+ * The filters of the never-modified arm of an updatedAt page (updated-order.ts): there updated_at = created_at,
+ * and a range on the time is a range of records_model_created, the arm's index.
+ */
+const NEVER_UPDATED_FILTERS: FilterDialect = filterDialect('created_at');
+
+function filterDialect(updated: string): FilterDialect {
+  return {
+    alwaysTrue: '1',
+    alwaysFalse: '0',
+    present: (target: OptionalTarget) =>
+      target.kind === 'value' ? valueSql(target) : `json_extract(data, ${jsonPath(target.keys)})`,
+    compare: (target, op, value, parameters) => `${comparedSql(target, updated)} ${COMPARISON_SQL[op]} ${parameters.add(value)}`,
+    in: (target, values, parameters) =>
+      `${comparedSql(target, updated)} IN (SELECT value FROM json_each(${parameters.add(values)}))`,
+    text(target: DataValue | LocalesTarget, op, text, parameters) {
+      const needle = parameters.add(text);
+      if (target.kind === 'value') return textMatch(valueSql(target), op, needle);
+      return `EXISTS (SELECT 1 FROM json_each(records.data, ${jsonPath(target.keys)}) AS t WHERE t.type = 'text' AND ${textMatch('t.value', op, needle)})`;
+    },
+    holds(target: ManyTarget, id, parameters) {
+      const targetId = parameters.add(id);
+      // The links table finds the records (its key starts with the target id); the array itself is the truth, and
+      // tells a top-level field from an object's sub-field stored under the same key.
+      return (
+        `records.id IN (SELECT source_id FROM record_links WHERE target_id = ${targetId} AND field_key = ${parameters.add(target.linkKey)})` +
+        ` AND EXISTS (SELECT 1 FROM json_each(records.data, ${jsonPath(target.keys)}) AS t WHERE t.value = ${targetId})`
+      );
+    },
+    sortKeys: (target) => [valueSql(target)],
+  };
+}
 
 /** Prepared statements of filtered pages, by SQL text: a bounded number, the least recently used dropped first. */
 export class FilterStatements {
@@ -119,30 +144,64 @@ export class SqliteFilteredQuery {
 
   constructor(
     private readonly modelId: string,
-    filter: FilterNode | null,
+    private readonly filterNode: FilterNode | null,
   ) {
-    this.filter = filter ? filterSql(filter, SQLITE_FILTERS, this.parameters) : null;
+    this.filter = filterNode ? filterSql(filterNode, SQLITE_FILTERS, this.parameters) : null;
   }
 
   get values(): Record<string, unknown> {
     return this.parameters.values;
   }
 
-  where(extra: string | null = null): string {
-    return [modelCondition(this.modelId), this.filter, extra]
+  where(extra: string | null = null, filter = this.filter): string {
+    return [modelCondition(this.modelId), filter, extra]
       .filter((part): part is string => part !== null)
       .map((part) => `(${part})`)
       .join(' AND ');
   }
 
-  /** A segment's rows as `columns`; the offset is the parameter `o`. */
+  /**
+   * A segment's rows as `columns`; the offset is the parameter `o`. In updatedAt order, the merge of the records
+   * never modified and the others (updated-order.ts).
+   */
   page(columns: string, segment: PageSegment): string {
     if (!Number.isSafeInteger(segment.limit) || segment.limit < 0) throw new Error(`Bad page size ${segment.limit}`);
-    return `SELECT ${columns} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} LIMIT ${segment.limit} OFFSET @o`;
+    const window = `LIMIT ${segment.limit} OFFSET @o`;
+    if (segment.keys[0] === 'updated_at') {
+      const neverUpdatedFilter = this.filterNode ? filterSql(this.filterNode, NEVER_UPDATED_FILTERS, new SameParameters()) : null;
+      const arms = { neverUpdated: this.where(segment.where, neverUpdatedFilter), updated: this.where(segment.where) };
+      return updatedOrderSql(columns, arms, segment.direction, window);
+    }
+    return `SELECT ${columns} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} ${window}`;
   }
 
+  /**
+   * The count of the matching records. A filter on `updatedAt` counts the two arms of updated-order.ts apart and
+   * adds them: records_model_updated holds only the modified records, so on its own a range of updatedAt is an
+   * index range nowhere, and the count would read every record of the model.
+   */
   count(extra: string | null = null): string {
-    return `SELECT count(*) FROM records WHERE ${this.where(extra)}`;
+    if (!this.filterNode || !mentionsUpdatedAt(this.filterNode)) return `SELECT count(*) FROM records WHERE ${this.where(extra)}`;
+    const neverUpdatedFilter = filterSql(this.filterNode, NEVER_UPDATED_FILTERS, new SameParameters());
+    return (
+      `SELECT (SELECT count(*) FROM records WHERE ${this.where(extra, neverUpdatedFilter)} AND ${NEVER_UPDATED})` +
+      ` + (SELECT count(*) FROM records WHERE ${this.where(extra)} AND ${UPDATED})`
+    );
+  }
+}
+
+function mentionsUpdatedAt(node: FilterNode): boolean {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.nodes.some(mentionsUpdatedAt);
+    case 'not':
+      return mentionsUpdatedAt(node.node);
+    case 'compare':
+    case 'in':
+      return node.target.kind === 'time' && node.target.column === 'updatedAt';
+    default:
+      return false;
   }
 }
 

@@ -26,6 +26,7 @@ import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js
 import { isoTime } from '../rows/time.js';
 import { modelGone, skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
+import { updatedOrderCursor, updatedOrderSql } from './updated-order.js';
 import { selectModelPage } from './model-page.js';
 import { countMatching, FilterStatements, findRows } from './record-filter.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
@@ -362,7 +363,10 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   async list(modelId: string, window: ListWindow, after?: PageCursor, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
-    const parameters = after ? [modelId, after.time, after.id] : [modelId, window.offset];
+    const arm = after ? [modelId, after.time, after.id] : [modelId];
+    // An updatedAt page binds the model (and cursor) once for each of its two arms (updated-order.ts).
+    const parameters = isUpdatedOrder(window.sort) ? [...arm, ...arm] : arm;
+    if (!after) parameters.push(window.offset);
     const bound = reading.data ? reading.maxDataBytes : null;
     // The sizes first: SQLite tells a value's size from the row header, without reading the value.
     if (bound !== null)
@@ -415,10 +419,22 @@ export class SqliteRecordStore implements RecordStore {
     let statement = this.listStatements.get(key);
     if (!statement) {
       if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`Bad page size ${limit}`);
-      const where = afterACursor ? `model_id = ? AND ${afterCursor(sort, '?', '?')}` : 'model_id = ?';
       const page = afterACursor ? `LIMIT ${limit}` : `LIMIT ${limit} OFFSET ?`;
       const columns = read === 'sizes' ? 'octet_length(data)' : (read === 'data' ? LIST_COLUMNS : WITHOUT_DATA).join(', ');
-      statement = this.db.prepare(`SELECT ${columns} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`).raw(true);
+      let sql: string;
+      if (isUpdatedOrder(sort)) {
+        const direction = sort.endsWith('_asc') ? 'ASC' : 'DESC';
+        const cursor = afterACursor ? updatedOrderCursor(direction, '?', '?') : null;
+        const arms = {
+          neverUpdated: cursor ? `model_id = ? AND ${cursor.neverUpdated}` : 'model_id = ?',
+          updated: cursor ? `model_id = ? AND ${cursor.updated}` : 'model_id = ?',
+        };
+        sql = updatedOrderSql(columns, arms, direction, page);
+      } else {
+        const where = afterACursor ? `model_id = ? AND ${afterCursor(sort, '?', '?')}` : 'model_id = ?';
+        sql = `SELECT ${columns} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`;
+      }
+      statement = this.db.prepare(sql).raw(true);
       this.listStatements.set(key, statement);
     }
     return statement;
@@ -436,6 +452,10 @@ export class SqliteRecordStore implements RecordStore {
     }
     return workspaceId;
   }
+}
+
+function isUpdatedOrder(sort: RecordSort): boolean {
+  return sort.startsWith('updatedAt');
 }
 
 /** Refuses a page whose records' data, by their sizes in page order, add up to more than the bound. */
