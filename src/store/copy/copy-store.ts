@@ -44,8 +44,16 @@ export interface ModelCheck {
   target: string;
 }
 
+/** Where the time went: the rows of all tables; the indexes; the target's checksums (run beside the indexes). */
+export interface PhaseTimes {
+  rowsMs: number;
+  indexesMs: number;
+  verifyMs: number;
+}
+
 export interface CopyResult {
   copiedRows: number;
+  phases: PhaseTimes;
   tables: TableCheck[];
   models: ModelCheck[];
   ok: boolean;
@@ -141,7 +149,8 @@ async function copyBetween(
 
   let copiedRows = 0;
   // A copy that starts the records from the first reads every source record once: it hashes them on the way.
-  const sourceHash = resumed.get('records') === 0 ? new ChecksumAccumulator() : null;
+  const sourceHash = resumed.get('records') === 0 ? new ChecksumAccumulator(source.dataIsJsonbText) : null;
+  const recordsStarted = Date.now();
   for (const table of COPIED_TABLES) {
     const tableColumns = columns.get(table.name)!;
     const hashed = table.name === 'records' && sourceHash ? CHECKSUM_COLUMNS.map((name) => tableColumns.indexOf(name)) : null;
@@ -167,36 +176,41 @@ async function copyBetween(
       page = nextPage;
     }
   }
+  const phases: PhaseTimes = { rowsMs: Date.now() - recordsStarted, indexesMs: 0, verifyMs: 0 };
 
-  // The target's rows are all there: they are read back and hashed (on a connection of their own) while its indexes
-  // are built, since the one keeps this process busy and the other the database.
-  const verifier = await openSide(options.to, 'target');
-  let checksums: Promise<[Checksums, Checksums]>;
+  // The target's rows are all there: its indexes are built while its records are hashed (by PostgreSQL itself when
+  // it is the target, on connections of its own; else here, on a second connection).
+  const verifyStarted = Date.now();
+  // A resumed copy reads the source's records again for its checksums (and the boundaries of its chunks) first.
+  const sourceResult = sourceHash ? sourceHash.result() : await checksumsOf(source, batchRows, null);
+  const verifier = target.recordChecksums ? null : await openSide(options.to, 'target');
+  let targetSums: Promise<Checksums>;
   try {
-    checksums = Promise.all([
-      sourceHash ? sourceHash.result() : checksumsOf(source, batchRows),
-      checksumsOf(verifier, batchRows),
-    ]);
+    targetSums = (async () => {
+      const sums = (await checksumsOf(verifier ?? target, batchRows, sourceResult.boundaries)).checksums;
+      phases.verifyMs = Date.now() - verifyStarted;
+      return sums;
+    })();
     // Handled below; not left unhandled if the indexes fail first.
-    checksums.catch(() => {});
+    targetSums.catch(() => {});
     emit({ phase: 'indexes' });
+    const indexesStarted = Date.now();
     // Also those that a stopped copy dropped, when this run had nothing left to copy into their table.
-    await target.restoreIndexes();
-    await target.buildFieldIndexes(await modelsOf(target, batchRows));
+    await target.buildIndexes(await modelsOf(target, batchRows));
+    phases.indexesMs = Date.now() - indexesStarted;
     emit({ phase: 'verify' });
-    await checksums;
+    await targetSums;
   } finally {
-    await verifier.close();
+    await verifier?.close();
   }
   const tables: TableCheck[] = [];
   for (const table of COPIED_TABLES) {
     tables.push({ table: table.name, source: totals.get(table.name)!, target: await target.count(table.name) });
   }
-  const [sourceSums, targetSums] = await checksums;
-  const models = compareChecksums(sourceSums, targetSums);
+  const models = compareChecksums(sourceResult.checksums, await targetSums);
   const ok = tables.every((check) => check.source === check.target) && models.every((check) => check.source === check.target);
   if (ok) await target.dropMarker();
-  return { copiedRows, tables, models, ok, elapsedMs: Date.now() - started };
+  return { copiedRows, tables, models, ok, elapsedMs: Date.now() - started, phases };
 }
 
 /** Every source table is either copied or known not to be; the copied ones are all there. */
