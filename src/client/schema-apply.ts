@@ -149,11 +149,14 @@ async function modelWrites(client: ContentClient, writes: readonly ModelWrite[],
   return outcomes;
 }
 
-/** The errors of a document's answer by the index of the write they belong to (their path starts `w<index>`); null when one belongs to none. */
+/**
+ * The errors of a document's answer by the index of the write they belong to (their path starts `w<index>`); null
+ * when one belongs to none.
+ */
 function errorsByWrite(error: ContentServiceError): Map<number, ContentServiceError> | null {
   const byWrite = new Map<number, ContentServiceError>();
   for (const entry of error.errors as { message: string; extensions?: Record<string, unknown>; path?: unknown }[]) {
-    const alias = Array.isArray(entry.path) ? entry.path[0] : undefined;
+    const alias: unknown = Array.isArray(entry.path) ? (entry.path as unknown[])[0] : undefined;
     const match = typeof alias === 'string' ? /^w(\d+)$/.exec(alias) : null;
     if (!match) return null;
     const index = Number(match[1]);
@@ -182,12 +185,12 @@ async function makeWrites<T>(
   made: (item: T, id: string) => void,
 ): Promise<void> {
   const outcomes = await modelWrites(client, items.map(writeOf), false);
-  let firstError: ContentServiceError | null = null;
+  const refused: ContentServiceError[] = [];
   outcomes.forEach((outcome, index) => {
-    if (outcome instanceof ContentServiceError) firstError ??= outcome;
+    if (outcome instanceof ContentServiceError) refused.push(outcome);
     else made(items[index]!, outcome.id);
   });
-  if (firstError) throw firstError;
+  if (refused.length > 0) throw refused[0]!;
 }
 
 export type StepReport = (line: string) => void;
