@@ -10,7 +10,7 @@
 // back into this process.
 import { createHash, type Hash } from 'node:crypto';
 import { jsonbText } from './jsonb-text.js';
-import type { CopySide, Row, Value } from './side.js';
+import type { ChunkHasher, CopySide, Row, Value } from './side.js';
 
 export type Checksums = Map<string, { records: number; digest: string }>;
 
@@ -106,6 +106,11 @@ export class ChecksumAccumulator {
     this.rowsInChunk = 0;
   }
 
+  /** The boundaries of the chunks closed so far (the source's, growing as records are added). */
+  get boundariesSoFar(): readonly string[] {
+    return this.boundaries;
+  }
+
   /** The checksums, and the boundaries the chunks were cut at. */
   result(): { checksums: Checksums; boundaries: string[] } {
     if (this.chunkHashes.size > 0) this.closeChunk();
@@ -114,17 +119,49 @@ export class ChecksumAccumulator {
 }
 
 /**
- * The checksums of a side's records: hashed by its database when it can (PostgreSQL), else read and hashed here.
- * `boundaries`: the source's (for a target); null for a source, whose boundaries are made and returned.
+ * A target's chunks hashed by its database, each as soon as the target holds all of its records (during the load),
+ * the rest at the end: the digests are ready soon after the last record is written.
+ */
+export class TargetChunks {
+  private scheduled = 0;
+  private readonly digests: Promise<ChunkDigest[]>[] = [];
+
+  constructor(
+    private readonly hasher: ChunkHasher,
+    private readonly boundaries: readonly string[],
+  ) {}
+
+  /** The target holds every record up to `id` (in id order): the chunks that end there or before are hashed. */
+  heldThrough(id: string): void {
+    while (this.scheduled < this.boundaries.length && this.boundaries[this.scheduled]! <= id) this.schedule();
+  }
+
+  /** After the last record: the remaining chunks (the last one open-ended, for any record past the source's). */
+  async checksums(): Promise<Checksums> {
+    while (this.scheduled <= this.boundaries.length) this.schedule();
+    const fold = new ChunkFold();
+    for (let chunk = 0; chunk < this.digests.length; chunk++) fold.add(chunk, await this.digests[chunk]!);
+    return fold.result();
+  }
+
+  private schedule(): void {
+    const chunk = this.scheduled++;
+    const digests = this.hasher.chunk(chunk > 0 ? this.boundaries[chunk - 1]! : null, this.boundaries[chunk] ?? null);
+    // Awaited in checksums(); not an unhandled rejection before.
+    digests.catch(() => {});
+    this.digests.push(digests);
+  }
+}
+
+/**
+ * The checksums of a side's records, read and hashed here. `boundaries`: the source's (for a target); null for a
+ * source, whose boundaries are made and returned.
  */
 export async function checksumsOf(
   side: CopySide,
   batchRows: number,
   boundaries: readonly string[] | null,
 ): Promise<{ checksums: Checksums; boundaries: string[] }> {
-  if (boundaries !== null && side.recordChecksums) {
-    return { checksums: await side.recordChecksums(boundaries), boundaries: [...boundaries] };
-  }
   const accumulator = new ChecksumAccumulator(side.dataIsJsonbText, boundaries);
   let after: Row | null = null;
   for (;;) {

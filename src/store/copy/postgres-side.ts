@@ -3,11 +3,11 @@ import { syncFieldIndexes } from '../postgres/field-indexes.js';
 import { parsePostgresUrl } from '../postgres/index.js';
 import { migrate } from '../postgres/migrations.js';
 import { quoteIdentifier } from '../postgres/sql.js';
-import { ChunkFold, NULL_TEXT, type ChunkDigest, type Checksums } from './checksum.js';
+import { NULL_TEXT, type ChunkDigest } from './checksum.js';
 import { copyIn, copyText } from './postgres-copy-in.js';
 import { definitionOf } from './sqlite-side.js';
 import { DEFERRED_INDEXES_TABLE, PROGRESS_TABLE } from './tables.js';
-import type { CopySide, ModelIndexSource, Row } from './side.js';
+import type { ChunkHasher, CopySide, ModelIndexSource, Row } from './side.js';
 
 /**
  * Columns read through an expression instead of as they are: the workspace's content version takes in its
@@ -204,8 +204,8 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
     async buildIndexes(models) {
       await buildIndexes(client, options.connectionString, models);
     },
-    async recordChecksums(boundaries) {
-      return recordChecksums(options.connectionString, boundaries);
+    async openChunkHasher(connections) {
+      return openChunkHasher(options.connectionString, connections);
     },
     async close() {
       await client.end().catch(() => {});
@@ -213,9 +213,8 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
   };
 }
 
-/** Connections that build indexes at once, and that hash the records at once (the two run side by side). */
+/** Connections that build indexes at once. */
 const INDEX_CONNECTIONS = 2;
-const CHECKSUM_CONNECTIONS = 2;
 
 /** A session for one job of the copy's end: its own connection, closed after. */
 async function withClients<T>(
@@ -304,26 +303,44 @@ async function buildIndexes(client: pg.Client, connectionString: string, models:
 const RECORD_LINE = `id || E'\\t' || data::text || E'\\t' || coalesce(created_at::text, '${NULL_TEXT}') || E'\\t' ||
   coalesce(updated_at::text, '${NULL_TEXT}') || E'\\n'`;
 
-/** Each chunk's digests per model (checksum.ts), hashed by PostgreSQL over its ranges of ids, several at a time. */
-async function recordChecksums(connectionString: string, boundaries: readonly string[]): Promise<Checksums> {
-  const chunks = Array.from({ length: boundaries.length + 1 }, (_, index) => index);
-  const digests: ChunkDigest[][] = [];
-  await withClients(connectionString, CHECKSUM_CONNECTIONS, ["SET work_mem = '64MB'"], (clients) =>
-    runOn(clients, chunks, async (client, chunk) => {
+/** Chunks of the records hashed by PostgreSQL (checksum.ts), on `connections` connections of their own, in turn. */
+async function openChunkHasher(connectionString: string, connections: number): Promise<ChunkHasher> {
+  const clients: pg.Client[] = [];
+  const close = () => Promise.all(clients.map((client) => client.end().catch(() => {}))).then(() => {});
+  try {
+    for (let index = 0; index < connections; index++) {
+      const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+      client.on('error', () => {});
+      clients.push(client);
+      await client.connect();
+      await client.query("SET work_mem = '64MB'");
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  // Each client runs its queries one after another (pg queues them): a chunk goes to the one with the fewest waiting.
+  const waiting = clients.map(() => 0);
+  return {
+    async chunk(lower, upper) {
       const conditions: string[] = [];
       const values: string[] = [];
-      if (chunk > 0) conditions.push(`id > $${values.push(boundaries[chunk - 1]!)}`);
-      if (chunk < boundaries.length) conditions.push(`id <= $${values.push(boundaries[chunk]!)}`);
-      const { rows } = await client.query<ChunkDigest>(
-        `SELECT model_id AS "modelId", count(*)::integer AS records,
-                encode(sha256(convert_to(string_agg(${RECORD_LINE}, '' ORDER BY id), 'UTF8')), 'hex') AS digest
-         FROM records ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY model_id`,
-        values,
-      );
-      digests[chunk] = rows;
-    }),
-  );
-  const fold = new ChunkFold();
-  for (const chunk of chunks) fold.add(chunk, digests[chunk]!);
-  return fold.result();
+      if (lower !== null) conditions.push(`id > $${values.push(lower)}`);
+      if (upper !== null) conditions.push(`id <= $${values.push(upper)}`);
+      const index = waiting.indexOf(Math.min(...waiting));
+      waiting[index]!++;
+      try {
+        const { rows } = await clients[index]!.query<ChunkDigest>(
+          `SELECT model_id AS "modelId", count(*)::integer AS records,
+                  encode(sha256(convert_to(string_agg(${RECORD_LINE}, '' ORDER BY id), 'UTF8')), 'hex') AS digest
+           FROM records ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY model_id`,
+          values,
+        );
+        return rows;
+      } finally {
+        waiting[index]!--;
+      }
+    },
+    close,
+  };
 }

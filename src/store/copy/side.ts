@@ -1,6 +1,6 @@
 // One end of a copy: a database read from or written to, whichever kind it is. Values travel between the two
 // ends in one form: text as strings, integers and booleans as numbers (true is 1), JSON as its text.
-import type { Checksums } from './checksum.js';
+import type { ChunkDigest } from './checksum.js';
 
 export type Value = string | number | null;
 export type Row = Value[];
@@ -49,10 +49,17 @@ export interface CopySide {
    */
   buildIndexes(models: readonly ModelIndexSource[]): Awaitable<void>;
   /**
-   * The records' checksums computed by the database itself, chunked at the source's `boundaries` (see
+   * Hashing of the records' chunks by the database itself, on `connections` connections of their own (see
    * checksum.ts); a side without it has its records read and hashed by the copy.
    */
-  recordChecksums?(boundaries: readonly string[]): Promise<Checksums>;
+  openChunkHasher?(connections: number): Promise<ChunkHasher>;
 
   close(): Awaitable<void>;
+}
+
+/** Hashes chunks of the records in the database itself (checksum.ts), on connections of its own. */
+export interface ChunkHasher {
+  /** The digests per model of the records with lower < id <= upper (null: no bound), in id order. */
+  chunk(lower: string | null, upper: string | null): Promise<ChunkDigest[]>;
+  close(): Promise<void>;
 }
