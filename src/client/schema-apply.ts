@@ -27,6 +27,8 @@ const DELETE = `mutation($id: ID!) { model { delete(id: $id) { id deleted } } }`
  * another (never two model writes at once, which on PostgreSQL could deadlock), each in its own transaction.
  */
 const WRITES_PER_DOCUMENT = 25;
+/** Dry runs a document: smaller, the documents checked side by side on the server's connections (8 at once before). */
+const DRY_RUNS_PER_DOCUMENT = 10;
 
 interface ModelWrite {
   kind: 'create' | 'update';
@@ -118,35 +120,42 @@ function refusal(what: string, error: ContentServiceError): string {
 }
 
 /**
- * Sends the writes, WRITES_PER_DOCUMENT to a document, and answers what became of each in their order. An error of
- * the whole request (no answer, a document the server refused before running it) is thrown.
+ * Sends the writes, WRITES_PER_DOCUMENT to a document, and answers what became of each in their order. Dry runs
+ * (which write nothing) go in documents of DRY_RUNS_PER_DOCUMENT, all at once; writes one document after another.
+ * An error of the whole request (no answer, a document the server refused before running it) is thrown.
  */
 async function modelWrites(client: ContentClient, writes: readonly ModelWrite[], dryRun: boolean): Promise<WriteOutcome[]> {
-  const outcomes: WriteOutcome[] = [];
-  for (let start = 0; start < writes.length; start += WRITES_PER_DOCUMENT) {
-    const part = writes.slice(start, start + WRITES_PER_DOCUMENT);
-    const declarations = part.map(
-      (write, index) => `$w${index}: ${write.kind === 'create' ? 'Create' : 'Update'}ModelDefinitionInput!`,
+  const size = dryRun ? DRY_RUNS_PER_DOCUMENT : WRITES_PER_DOCUMENT;
+  const parts: ModelWrite[][] = [];
+  for (let start = 0; start < writes.length; start += size) parts.push(writes.slice(start, start + size));
+  const send = (part: readonly ModelWrite[]) => writeDocument(client, part, dryRun);
+  const answers: WriteOutcome[][] = [];
+  if (dryRun) answers.push(...(await Promise.all(parts.map(send))));
+  else for (const part of parts) answers.push(await send(part));
+  return answers.flat();
+}
+
+async function writeDocument(client: ContentClient, part: readonly ModelWrite[], dryRun: boolean): Promise<WriteOutcome[]> {
+  const declarations = part.map(
+    (write, index) => `$w${index}: ${write.kind === 'create' ? 'Create' : 'Update'}ModelDefinitionInput!`,
+  );
+  const fields = part.map((write, index) => `w${index}: model { ${write.kind}(input: $w${index}, dryRun: $dryRun) { id } }`);
+  const variables: Record<string, unknown> = { dryRun };
+  part.forEach((write, index) => (variables[`w${index}`] = write.input));
+  try {
+    const data = await client.request<Record<string, Record<string, { id: string }>>>(
+      `mutation(${declarations.join(', ')}, $dryRun: Boolean) { ${fields.join(' ')} }`,
+      variables,
+      { write: true, operation: dryRun ? 'checkModels' : 'writeModels' },
     );
-    const fields = part.map((write, index) => `w${index}: model { ${write.kind}(input: $w${index}, dryRun: $dryRun) { id } }`);
-    const variables: Record<string, unknown> = { dryRun };
-    part.forEach((write, index) => (variables[`w${index}`] = write.input));
-    try {
-      const data = await client.request<Record<string, Record<string, { id: string }>>>(
-        `mutation(${declarations.join(', ')}, $dryRun: Boolean) { ${fields.join(' ')} }`,
-        variables,
-        { write: true, operation: dryRun ? 'checkModels' : 'writeModels' },
-      );
-      part.forEach((write, index) => outcomes.push(data[`w${index}`]![write.kind]!));
-    } catch (error) {
-      if (!(error instanceof ContentServiceError)) throw error;
-      const failed = errorsByWrite(error);
-      if (failed === null) throw error;
-      // The writes without an error were made (their ids are not in an answer with errors; none is needed then).
-      part.forEach((_, index) => outcomes.push(failed.get(index) ?? { id: '' }));
-    }
+    return part.map((write, index) => data[`w${index}`]![write.kind]!);
+  } catch (error) {
+    if (!(error instanceof ContentServiceError)) throw error;
+    const failed = errorsByWrite(error);
+    if (failed === null) throw error;
+    // The writes without an error were made (their ids are not in an answer with errors; none is needed then).
+    return part.map((_, index) => failed.get(index) ?? { id: '' });
   }
-  return outcomes;
 }
 
 /**
