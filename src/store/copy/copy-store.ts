@@ -64,8 +64,12 @@ export interface CopyResult {
 // 10,000), large enough that a statement's round trip is a small part of its batch.
 const DEFAULT_BATCH_ROWS = 2000;
 
-/** Connections on which a PostgreSQL target hashes its records' chunks (beside the load, then beside the indexes). */
-const HASHER_CONNECTIONS = 2;
+/**
+ * Connections on which a PostgreSQL target hashes its records' chunks (beside the load, then beside the indexes). One
+ * keeps up with the load (≈ 4 s of PostgreSQL's CPU for 1,000,000 records, spread over the load); two took CPU from
+ * the COPY on 2 cores and made the load slower.
+ */
+const HASHER_CONNECTIONS = 1;
 
 /** Where a database URL points, so that a copy onto itself is refused (a path resolved; host, database, schema). */
 export function databaseIdentity(url: string): string {
