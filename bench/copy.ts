@@ -3,8 +3,9 @@
 // progress lines on); the wall time from start to exit (copy, field indexes, verification) and the peak RSS of the
 // process (its VmHWM, read every 50 ms while it runs). Targets (issue 17): ≥ 50,000 records/s, peak RSS < 200 MB.
 import { spawn } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { newId } from '../src/ids.js';
 import { migrate } from '../src/store/sqlite/migrations.js';
@@ -20,6 +21,8 @@ const args = new Args();
 const rows = args.int('rows', 1_000_000);
 /** A SQLite file to keep the source in between runs (filled when missing): repeated runs skip the fill. */
 const keptSource = args.string('source', '');
+/** Another build's CLI to run instead of this tree's (`--cli /tmp/base/bin/content-service.js`): before/after on one machine state. */
+const cliPath = args.string('cli', CLI);
 databaseKinds('postgres');
 
 /** The source: the service's schema, one workspace and product model, `count` records written by the raw driver. */
@@ -52,23 +55,40 @@ function fillSource(path: string, count: number): void {
   db.close();
 }
 
+/** CPU seconds (user, system) a live process has used so far, from /proc/<pid>/stat (100 ticks a second). */
+function cpuSeconds(pid: number): { user: number; system: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
 function runCopy(
   from: string,
   to: string,
-): Promise<{ code: number | null; stdout: string; stderr: string; ms: number; peakMiB: number }> {
+): Promise<{
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  peakMiB: number;
+  cpu: { user: number; system: number };
+}> {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [CLI, 'copy', '--from', from, '--to', to], {
+    const child = spawn(process.execPath, [cliPath, 'copy', '--from', from, '--to', to], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // VmHWM (the kernel's own peak) and VmRSS while the process lives; a process that has exited but is not yet
     // reaped has neither (NaN), so those samples are skipped.
     let peakMiB = 0;
+    // The last sample's CPU time: at most one interval (50 ms) short of the whole.
+    let cpu = { user: 0, system: 0 };
     const sample = () => {
       try {
         const { rssMiB, hwmMiB } = memoryStatus(child.pid!);
         for (const value of [rssMiB, hwmMiB]) if (Number.isFinite(value)) peakMiB = Math.max(peakMiB, value);
+        const used = cpuSeconds(child.pid!);
+        if (used.user + used.system >= cpu.user + cpu.system) cpu = used;
       } catch {
         // the process has ended
       }
@@ -81,7 +101,7 @@ function runCopy(
     child.on('exit', (code) => {
       const ms = performance.now() - started;
       clearInterval(sampler);
-      resolve({ code, stdout, stderr, ms, peakMiB });
+      resolve({ code, stdout, stderr, ms, peakMiB, cpu });
     });
   });
 }
@@ -112,7 +132,10 @@ try {
   const copyLine = /Copied (\d+) rows in ([\d.]+) s/.exec(result.stdout);
   console.log(
     `copy SQLite → PostgreSQL: ${rows.toLocaleString('en')} records in ${seconds.toFixed(1)} s wall (process start to exit) = ` +
-      `${perSecond.toLocaleString('en')} records/s (target ≥ 50,000); peak RSS ${result.peakMiB.toFixed(0)} MiB (target < 200 MB)`,
+      `${perSecond.toLocaleString('en')} records/s (target ≥ 50,000); peak RSS ${result.peakMiB.toFixed(0)} MiB (target < 200 MB); ` +
+      `CPU of the process ${result.cpu.user.toFixed(1)} s user + ${result.cpu.system.toFixed(1)} s system; load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}`,
   );
   const file = writeResults('copy', 'postgres', {
     machine,
@@ -122,6 +145,9 @@ try {
     recordsPerSecond: perSecond,
     reportedByCopy: copyLine ? { rows: Number(copyLine[1]), seconds: Number(copyLine[2]) } : null,
     peakRssMiB: Math.round(result.peakMiB),
+    cpuSeconds: result.cpu,
+    cli: cliPath,
+    loadAverageAtEnd: loadavg(),
     phases: result.stderr.trim().split('\n'),
   });
   console.log(`results: ${file}`);

@@ -60,6 +60,11 @@ function formatResult(result: CopyResult): string {
     const mark = check.source === check.target ? 'ok' : `MISMATCH (target ${check.target.slice(0, 16)})`;
     lines.push(`model ${check.modelId}  ${check.records} records  sha256 ${check.source.slice(0, 16)}  ${mark}`);
   }
+  const { rowsMs, indexesMs, verifyMs } = result.phases;
+  lines.push(
+    `Rows ${(rowsMs / 1000).toFixed(1)} s; indexes ${(indexesMs / 1000).toFixed(1)} s; ` +
+      `the target's checksums ${(verifyMs / 1000).toFixed(1)} s (beside the indexes).`,
+  );
   const seconds = result.elapsedMs / 1000;
   const rate = seconds > 0 ? Math.round(result.copiedRows / seconds) : result.copiedRows;
   lines.push(

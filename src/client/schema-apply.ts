@@ -18,12 +18,25 @@ const MODEL_SELECTION =
   'id slug name description icon color displayField deliveryAccess recordCount product { enabled skuField priceField } ' +
   fieldsSelection(FIELD_LEVELS);
 
-const CREATE = `mutation($input: CreateModelDefinitionInput!, $dryRun: Boolean) { model { create(input: $input, dryRun: $dryRun) { id slug } } }`;
 const UPDATE = `mutation($input: UpdateModelDefinitionInput!, $dryRun: Boolean) { model { update(input: $input, dryRun: $dryRun) { id slug } } }`;
 const DELETE = `mutation($id: ID!) { model { delete(id: $id) { id deleted } } }`;
 
-/** Dry runs at once: a plan of 50 models is checked in a few round trips, without a burst on the server. */
-const IN_FLIGHT = 8;
+/**
+ * Model writes (or their dry runs) sent in one GraphQL document, each under an alias: a plan of 50 models is checked
+ * and made in a few requests. The server allows 30 aliases a document; it runs a document's mutations one after
+ * another (never two model writes at once, which on PostgreSQL could deadlock), each in its own transaction.
+ */
+const WRITES_PER_DOCUMENT = 25;
+/** Dry runs a document: smaller, the documents checked side by side on the server's connections (8 at once before). */
+const DRY_RUNS_PER_DOCUMENT = 10;
+
+interface ModelWrite {
+  kind: 'create' | 'update';
+  input: Record<string, unknown>;
+}
+
+/** What became of one write of a document: done (with the model's id), or refused with the server's error. */
+type WriteOutcome = { id: string } | ContentServiceError;
 
 export async function readWorkspaceModels(client: ContentClient): Promise<CurrentModel[]> {
   const data = await client.request<{ model: { list: ModelDefinition[] } }>(
@@ -53,22 +66,20 @@ function modelInput(model: SchemaModel, fields: readonly SchemaField[] = model.f
  */
 export async function checkPlan(client: ContentClient, plan: SchemaPlan, current: readonly CurrentModel[]): Promise<string[]> {
   const existing = new Set(current.map((entry) => entry.model.slug));
-  const checks: (() => Promise<string | null>)[] = [];
+  const writes: { what: string; write: ModelWrite }[] = [];
   for (const model of plan.creates) {
     const { fields } = pointingAtSelf(model.fields, existing, model.slug);
-    checks.push(() =>
-      refusal(`model ${model.slug}`, () =>
-        client.request(CREATE, { input: { slug: model.slug, ...modelInput(model, fields) }, dryRun: true }, { write: true }),
-      ),
-    );
+    writes.push({
+      what: `model ${model.slug}`,
+      write: { kind: 'create', input: { slug: model.slug, ...modelInput(model, fields) } },
+    });
   }
   for (const update of plan.updates) {
     const fields = withoutMissingTargets(update.after.fields, update.before.fields, existing);
-    checks.push(() =>
-      refusal(`model ${update.after.slug}`, () =>
-        client.request(UPDATE, { input: { id: update.id, ...modelInput(update.after, fields) }, dryRun: true }, { write: true }),
-      ),
-    );
+    writes.push({
+      what: `model ${update.after.slug}`,
+      write: { kind: 'update', input: { id: update.id, ...modelInput(update.after, fields) } },
+    });
   }
   const problems: string[] = [];
   for (const entry of plan.deletes) {
@@ -78,32 +89,117 @@ export async function checkPlan(client: ContentClient, plan: SchemaPlan, current
       );
     }
   }
-  for (let start = 0; start < checks.length; start += IN_FLIGHT) {
-    const answers = await Promise.all(checks.slice(start, start + IN_FLIGHT).map((check) => check()));
-    for (const answer of answers) if (answer) problems.push(answer);
-  }
-  return problems;
-}
-
-/** The server's refusal of a dry run as one line; null when it would be made. Failures to reach it are thrown. */
-async function refusal(what: string, dryRun: () => Promise<unknown>): Promise<string | null> {
+  let outcomes: WriteOutcome[];
   try {
-    await dryRun();
-    return null;
+    outcomes = await modelWrites(
+      client,
+      writes.map((entry) => entry.write),
+      true,
+    );
   } catch (error) {
-    if (!(error instanceof ContentServiceError)) throw error;
-    if (/Unknown argument "dryRun"/.test(error.message)) {
+    if (error instanceof ContentServiceError && /Unknown argument "dryRun"/.test(error.message)) {
       throw new ContentServiceError(
         'the server cannot check changes before making them (its model.create and model.update take no dryRun ' +
           'argument), so schema apply changes nothing there; it needs a content-service server of this version or newer',
         { code: error.code },
       );
     }
-    if (error.code === 'BAD_USER_INPUT' || error.code === 'CONFLICT' || error.code === 'NOT_FOUND') {
-      return `${what}: ${error.message}`;
-    }
     throw error;
   }
+  outcomes.forEach((outcome, index) => {
+    if (outcome instanceof ContentServiceError) problems.push(refusal(writes[index]!.what, outcome));
+  });
+  return problems;
+}
+
+/** The server's refusal of a dry run as one line; an error that is not a refusal (the server failed) is thrown. */
+function refusal(what: string, error: ContentServiceError): string {
+  if (error.code === 'BAD_USER_INPUT' || error.code === 'CONFLICT' || error.code === 'NOT_FOUND')
+    return `${what}: ${error.message}`;
+  throw error;
+}
+
+/**
+ * Sends the writes, WRITES_PER_DOCUMENT to a document, and answers what became of each in their order. Dry runs
+ * (which write nothing) go in documents of DRY_RUNS_PER_DOCUMENT, all at once; writes one document after another.
+ * An error of the whole request (no answer, a document the server refused before running it) is thrown.
+ */
+async function modelWrites(client: ContentClient, writes: readonly ModelWrite[], dryRun: boolean): Promise<WriteOutcome[]> {
+  const size = dryRun ? DRY_RUNS_PER_DOCUMENT : WRITES_PER_DOCUMENT;
+  const parts: ModelWrite[][] = [];
+  for (let start = 0; start < writes.length; start += size) parts.push(writes.slice(start, start + size));
+  const send = (part: readonly ModelWrite[]) => writeDocument(client, part, dryRun);
+  const answers: WriteOutcome[][] = [];
+  if (dryRun) answers.push(...(await Promise.all(parts.map(send))));
+  else for (const part of parts) answers.push(await send(part));
+  return answers.flat();
+}
+
+async function writeDocument(client: ContentClient, part: readonly ModelWrite[], dryRun: boolean): Promise<WriteOutcome[]> {
+  const declarations = part.map(
+    (write, index) => `$w${index}: ${write.kind === 'create' ? 'Create' : 'Update'}ModelDefinitionInput!`,
+  );
+  const fields = part.map((write, index) => `w${index}: model { ${write.kind}(input: $w${index}, dryRun: $dryRun) { id } }`);
+  const variables: Record<string, unknown> = { dryRun };
+  part.forEach((write, index) => (variables[`w${index}`] = write.input));
+  try {
+    const data = await client.request<Record<string, Record<string, { id: string }>>>(
+      `mutation(${declarations.join(', ')}, $dryRun: Boolean) { ${fields.join(' ')} }`,
+      variables,
+      { write: true, operation: dryRun ? 'checkModels' : 'writeModels' },
+    );
+    return part.map((write, index) => data[`w${index}`]![write.kind]!);
+  } catch (error) {
+    if (!(error instanceof ContentServiceError)) throw error;
+    const failed = errorsByWrite(error);
+    if (failed === null) throw error;
+    // The writes without an error were made (their ids are not in an answer with errors; none is needed then).
+    return part.map((_, index) => failed.get(index) ?? { id: '' });
+  }
+}
+
+/**
+ * The errors of a document's answer by the index of the write they belong to (their path starts `w<index>`); null
+ * when one belongs to none.
+ */
+function errorsByWrite(error: ContentServiceError): Map<number, ContentServiceError> | null {
+  const byWrite = new Map<number, ContentServiceError>();
+  for (const entry of error.errors as { message: string; extensions?: Record<string, unknown>; path?: unknown }[]) {
+    const alias: unknown = Array.isArray(entry.path) ? (entry.path as unknown[])[0] : undefined;
+    const match = typeof alias === 'string' ? /^w(\d+)$/.exec(alias) : null;
+    if (!match) return null;
+    const index = Number(match[1]);
+    if (byWrite.has(index)) continue;
+    const extensions = entry.extensions ?? {};
+    byWrite.set(
+      index,
+      new ContentServiceError(entry.message, {
+        code: typeof extensions.code === 'string' ? extensions.code : 'INTERNAL',
+        field: typeof extensions.field === 'string' ? extensions.field : undefined,
+        status: error.status,
+        requestId: error.requestId,
+        extensions,
+        errors: [entry],
+      }),
+    );
+  }
+  return byWrite.size > 0 ? byWrite : null;
+}
+
+/** Makes the writes (in documents of several); reports each made one; throws the first refusal after reporting. */
+async function makeWrites<T>(
+  client: ContentClient,
+  items: readonly T[],
+  writeOf: (item: T) => ModelWrite,
+  made: (item: T, id: string) => void,
+): Promise<void> {
+  const outcomes = await modelWrites(client, items.map(writeOf), false);
+  const refused: ContentServiceError[] = [];
+  outcomes.forEach((outcome, index) => {
+    if (outcome instanceof ContentServiceError) refused.push(outcome);
+    else made(items[index]!, outcome.id);
+  });
+  if (refused.length > 0) throw refused[0]!;
 }
 
 export type StepReport = (line: string) => void;
@@ -117,36 +213,32 @@ export async function applyPlan(
 ): Promise<void> {
   const existing = new Set(current.map((entry) => entry.model.slug));
   const laterUpdates: { id: string; model: SchemaModel }[] = [];
-  const create = async (model: SchemaModel) => {
-    const { fields, changed } = pointingAtSelf(model.fields, existing, model.slug);
-    const created = await client.request<{ model: { create: { id: string } } }>(
-      CREATE,
-      { input: { slug: model.slug, ...modelInput(model, fields) } },
-      { write: true, operation: 'createModel' },
-    );
-    report(`created model ${model.slug}${changed ? ' (its relations to models not yet created follow)' : ''}`);
-    if (changed) laterUpdates.push({ id: created.model.create.id, model });
-  };
   for (const wave of creationWaves(plan.creates)) {
-    await oneByOne(wave, create);
+    const pointing = new Map(wave.map((model) => [model, pointingAtSelf(model.fields, existing, model.slug)]));
+    await makeWrites(
+      client,
+      wave,
+      (model) => ({ kind: 'create', input: { slug: model.slug, ...modelInput(model, pointing.get(model)!.fields) } }),
+      (model, id) => {
+        const { changed } = pointing.get(model)!;
+        report(`created model ${model.slug}${changed ? ' (its relations to models not yet created follow)' : ''}`);
+        if (changed) laterUpdates.push({ id, model });
+      },
+    );
     for (const model of wave) existing.add(model.slug);
   }
-  await oneByOne(plan.updates, async (update) => {
-    await client.request(
-      UPDATE,
-      { input: { id: update.id, ...modelInput(update.after) } },
-      { write: true, operation: 'updateModel' },
-    );
-    report(`updated model ${update.after.slug}`);
-  });
-  await oneByOne(laterUpdates, async (later) => {
-    await client.request(
-      UPDATE,
-      { input: { id: later.id, ...modelInput(later.model) } },
-      { write: true, operation: 'updateModel' },
-    );
-    report(`updated model ${later.model.slug}: relations to the models created after it`);
-  });
+  await makeWrites(
+    client,
+    plan.updates,
+    (update) => ({ kind: 'update', input: { id: update.id, ...modelInput(update.after) } }),
+    (update) => report(`updated model ${update.after.slug}`),
+  );
+  await makeWrites(
+    client,
+    laterUpdates,
+    (later) => ({ kind: 'update', input: { id: later.id, ...modelInput(later.model) } }),
+    (later) => report(`updated model ${later.model.slug}: relations to the models created after it`),
+  );
   await deleteModels(client, plan.deletes, report);
 }
 
@@ -169,14 +261,6 @@ function creationWaves(creates: readonly SchemaModel[]): SchemaModel[][] {
     waves.push(wave);
   }
   return waves;
-}
-
-/**
- * Model writes one at a time: on PostgreSQL two model.create or model.update calls that build field indexes at the
- * same time can deadlock (each waits for the other's lock on the records table) and one fails.
- */
-async function oneByOne<T>(items: readonly T[], step: (item: T) => Promise<void>): Promise<void> {
-  for (const item of items) await step(item);
 }
 
 /**

@@ -187,6 +187,87 @@ describe('copy resume', () => {
     );
   }
 
+  /** One changed byte in a record of the target, in each of the columns the checksum covers. */
+  const tampers: { column: string; sqlite: string; postgres: string }[] = [
+    {
+      column: 'data',
+      sqlite: "UPDATE records SET data = replace(data, 'thing', 'thinG') WHERE id = ?",
+      postgres: `UPDATE records SET data = jsonb_set(data, '{title}', to_jsonb(replace(data->>'title', 'thing', 'thinG'))) WHERE id = $1`,
+    },
+    {
+      column: 'id',
+      sqlite: "UPDATE records SET id = id || 'x' WHERE id = ?",
+      postgres: "UPDATE records SET id = id || 'x' WHERE id = $1",
+    },
+    {
+      column: 'created_at',
+      sqlite: 'UPDATE records SET created_at = created_at + 1 WHERE id = ?',
+      postgres: 'UPDATE records SET created_at = created_at + 1 WHERE id = $1',
+    },
+    {
+      column: 'updated_at',
+      sqlite: 'UPDATE records SET updated_at = updated_at - 1 WHERE id = ?',
+      postgres: 'UPDATE records SET updated_at = updated_at - 1 WHERE id = $1',
+    },
+  ];
+
+  /** Changes the target's first record (in id order) with the statement of its kind. */
+  async function tamper(url: string, change: (typeof tampers)[number]): Promise<void> {
+    if (url.startsWith('sqlite:')) {
+      const db = new Database(url.slice('sqlite:'.length));
+      try {
+        const id = db.prepare('SELECT min(id) FROM records').pluck().get();
+        assert.equal(db.prepare(change.sqlite).run(id).changes, 1);
+      } finally {
+        db.close();
+      }
+      return;
+    }
+    const client = new pg.Client({ connectionString: parsePostgresUrl(url).connectionString });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ id: string }>('SELECT min(id) AS id FROM records');
+      assert.equal((await client.query(change.postgres, [rows[0]!.id])).rowCount, 1);
+    } finally {
+      await client.end();
+    }
+  }
+
+  for (const target of targets) {
+    test(
+      `copy: a byte changed in the target's data, id or timestamps (${target.name}) fails the verification`,
+      { skip: target.skip },
+      async () => {
+        for (const change of tampers) {
+          // A fresh target each time: a file of its own on SQLite.
+          const url = target.name === 'SQLite' ? `sqlite:${join(dir, `tampered-${change.column}.db`)}` : target.url();
+          let batches = 0;
+          await assert.rejects(
+            copyStore({
+              from: sourceUrl,
+              to: url,
+              resume: false,
+              batchRows: 50,
+              onEvent(event) {
+                if (event.phase === 'rows' && event.table === 'records' && ++batches === 4) throw new Error('stopped');
+              },
+            }),
+            /stopped/,
+          );
+          await tamper(url, change);
+          const resumed = await runCli(['copy', '--from', sourceUrl, '--to', url, '--resume']);
+          assert.equal(resumed.code, 1, `${change.column}: ${resumed.stdout}\n${resumed.stderr}`);
+          assert.match(
+            resumed.stdout,
+            new RegExp(`^model ${modelId} +${RECORDS} records +sha256 [0-9a-f]+ +MISMATCH`, 'm'),
+            change.column,
+          );
+          assert.match(resumed.stdout, /The copy does NOT match its source/);
+        }
+      },
+    );
+  }
+
   test('backup: a consistent SQLite snapshot, never over an existing file; PostgreSQL gets the pg_dump command', async () => {
     const out = join(dir, 'backup.db');
     const result = await runCli(['backup', '--database', sourceUrl, '--out', out]);

@@ -4,9 +4,9 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parsePostgresUrl } from '../postgres/index.js';
-import { ChecksumAccumulator, CHECKSUM_COLUMNS, checksumsOf, type Checksums } from './checksum.js';
+import { ChecksumAccumulator, CHECKSUM_COLUMNS, checksumsOf, TargetChunks, type Checksums } from './checksum.js';
 import { openPostgresSide, describePostgres } from './postgres-side.js';
-import type { CopySide, ModelIndexSource, Row, Value } from './side.js';
+import type { ChunkHasher, CopySide, ModelIndexSource, Row, Value } from './side.js';
 import { openSqliteSide } from './sqlite-side.js';
 import { COPIED_TABLES, NOT_COPIED } from './tables.js';
 
@@ -44,8 +44,16 @@ export interface ModelCheck {
   target: string;
 }
 
+/** Where the time went: the rows of all tables; the indexes; the target's checksums (run beside the indexes). */
+export interface PhaseTimes {
+  rowsMs: number;
+  indexesMs: number;
+  verifyMs: number;
+}
+
 export interface CopyResult {
   copiedRows: number;
+  phases: PhaseTimes;
   tables: TableCheck[];
   models: ModelCheck[];
   ok: boolean;
@@ -55,6 +63,13 @@ export interface CopyResult {
 // Small enough to keep the heap small (the process's peak RSS grows with it: ~145 MiB at 2,000 rows, ~200 MiB at
 // 10,000), large enough that a statement's round trip is a small part of its batch.
 const DEFAULT_BATCH_ROWS = 2000;
+
+/**
+ * Connections on which a PostgreSQL target hashes its records' chunks (beside the load, then beside the indexes). One
+ * keeps up with the load (≈ 4 s of PostgreSQL's CPU for 1,000,000 records, spread over the load); two took CPU from
+ * the COPY on 2 cores and made the load slower.
+ */
+const HASHER_CONNECTIONS = 1;
 
 /** Where a database URL points, so that a copy onto itself is refused (a path resolved; host, database, schema). */
 export function databaseIdentity(url: string): string {
@@ -119,6 +134,8 @@ async function copyBetween(
   started: number,
 ): Promise<CopyResult> {
   const emit = options.onEvent ?? (() => {});
+  const phases: PhaseTimes = { rowsMs: 0, indexesMs: 0, verifyMs: 0 };
+  let models: ModelCheck[];
   const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
   await source.beginSnapshot();
   await checkSourceTables(source);
@@ -141,62 +158,79 @@ async function copyBetween(
 
   let copiedRows = 0;
   // A copy that starts the records from the first reads every source record once: it hashes them on the way.
-  const sourceHash = resumed.get('records') === 0 ? new ChecksumAccumulator() : null;
-  for (const table of COPIED_TABLES) {
-    const tableColumns = columns.get(table.name)!;
-    const hashed = table.name === 'records' && sourceHash ? CHECKSUM_COLUMNS.map((name) => tableColumns.indexOf(name)) : null;
-    const keyIndexes = table.key.map((name) => tableColumns.indexOf(name));
-    let after: Row | null = await target.lastKey(table.name, table.key);
-    let done = resumed.get(table.name)!;
-    const total = totals.get(table.name)!;
-    emit({ phase: 'table', table: table.name, done, total });
-    if (done < total) await target.deferIndexes(table.name);
-    // The next page is read while the last one is written (on PostgreSQL the write runs on the server meanwhile).
-    let page = await source.readPage(table.name, tableColumns, table.key, after, batchRows);
-    while (page.length > 0) {
-      after = keyIndexes.map((index) => page[page.length - 1]![index]!);
-      const writing = target.writeRows(table.name, tableColumns, page);
-      if (hashed)
-        for (const row of page) sourceHash!.add(...(hashed.map((index) => row[index]!) as [Value, Value, Value, Value, Value]));
-      const next =
-        page.length < batchRows ? Promise.resolve([]) : source.readPage(table.name, tableColumns, table.key, after, batchRows);
-      const [, nextPage] = await Promise.all([writing, next]);
-      done += page.length;
-      copiedRows += page.length;
-      emit({ phase: 'rows', table: table.name, rows: page.length });
-      page = nextPage;
-    }
-  }
-
-  // The target's rows are all there: they are read back and hashed (on a connection of their own) while its indexes
-  // are built, since the one keeps this process busy and the other the database.
-  const verifier = await openSide(options.to, 'target');
-  let checksums: Promise<[Checksums, Checksums]>;
+  const sourceHash = resumed.get('records') === 0 ? new ChecksumAccumulator(source.dataIsJsonbText) : null;
+  // A target that hashes its own records (PostgreSQL) does it chunk by chunk as they are written.
+  const hasher: ChunkHasher | null = target.openChunkHasher ? await target.openChunkHasher(HASHER_CONNECTIONS) : null;
   try {
-    checksums = Promise.all([
-      sourceHash ? sourceHash.result() : checksumsOf(source, batchRows),
-      checksumsOf(verifier, batchRows),
-    ]);
-    // Handled below; not left unhandled if the indexes fail first.
-    checksums.catch(() => {});
-    emit({ phase: 'indexes' });
-    // Also those that a stopped copy dropped, when this run had nothing left to copy into their table.
-    await target.restoreIndexes();
-    await target.buildFieldIndexes(await modelsOf(target, batchRows));
-    emit({ phase: 'verify' });
-    await checksums;
+    const targetChunks = hasher && sourceHash ? new TargetChunks(hasher, sourceHash.boundariesSoFar) : null;
+    const recordsStarted = Date.now();
+    for (const table of COPIED_TABLES) {
+      const tableColumns = columns.get(table.name)!;
+      const isRecords = table.name === 'records';
+      const hashed = isRecords && sourceHash ? CHECKSUM_COLUMNS.map((name) => tableColumns.indexOf(name)) : null;
+      const keyIndexes = table.key.map((name) => tableColumns.indexOf(name));
+      let after: Row | null = await target.lastKey(table.name, table.key);
+      let done = resumed.get(table.name)!;
+      const total = totals.get(table.name)!;
+      emit({ phase: 'table', table: table.name, done, total });
+      if (done < total) await target.deferIndexes(table.name);
+      // The next page is read while the last one is written (on PostgreSQL the write runs on the server meanwhile).
+      let page = await source.readPage(table.name, tableColumns, table.key, after, batchRows);
+      while (page.length > 0) {
+        after = keyIndexes.map((index) => page[page.length - 1]![index]!);
+        const writing = target.writeRows(table.name, tableColumns, page);
+        if (hashed)
+          for (const row of page) sourceHash!.add(...(hashed.map((index) => row[index]!) as [Value, Value, Value, Value, Value]));
+        const next =
+          page.length < batchRows ? Promise.resolve([]) : source.readPage(table.name, tableColumns, table.key, after, batchRows);
+        const [, nextPage] = await Promise.all([writing, next]);
+        if (isRecords) targetChunks?.heldThrough(String(after[0]));
+        done += page.length;
+        copiedRows += page.length;
+        emit({ phase: 'rows', table: table.name, rows: page.length });
+        page = nextPage;
+      }
+    }
+    phases.rowsMs = Date.now() - recordsStarted;
+
+    // The target's rows are all there: its indexes are built while the rest of its records are hashed (by PostgreSQL
+    // itself, on the hasher's connections; else here, on a second connection).
+    const verifyStarted = Date.now();
+    // A resumed copy reads the source's records again for its checksums (and the boundaries of its chunks) first.
+    const sourceResult = sourceHash ? sourceHash.result() : await checksumsOf(source, batchRows, null);
+    const verifier = hasher ? null : await openSide(options.to, 'target');
+    let targetSums: Promise<Checksums>;
+    try {
+      targetSums = (async () => {
+        const sums = hasher
+          ? await (targetChunks ?? new TargetChunks(hasher, sourceResult.boundaries)).checksums()
+          : (await checksumsOf(verifier!, batchRows, sourceResult.boundaries)).checksums;
+        phases.verifyMs = Date.now() - verifyStarted;
+        return sums;
+      })();
+      // Handled below; not left unhandled if the indexes fail first.
+      targetSums.catch(() => {});
+      emit({ phase: 'indexes' });
+      const indexesStarted = Date.now();
+      // Also those that a stopped copy dropped, when this run had nothing left to copy into their table.
+      await target.buildIndexes(await modelsOf(target, batchRows));
+      phases.indexesMs = Date.now() - indexesStarted;
+      emit({ phase: 'verify' });
+      await targetSums;
+    } finally {
+      await verifier?.close();
+    }
+    models = compareChecksums(sourceResult.checksums, await targetSums);
   } finally {
-    await verifier.close();
+    await hasher?.close();
   }
   const tables: TableCheck[] = [];
   for (const table of COPIED_TABLES) {
     tables.push({ table: table.name, source: totals.get(table.name)!, target: await target.count(table.name) });
   }
-  const [sourceSums, targetSums] = await checksums;
-  const models = compareChecksums(sourceSums, targetSums);
   const ok = tables.every((check) => check.source === check.target) && models.every((check) => check.source === check.target);
   if (ok) await target.dropMarker();
-  return { copiedRows, tables, models, ok, elapsedMs: Date.now() - started };
+  return { copiedRows, tables, models, ok, elapsedMs: Date.now() - started, phases };
 }
 
 /** Every source table is either copied or known not to be; the copied ones are all there. */

@@ -3,10 +3,11 @@ import { syncFieldIndexes } from '../postgres/field-indexes.js';
 import { parsePostgresUrl } from '../postgres/index.js';
 import { migrate } from '../postgres/migrations.js';
 import { quoteIdentifier } from '../postgres/sql.js';
+import { NULL_TEXT, type ChunkDigest } from './checksum.js';
 import { copyIn, copyText } from './postgres-copy-in.js';
 import { definitionOf } from './sqlite-side.js';
 import { DEFERRED_INDEXES_TABLE, PROGRESS_TABLE } from './tables.js';
-import type { CopySide, Row } from './side.js';
+import type { ChunkHasher, CopySide, ModelIndexSource, Row } from './side.js';
 
 /**
  * Columns read through an expression instead of as they are: the workspace's content version takes in its
@@ -78,6 +79,7 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
 
   return {
     description,
+    dataIsJsonbText: true,
     async tableNames() {
       const rows = await query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
@@ -178,24 +180,6 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
         throw error;
       }
     },
-    async restoreIndexes() {
-      const exists = await query('SELECT (to_regclass($1) IS NOT NULL)::integer', [DEFERRED_INDEXES_TABLE]);
-      if (exists[0]![0] !== 1) return;
-      await client.query("SET maintenance_work_mem = '256MB'");
-      for (const [name, definition] of await query(`SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`)) {
-        await client.query('BEGIN');
-        try {
-          await client.query(String(definition));
-          await client.query(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = $1`, [name]);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => {});
-          throw error;
-        }
-      }
-      await client.query(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
-      await client.query('RESET maintenance_work_mem');
-    },
     async readMarker() {
       const exists = await query('SELECT (to_regclass($1) IS NOT NULL)::integer', [PROGRESS_TABLE]);
       if (exists[0]![0] !== 1) return null;
@@ -217,12 +201,146 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
     async dropMarker() {
       await client.query(`DROP TABLE IF EXISTS ${PROGRESS_TABLE}`);
     },
-    async buildFieldIndexes(models) {
-      for (const model of models) await syncFieldIndexes(client, model.id, definitionOf(model));
-      await client.query('ANALYZE records');
+    async buildIndexes(models) {
+      await buildIndexes(client, options.connectionString, models);
+    },
+    async openChunkHasher(connections) {
+      return openChunkHasher(options.connectionString, connections);
     },
     async close() {
       await client.end().catch(() => {});
     },
+  };
+}
+
+/** Connections that build indexes at once. */
+const INDEX_CONNECTIONS = 2;
+
+/** A session for one job of the copy's end: its own connection, closed after. */
+async function withClients<T>(
+  connectionString: string,
+  count: number,
+  setup: readonly string[],
+  work: (clients: pg.Client[]) => Promise<T>,
+): Promise<T> {
+  const clients: pg.Client[] = [];
+  try {
+    for (let index = 0; index < count; index++) {
+      const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+      client.on('error', () => {});
+      clients.push(client);
+      await client.connect();
+      for (const statement of setup) await client.query(statement);
+    }
+    return await work(clients);
+  } finally {
+    await Promise.all(clients.map((client) => client.end().catch(() => {})));
+  }
+}
+
+/** Runs the jobs on the clients, each client taking the next job when its last is done. */
+async function runOn<T>(
+  clients: readonly pg.Client[],
+  jobs: readonly T[],
+  run: (client: pg.Client, job: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (next < jobs.length) await run(client, jobs[next++]!);
+    }),
+  );
+}
+
+/**
+ * The indexes that deferIndexes dropped and the models' field indexes, several at a time on connections of their
+ * own (CREATE INDEX locks out writes, not other index builds); then the foreign keys (their check locks out index
+ * builds, so they come after) and ANALYZE.
+ */
+async function buildIndexes(client: pg.Client, connectionString: string, models: readonly ModelIndexSource[]): Promise<void> {
+  const exists = await client.query({
+    text: 'SELECT (to_regclass($1) IS NOT NULL)::integer',
+    values: [DEFERRED_INDEXES_TABLE],
+    rowMode: 'array',
+  });
+  const deferred: { name: string; definition: string }[] =
+    exists.rows[0]![0] === 1
+      ? (
+          await client.query<{ name: string; definition: string }>(
+            `SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`,
+          )
+        ).rows
+      : [];
+  const constraints = deferred.filter((index) => index.definition.startsWith('ALTER TABLE'));
+  type Job = { kind: 'deferred'; name: string; definition: string } | { kind: 'field'; model: ModelIndexSource };
+  const jobs: Job[] = [
+    ...deferred.filter((index) => !constraints.includes(index)).map((index) => ({ kind: 'deferred' as const, ...index })),
+    ...models.map((model) => ({ kind: 'field' as const, model })),
+  ];
+  const restore = async (on: pg.Client, index: { name: string; definition: string }) => {
+    await on.query('BEGIN');
+    try {
+      await on.query(index.definition);
+      await on.query(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = $1`, [index.name]);
+      await on.query('COMMIT');
+    } catch (error) {
+      await on.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  };
+  await withClients(connectionString, INDEX_CONNECTIONS, ["SET maintenance_work_mem = '256MB'"], (clients) =>
+    runOn(clients, jobs, async (on, job) => {
+      if (job.kind === 'deferred') await restore(on, job);
+      else await syncFieldIndexes(on, job.model.id, definitionOf(job.model));
+    }),
+  );
+  for (const constraint of constraints) await restore(client, constraint);
+  if (exists.rows[0]![0] === 1) await client.query(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
+  await client.query('ANALYZE records');
+}
+
+/** The line checksum.ts hashes for a record, made by PostgreSQL. */
+const RECORD_LINE = `id || E'\\t' || data::text || E'\\t' || coalesce(created_at::text, '${NULL_TEXT}') || E'\\t' ||
+  coalesce(updated_at::text, '${NULL_TEXT}') || E'\\n'`;
+
+/** Chunks of the records hashed by PostgreSQL (checksum.ts), on `connections` connections of their own, in turn. */
+async function openChunkHasher(connectionString: string, connections: number): Promise<ChunkHasher> {
+  const clients: pg.Client[] = [];
+  const close = () => Promise.all(clients.map((client) => client.end().catch(() => {}))).then(() => {});
+  try {
+    for (let index = 0; index < connections; index++) {
+      const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
+      client.on('error', () => {});
+      clients.push(client);
+      await client.connect();
+      await client.query("SET work_mem = '64MB'");
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  // Each client runs its queries one after another (pg queues them): a chunk goes to the one with the fewest waiting.
+  const waiting = clients.map(() => 0);
+  return {
+    async chunk(lower, upper) {
+      const conditions: string[] = [];
+      const values: string[] = [];
+      if (lower !== null) conditions.push(`id > $${values.push(lower)}`);
+      if (upper !== null) conditions.push(`id <= $${values.push(upper)}`);
+      const index = waiting.indexOf(Math.min(...waiting));
+      waiting[index]!++;
+      try {
+        const { rows } = await clients[index]!.query<ChunkDigest>(
+          `SELECT model_id AS "modelId", count(*)::integer AS records,
+                  encode(sha256(convert_to(string_agg(${RECORD_LINE}, '' ORDER BY id), 'UTF8')), 'hex') AS digest
+           FROM records ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''} GROUP BY model_id`,
+          values,
+        );
+        return rows;
+      } finally {
+        waiting[index]!--;
+      }
+    },
+    close,
   };
 }

@@ -1,5 +1,6 @@
 // One end of a copy: a database read from or written to, whichever kind it is. Values travel between the two
 // ends in one form: text as strings, integers and booleans as numbers (true is 1), JSON as its text.
+import type { ChunkDigest } from './checksum.js';
 
 export type Value = string | number | null;
 export type Row = Value[];
@@ -15,6 +16,8 @@ export interface ModelIndexSource {
 export interface CopySide {
   /** For messages: the kind and where (never a password). */
   readonly description: string;
+  /** JSON columns are read as PostgreSQL's jsonb prints them (the checksum's form, src/store/copy/jsonb-text.ts). */
+  readonly dataIsJsonbText: boolean;
   /** Tables that are there (not the database's own). */
   tableNames(): Awaitable<string[]>;
   /** The table's columns in their order (none: no such table). */
@@ -33,17 +36,30 @@ export interface CopySide {
   writeRows(table: string, columns: readonly string[], rows: readonly Row[]): Awaitable<void>;
   /**
    * Before a bulk load of `table`: drops its indexes that no constraint stands on, keeping their definitions in
-   * the target (they are cheaper to build once than to keep up row by row). restoreIndexes makes them again.
+   * the target (they are cheaper to build once than to keep up row by row). buildIndexes makes them again.
    */
   deferIndexes(table: string): Awaitable<void>;
-  /** Makes every index that deferIndexes dropped (in this run or a stopped one) again. */
-  restoreIndexes(): Awaitable<void>;
   /** The source an unfinished copy into here came from, or null when there is none. */
   readMarker(): Awaitable<string | null>;
   writeMarker(source: string): Awaitable<void>;
   dropMarker(): Awaitable<void>;
-  /** The indexes of `indexed` fields (and statistics) for the models now here. */
-  buildFieldIndexes(models: readonly ModelIndexSource[]): Awaitable<void>;
+  /**
+   * After the load: every index that deferIndexes dropped (in this run or a stopped one) made again, the indexes of
+   * `indexed` fields (and statistics) for the models now here, the foreign keys, the planner's statistics.
+   */
+  buildIndexes(models: readonly ModelIndexSource[]): Awaitable<void>;
+  /**
+   * Hashing of the records' chunks by the database itself, on `connections` connections of their own (see
+   * checksum.ts); a side without it has its records read and hashed by the copy.
+   */
+  openChunkHasher?(connections: number): Promise<ChunkHasher>;
 
   close(): Awaitable<void>;
+}
+
+/** Hashes chunks of the records in the database itself (checksum.ts), on connections of its own. */
+export interface ChunkHasher {
+  /** The digests per model of the records with lower < id <= upper (null: no bound), in id order. */
+  chunk(lower: string | null, upper: string | null): Promise<ChunkDigest[]>;
+  close(): Promise<void>;
 }

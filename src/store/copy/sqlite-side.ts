@@ -33,8 +33,26 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
   const inserts = new Map<string, Database.Statement>();
   const pages = new Map<string, Database.Statement>();
 
+  /** Makes every index that deferIndexes dropped (in this run or a stopped one) again. */
+  function restoreIndexes(): void {
+    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(DEFERRED_INDEXES_TABLE);
+    if (!exists) return;
+    const indexes = db.prepare(`SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`).all() as {
+      name: string;
+      definition: string;
+    }[];
+    for (const index of indexes) {
+      db.transaction(() => {
+        db.exec(index.definition);
+        db.prepare(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = ?`).run(index.name);
+      })();
+    }
+    db.exec(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
+  }
+
   const side: CopySide = {
     description: `sqlite:${path}`,
+    dataIsJsonbText: false,
     tableNames() {
       const rows = db
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
@@ -106,21 +124,6 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
         }
       })();
     },
-    restoreIndexes() {
-      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(DEFERRED_INDEXES_TABLE);
-      if (!exists) return;
-      const indexes = db.prepare(`SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`).all() as {
-        name: string;
-        definition: string;
-      }[];
-      for (const index of indexes) {
-        db.transaction(() => {
-          db.exec(index.definition);
-          db.prepare(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = ?`).run(index.name);
-        })();
-      }
-      db.exec(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
-    },
     readMarker() {
       const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(PROGRESS_TABLE);
       if (!exists) return null;
@@ -137,7 +140,8 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
     dropMarker() {
       db.exec(`DROP TABLE IF EXISTS ${PROGRESS_TABLE}`);
     },
-    buildFieldIndexes(models: readonly ModelIndexSource[]) {
+    buildIndexes(models: readonly ModelIndexSource[]) {
+      restoreIndexes();
       db.transaction(() => {
         for (const model of models) syncFieldIndexes(db, model.id, definitionOf(model));
       })();

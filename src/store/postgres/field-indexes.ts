@@ -40,24 +40,38 @@ export async function lockModelDefinitions(db: Queryable): Promise<void> {
  * `price > 100` keeps a third of the records (so it reads the model in creation order and filters). Each value
  * therefore gets a statistics object on its expression (same name as its index), and `analyze` fills them in at
  * once for a model that already holds records.
+ *
+ * `newModel`: the model is being created (its id is new), so it has no indexes or statistics yet: the catalog is
+ * not asked for them, and they are all made in one round trip.
  */
 export async function syncFieldIndexes(
   db: Queryable,
   modelId: string,
   model: Pick<ModelDefinition, 'fields' | 'product'> | null,
   analyze = false,
+  newModel = false,
 ): Promise<void> {
   const wanted = model ? fieldIndexes(modelId, model) : [];
+  if (newModel) {
+    if (wanted.length === 0) return;
+    // Nothing to drop, everything to build: one round trip (a simple query of several statements).
+    const statements = wanted.map((index) => createIndexSql(modelId, index));
+    if (await hasExpressionStatistics(db)) statements.push(...wanted.map(createStatisticsSql));
+    await db.query(statements.join(';\n'));
+    return;
+  }
   const indexes = indexChanges(await namesWithPrefix(db, INDEX_NAMES, modelId), wanted);
   for (const name of indexes.drop) await db.query(`DROP INDEX IF EXISTS ${quoteIdentifier(name)}`);
   for (const index of indexes.build) await db.query(createIndexSql(modelId, index));
   if (!(await hasExpressionStatistics(db))) return;
   const statistics = indexChanges(await namesWithPrefix(db, STATISTICS_NAMES, modelId), wanted);
   for (const name of statistics.drop) await db.query(`DROP STATISTICS IF EXISTS ${quoteIdentifier(name)}`);
-  for (const index of statistics.build) {
-    await db.query(`CREATE STATISTICS ${quoteIdentifier(index.name)} ON (${indexedSql(index.value)}) FROM records`);
-  }
+  for (const index of statistics.build) await db.query(createStatisticsSql(index));
   if (analyze && statistics.build.length > 0) await db.query('ANALYZE records');
+}
+
+function createStatisticsSql(index: FieldIndex): string {
+  return `CREATE STATISTICS ${quoteIdentifier(index.name)} ON (${indexedSql(index.value)}) FROM records`;
 }
 
 function createIndexSql(modelId: string, index: FieldIndex): string {

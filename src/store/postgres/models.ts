@@ -60,7 +60,7 @@ export class PostgresModelStore implements ModelStore {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12, 1) RETURNING *`,
           [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
         );
-        await syncFieldIndexes(client, id, shape);
+        await syncFieldIndexes(client, id, shape, false, true);
         const model = toModel(rows[0]!);
         wrote = await this.addEvent(client, 'model.created', model, now);
         return model;
