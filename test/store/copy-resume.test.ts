@@ -132,6 +132,23 @@ const targets = [
   { name: 'SQLite', skip: undefined, url: () => `sqlite:${join(dir, 'target.db')}` },
 ];
 
+/** A copy from the source into `url`, stopped by an error after its fourth batch of records (of 50). */
+async function copyStoppedHalfWay(url: string): Promise<void> {
+  let batches = 0;
+  await assert.rejects(
+    copyStore({
+      from: sourceUrl,
+      to: url,
+      resume: false,
+      batchRows: 50,
+      onEvent(event) {
+        if (event.phase === 'rows' && event.table === 'records' && ++batches === 4) throw new Error('stopped');
+      },
+    }),
+    /stopped/,
+  );
+}
+
 describe('copy resume', () => {
   for (const target of targets) {
     test(
@@ -139,19 +156,7 @@ describe('copy resume', () => {
       { skip: target.skip },
       async () => {
         const url = target.url();
-        let batches = 0;
-        await assert.rejects(
-          copyStore({
-            from: sourceUrl,
-            to: url,
-            resume: false,
-            batchRows: 50,
-            onEvent(event) {
-              if (event.phase === 'rows' && event.table === 'records' && ++batches === 4) throw new Error('stopped');
-            },
-          }),
-          /stopped/,
-        );
+        await copyStoppedHalfWay(url);
         const partial = await recordCounts(url);
         assert.ok(partial.n > 0 && partial.n < RECORDS, `half way: ${partial.n} records`);
         // Dropped for the load (made again at its end): a stop meanwhile leaves them to --resume.
@@ -241,19 +246,7 @@ describe('copy resume', () => {
         for (const change of tampers) {
           // A fresh target each time: a file of its own on SQLite.
           const url = target.name === 'SQLite' ? `sqlite:${join(dir, `tampered-${change.column}.db`)}` : target.url();
-          let batches = 0;
-          await assert.rejects(
-            copyStore({
-              from: sourceUrl,
-              to: url,
-              resume: false,
-              batchRows: 50,
-              onEvent(event) {
-                if (event.phase === 'rows' && event.table === 'records' && ++batches === 4) throw new Error('stopped');
-              },
-            }),
-            /stopped/,
-          );
+          await copyStoppedHalfWay(url);
           await tamper(url, change);
           const resumed = await runCli(['copy', '--from', sourceUrl, '--to', url, '--resume']);
           assert.equal(resumed.code, 1, `${change.column}: ${resumed.stdout}\n${resumed.stderr}`);
