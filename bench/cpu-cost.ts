@@ -46,9 +46,10 @@ const DELIVERY_LIST = JSON.stringify({
 });
 const IMPORT_ROWS = 1000;
 
-/** CPU time of a process so far, in microseconds (clock ticks of 10 ms). */
-function cpuMicros(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU time of a process (or with `thread`, of that thread of it) so far, in microseconds (clock ticks of 10 ms). */
+function cpuMicros(pid: number, thread?: number): { user: number; system: number } {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
@@ -133,6 +134,7 @@ try {
     if (perf) await new Promise((resolve) => setTimeout(resolve, 300));
     const databaseBefore = await backends?.sample();
     const serverBefore = cpuMicros(service.server.pid);
+    const mainBefore = cpuMicros(service.server.pid, service.server.pid);
     const clientBefore = process.cpuUsage();
     const first = sent;
     const started = performance.now();
@@ -147,6 +149,8 @@ try {
       }
     }
     const serverAfter = cpuMicros(service.server.pid);
+    const mainAfter = cpuMicros(service.server.pid, service.server.pid);
+    const main = (mainAfter.user + mainAfter.system - mainBefore.user - mainBefore.system) / count;
     const clientCpu = process.cpuUsage(clientBefore);
     const databaseAfter = await backends?.sample();
     if (perf) {
@@ -160,7 +164,7 @@ try {
       : '';
     console.log(
       `${op} × ${concurrency}: ${count} requests, server CPU ${(user + system).toFixed(0)} µs a request (user ${user.toFixed(0)}, system ` +
-        `${system.toFixed(0)})${database}, client CPU ${((clientCpu.user + clientCpu.system) / count).toFixed(0)} µs, ${(count / seconds).toFixed(0)} requests/s` +
+        `${system.toFixed(0)}; main thread ${main.toFixed(0)})${database}, client CPU ${((clientCpu.user + clientCpu.system) / count).toFixed(0)} µs, ${(count / seconds).toFixed(0)} requests/s` +
         (webhook === 'up' ? `, ${delivered} of ${events} events delivered` : ''),
     );
     await client.close();
