@@ -1,0 +1,55 @@
+// Delivery attempts sent from a thread of their own: an HTTP request costs the event loop about as much as the
+// write that made the event, so the worker hands the request (URL, signed body, headers) to this thread and gets the
+// outcome back; the server's event loop keeps serving writes. Same rules as sendWebhook (it is what the thread runs).
+import { Worker } from 'node:worker_threads';
+import type { SendOutcome, SendRequest } from './send.js';
+
+interface Answer {
+  id: number;
+  outcome: SendOutcome;
+}
+
+/** One thread sending every attempt of this process; `send` has the signature of sendWebhook. */
+export class SendThread {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, (outcome: SendOutcome) => void>();
+  private nextId = 0;
+  private failure: string | null = null;
+
+  constructor() {
+    this.worker = new Worker(new URL('./send-thread-main.js', import.meta.url));
+    this.worker.unref();
+    this.worker.on('message', ({ id, outcome }: Answer) => {
+      const resolve = this.waiting.get(id);
+      this.waiting.delete(id);
+      resolve?.(outcome);
+      if (this.waiting.size === 0) this.worker.unref();
+    });
+    // A thread that fails answers every attempt it held, and those sent after, as failed (retried as network errors).
+    const fail = (text: string) => {
+      this.failure = text;
+      for (const resolve of this.waiting.values()) resolve(failed(text));
+      this.waiting.clear();
+    };
+    this.worker.on('error', (error) => fail(`sender thread failed: ${error.message}`));
+    this.worker.on('exit', () => fail('sender thread stopped'));
+  }
+
+  readonly send = (request: SendRequest): Promise<SendOutcome> => {
+    if (this.failure !== null) return Promise.resolve(failed(this.failure));
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      if (this.waiting.size === 0) this.worker.ref();
+      this.waiting.set(id, resolve);
+      this.worker.postMessage({ id, request });
+    });
+  };
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+function failed(error: string): SendOutcome {
+  return { statusCode: null, error, durationMs: 0, retryAfterSeconds: null };
+}
