@@ -9,20 +9,31 @@ interface Answer {
   outcome: SendOutcome;
 }
 
+/** Requests and answers cross between the threads in batches, one message per turn of the event loop: a message costs more than a request's copy. */
+export interface RequestBatch {
+  requests: { id: number; request: SendRequest }[];
+}
+export interface AnswerBatch {
+  answers: Answer[];
+}
+
 /** One thread sending every attempt of this process; `send` has the signature of sendWebhook. */
 export class SendThread {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, (outcome: SendOutcome) => void>();
   private nextId = 0;
   private failure: string | null = null;
+  private batch: RequestBatch['requests'] = [];
 
   constructor() {
     this.worker = new Worker(new URL('./send-thread-main.js', import.meta.url));
     this.worker.unref();
-    this.worker.on('message', ({ id, outcome }: Answer) => {
-      const resolve = this.waiting.get(id);
-      this.waiting.delete(id);
-      resolve?.(outcome);
+    this.worker.on('message', ({ answers }: AnswerBatch) => {
+      for (const { id, outcome } of answers) {
+        const resolve = this.waiting.get(id);
+        this.waiting.delete(id);
+        resolve?.(outcome);
+      }
       if (this.waiting.size === 0) this.worker.unref();
     });
     // A thread that fails answers every attempt it held, and those sent after, as failed (retried as network errors).
@@ -41,8 +52,15 @@ export class SendThread {
     return new Promise((resolve) => {
       if (this.waiting.size === 0) this.worker.ref();
       this.waiting.set(id, resolve);
-      this.worker.postMessage({ id, request });
+      this.batch.push({ id, request });
+      if (this.batch.length === 1) setImmediate(this.flush);
     });
+  };
+
+  private readonly flush = (): void => {
+    const requests = this.batch;
+    this.batch = [];
+    if (this.failure === null) this.worker.postMessage({ requests } satisfies RequestBatch);
   };
 
   async close(): Promise<void> {
