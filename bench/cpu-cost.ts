@@ -74,10 +74,9 @@ try {
   if (receiver) {
     const port = (receiver.address() as AddressInfo).port;
     if (webhook === 'down') await new Promise((resolve) => receiver.close(resolve));
-    await setup.request(
-      'mutation ($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { id } } } }',
-      { input: { url: `http://127.0.0.1:${port}/hook`, events: ['*'] } },
-    );
+    await setup.request('mutation ($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { id } } } }', {
+      input: { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },
+    });
     console.log(`one webhook (all events), receiver ${webhook}`);
   }
   const ids: string[] = [];
