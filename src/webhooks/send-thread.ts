@@ -9,7 +9,7 @@ interface Answer {
   outcome: SendOutcome;
 }
 
-/** Requests and answers cross between the threads in batches, one message per turn of the event loop: a message costs more than a request's copy. */
+/** Requests and answers cross between the threads in batches, one message per turn of either event loop. */
 export interface RequestBatch {
   requests: { id: number; request: SendRequest }[];
 }
@@ -17,40 +17,22 @@ export interface AnswerBatch {
   answers: Answer[];
 }
 
-/** One thread sending every attempt of this process; `send` has the signature of sendWebhook. */
+/**
+ * One thread sending every attempt of this process; `send` has the signature of sendWebhook. The thread starts with
+ * the first attempt (a server without webhooks never starts it). A thread that fails answers the attempts it held
+ * as failed (they are retried like network errors), and the next attempt starts a new one.
+ */
 export class SendThread {
-  private readonly worker: Worker;
+  private worker: Worker | null = null;
   private readonly waiting = new Map<number, (outcome: SendOutcome) => void>();
   private nextId = 0;
-  private failure: string | null = null;
   private batch: RequestBatch['requests'] = [];
-
-  constructor() {
-    this.worker = new Worker(new URL('./send-thread-main.js', import.meta.url));
-    this.worker.unref();
-    this.worker.on('message', ({ answers }: AnswerBatch) => {
-      for (const { id, outcome } of answers) {
-        const resolve = this.waiting.get(id);
-        this.waiting.delete(id);
-        resolve?.(outcome);
-      }
-      if (this.waiting.size === 0) this.worker.unref();
-    });
-    // A thread that fails answers every attempt it held, and those sent after, as failed (retried as network errors).
-    const fail = (text: string) => {
-      this.failure = text;
-      for (const resolve of this.waiting.values()) resolve(failed(text));
-      this.waiting.clear();
-    };
-    this.worker.on('error', (error) => fail(`sender thread failed: ${error.message}`));
-    this.worker.on('exit', () => fail('sender thread stopped'));
-  }
+  private closed = false;
 
   readonly send = (request: SendRequest): Promise<SendOutcome> => {
-    if (this.failure !== null) return Promise.resolve(failed(this.failure));
+    if (this.closed) return Promise.resolve(failed('the server is stopping'));
     const id = this.nextId++;
     return new Promise((resolve) => {
-      if (this.waiting.size === 0) this.worker.ref();
       this.waiting.set(id, resolve);
       this.batch.push({ id, request });
       if (this.batch.length === 1) setImmediate(this.flush);
@@ -60,11 +42,38 @@ export class SendThread {
   private readonly flush = (): void => {
     const requests = this.batch;
     this.batch = [];
-    if (this.failure === null) this.worker.postMessage({ requests } satisfies RequestBatch);
+    if (requests.length === 0) return;
+    const worker = this.worker ?? this.startWorker();
+    worker.ref();
+    worker.postMessage({ requests } satisfies RequestBatch);
   };
 
+  private startWorker(): Worker {
+    const worker = new Worker(new URL('./send-thread-main.js', import.meta.url));
+    worker.on('message', ({ answers }: AnswerBatch) => {
+      for (const { id, outcome } of answers) {
+        const resolve = this.waiting.get(id);
+        this.waiting.delete(id);
+        resolve?.(outcome);
+      }
+      if (this.waiting.size === 0) worker.unref();
+    });
+    const fail = (text: string) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      for (const resolve of this.waiting.values()) resolve(failed(text));
+      this.waiting.clear();
+    };
+    worker.on('error', (error) => fail(`sender thread failed: ${error.message}`));
+    worker.on('exit', () => fail('sender thread stopped'));
+    this.worker = worker;
+    return worker;
+  }
+
   async close(): Promise<void> {
-    await this.worker.terminate();
+    this.closed = true;
+    const worker = this.worker;
+    if (worker) await worker.terminate();
   }
 }
 
