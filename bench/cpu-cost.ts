@@ -10,11 +10,19 @@
  *
  *   node --import tsx bench/cpu-cost.ts [--ops create,patch,list,delivery,import] [--connections 8] [--requests 3000]
  *     [--warmup 3] [--size 2000] [--db sqlite|postgres]
+ *     [--webhook up|down]
+ *
+ * --webhook up|down: one webhook (all events) subscribed before the operations, to a receiver in this process that
+ * answers 204 at once (up; the measure then lasts until every event of the measured requests has arrived, so the
+ * server's delivery work is counted) or to a port that refuses connections (down). The receiver's CPU time is in
+ * the client's.
  *
  * PERF_OUT=<prefix>: also `perf record -g` the server while measuring, into <prefix>.<op> (start the server with
  * BENCH_NODE_ARGS=--perf-basic-prof to see JavaScript function names).
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Args } from './lib/args.js';
@@ -38,9 +46,10 @@ const DELIVERY_LIST = JSON.stringify({
 });
 const IMPORT_ROWS = 1000;
 
-/** CPU time of a process so far, in microseconds (clock ticks of 10 ms). */
-function cpuMicros(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU time of a process (or with `thread`, of that thread of it) so far, in microseconds (clock ticks of 10 ms). */
+function cpuMicros(pid: number, thread?: number): { user: number; system: number } {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
 }
 
@@ -51,12 +60,25 @@ const requests = args.int('requests', 3000);
 const warmupMs = args.int('warmup', 3) * 1000;
 const size = args.int('size', 2000);
 const kind = args.string('db', 'sqlite') as DbKind;
+const webhook = args.string('webhook', 'none');
 
-const service = await startService(kind);
+/** Deliveries the receiver has answered (204), and the events the requests sent so far made. */
+let delivered = 0;
+let events = 0;
+const receiver = webhook === 'none' ? null : await listen();
+const service = await startService(kind, webhook === 'none' ? {} : { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
 const backends = kind === 'postgres' ? await postgresBackends(service.database.url) : null;
 try {
   const setup = service.client(1);
   const { modelId } = await seedCatalog(setup, size, 'product', 'public');
+  if (receiver) {
+    const port = (receiver.address() as AddressInfo).port;
+    if (webhook === 'down') await new Promise((resolve) => receiver.close(resolve));
+    await setup.request('mutation ($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { id } } } }', {
+      input: { url: `http://127.0.0.1:${port}/hook`, events: ['*'] },
+    });
+    console.log(`one webhook (all events), receiver ${webhook}`);
+  }
   const ids: string[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {
@@ -77,6 +99,7 @@ try {
     let sent = 0;
     const send = async (worker: number, n: number): Promise<number> => {
       const index = sent++;
+      if (op !== 'list' && op !== 'delivery') events++;
       if (op === 'import') return (await client.send(bodies[index % bodies.length]!)).ms;
       if (op === 'create') return (await client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } })).ms;
       if (op === 'patch') {
@@ -110,13 +133,23 @@ try {
     if (perf) await new Promise((resolve) => setTimeout(resolve, 300));
     const databaseBefore = await backends?.sample();
     const serverBefore = cpuMicros(service.server.pid);
+    const mainBefore = cpuMicros(service.server.pid, service.server.pid);
     const clientBefore = process.cpuUsage();
     const first = sent;
     const started = performance.now();
     while (sent - first < measured) await closedLoop(concurrency, 0, 250, send);
     const seconds = (performance.now() - started) / 1000;
     const count = sent - first;
+    if (webhook === 'up' && op !== 'list' && op !== 'delivery') {
+      // Until every event so far has arrived.
+      const waitStarted = performance.now();
+      while (delivered < events && performance.now() - waitStarted < 60_000) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }
     const serverAfter = cpuMicros(service.server.pid);
+    const mainAfter = cpuMicros(service.server.pid, service.server.pid);
+    const main = (mainAfter.user + mainAfter.system - mainBefore.user - mainBefore.system) / count;
     const clientCpu = process.cpuUsage(clientBefore);
     const databaseAfter = await backends?.sample();
     if (perf) {
@@ -130,11 +163,13 @@ try {
       : '';
     console.log(
       `${op} × ${concurrency}: ${count} requests, server CPU ${(user + system).toFixed(0)} µs a request (user ${user.toFixed(0)}, system ` +
-        `${system.toFixed(0)})${database}, client CPU ${((clientCpu.user + clientCpu.system) / count).toFixed(0)} µs, ${(count / seconds).toFixed(0)} requests/s`,
+        `${system.toFixed(0)}; main thread ${main.toFixed(0)})${database}, client CPU ${((clientCpu.user + clientCpu.system) / count).toFixed(0)} µs, ${(count / seconds).toFixed(0)} requests/s` +
+        (webhook === 'up' ? `, ${delivered} of ${events} events delivered` : ''),
     );
     await client.close();
   }
 } finally {
+  if (webhook === 'up') receiver?.close();
   await backends?.close();
   await service.dispose();
   await cleanupAll();
@@ -171,4 +206,18 @@ async function postgresBackends(serviceUrl: string) {
     },
     close: () => client.end(),
   };
+}
+
+/** The webhook receiver: 204 at once to every POST, counted. */
+async function listen(): Promise<Server> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      delivered++;
+      response.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
 }

@@ -20,8 +20,12 @@
  * The receiver is a node:http server in this process answering 204 at once.
  *
  *   node --import tsx bench/webhooks.ts [--connections 8] [--duration 10] [--lag-duration 60] [--rows 200000]
- *                                       [--reps 3] [--db sqlite|postgres]
+ *                                       [--reps 3] [--db sqlite|postgres] [--steps 1,2,3,4,5] [--down-duration 10]
+ *
+ * `--steps` runs only those steps (a ratio needs step 1); `--down-duration` is step 4's time with the receiver
+ * down (default `--duration`), for a larger backlog where writes are slow (PostgreSQL on a loaded machine).
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -103,6 +107,23 @@ class Receiver {
   }
 }
 
+/** CPU time (user + system) of a process so far, in microseconds (clock ticks of 10 ms). */
+function serverCpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** How many of the (sorted) times fall in each `ms` interval from the first. */
+function perInterval(sorted: readonly number[], ms: number): number[] {
+  const counts: number[] = [];
+  for (const time of sorted) {
+    const slot = Math.floor((time - sorted[0]!) / ms);
+    while (counts.length <= slot) counts.push(0);
+    counts[slot]! += 1;
+  }
+  return counts;
+}
+
 async function waitUntil(condition: () => boolean, timeoutMs: number, what: () => string): Promise<number> {
   const started = performance.now();
   while (!condition()) {
@@ -119,6 +140,8 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
   const lagDurationMs = args.int('lag-duration', 60) * 1000;
   const rows = args.int('rows', 200_000);
   const drainTimeoutMs = args.int('drain-timeout', 600) * 1000;
+  const downDurationMs = args.int('down-duration', durationMs / 1000) * 1000;
+  const steps = new Set(args.string('steps', '1,2,3,4,5').split(',').map(Number));
 
   const receiver = new Receiver();
   await receiver.listen();
@@ -148,7 +171,7 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
     // 1. Creates with and without one subscribed endpoint, alternating.
     const without: LoadResult[] = [];
     const withHook: LoadResult[] = [];
-    for (let rep = 1; rep <= reps; rep++) {
+    for (let rep = 1; rep <= (steps.has(1) ? reps : 0); rep++) {
       const plain = await createLoad(durationMs);
       without.push(plain);
       console.log(
@@ -166,25 +189,30 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
 
     // 2. Event lag over a longer run.
     receiver.reset();
-    const lagWebhook = await subscribe(receiverUrl());
-    const before = created;
-    const lagLoad = await createLoad(lagDurationMs);
-    const expected = created - before;
-    const waitedMs = await waitUntil(
-      () => receiver.count('record.created') >= expected,
-      drainTimeoutMs,
-      () => `lag run: ${receiver.count('record.created')} of ${expected} events delivered`,
-    );
-    const lag = latencySummary(receiver.lags);
-    console.log(
-      `lag run: ${fmtInt(expected)} creates at ${fmtInt(lagLoad.requestsPerSecond)} req/s over ${lagDurationMs / 1000} s; ` +
-        `event lag p50 ${fmtMs(lag.p50)} ms, p99 ${fmtMs(lag.p99)} ms, max ${fmtMs(lag.max)} ms; last event ${fmtMs(waitedMs)} ms after the load`,
-    );
-    await unsubscribe(lagWebhook);
+    let expected = 0;
+    let lag = latencySummary([]);
+    let lagLoad: LoadResult | null = null;
+    if (steps.has(2)) {
+      const lagWebhook = await subscribe(receiverUrl());
+      const before = created;
+      lagLoad = await createLoad(lagDurationMs);
+      expected = created - before;
+      const waitedMs = await waitUntil(
+        () => receiver.count('record.created') >= expected,
+        drainTimeoutMs,
+        () => `lag run: ${receiver.count('record.created')} of ${expected} events delivered`,
+      );
+      lag = latencySummary(receiver.lags);
+      console.log(
+        `lag run: ${fmtInt(expected)} creates at ${fmtInt(lagLoad.requestsPerSecond)} req/s over ${lagDurationMs / 1000} s; ` +
+          `event lag p50 ${fmtMs(lag.p50)} ms, p99 ${fmtMs(lag.p99)} ms, max ${fmtMs(lag.max)} ms; last event ${fmtMs(waitedMs)} ms after the load`,
+      );
+      await unsubscribe(lagWebhook);
+    }
 
     // 3. Import without and with the endpoint (a fresh model for each, so both start from an empty table).
     const importRuns: { hooked: boolean; rowsPerSecond: number; events: number; calls: number }[] = [];
-    for (let rep = 1; rep <= reps; rep++) {
+    for (let rep = 1; rep <= (steps.has(3) ? reps : 0); rep++) {
       // The order alternates: the second import of a rep writes into a larger records table (other models' rows).
       for (const hooked of rep % 2 === 1 ? [false, true] : [true, false]) {
         const target = await createProductModel(setup, `import${rep}${hooked ? 'h' : 'p'}`);
@@ -215,26 +243,39 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
 
     // 4. Receiver down (connection refused): the writes meanwhile; then back up, and the drain.
     const downRuns: LoadResult[] = [];
-    const upRuns: { backlog: number; firstAfterMs: number; drainPerSecond: number }[] = [];
-    for (let rep = 1; rep <= reps; rep++) {
+    const upRuns: { backlog: number; firstAfterMs: number; drainPerSecond: number; serverCpuMicrosPerEvent: number }[] = [];
+    for (let rep = 1; rep <= (steps.has(4) ? reps : 0); rep++) {
       const port = receiver.port;
       await receiver.close();
       receiver.reset();
       const webhookId = await subscribe(`http://127.0.0.1:${port}/hook`);
       const startCount = created;
-      const down = await createLoad(durationMs);
+      const down = await createLoad(downDurationMs);
       const backlog = created - startCount;
       downRuns.push(down);
       await receiver.listen(port);
       const upAt = performance.now();
+      const cpuBefore = serverCpuMicros(service.server.pid);
       await waitUntil(
         () => receiver.count('record.created') >= backlog,
         drainTimeoutMs,
         () => `receiver back: ${receiver.count('record.created')} of ${backlog} events delivered`,
       );
+      const drainCpuMicros = (serverCpuMicros(service.server.pid) - cpuBefore) / backlog;
       const first = Math.min(...receiver.arrivals);
       const last = Math.max(...receiver.arrivals);
-      const up = { backlog, firstAfterMs: first - upAt, drainPerSecond: backlog / Math.max(0.001, (last - first) / 1000) };
+      const up = {
+        backlog,
+        firstAfterMs: first - upAt,
+        drainPerSecond: backlog / Math.max(0.001, (last - first) / 1000),
+        serverCpuMicrosPerEvent: drainCpuMicros,
+      };
+      const sorted = [...receiver.arrivals].sort((a, b) => a - b);
+      // Where the drain's time goes: the wait after the first event (the trial delivery), then events per second.
+      console.log(
+        `rep ${rep} drain: server CPU ${drainCpuMicros.toFixed(0)} µs an event; second event ${fmtMs((sorted[1] ?? first) - first)} ms after the first; ` +
+          `events per 500 ms: ${perInterval(sorted, 500).join(' ')}`,
+      );
       upRuns.push(up);
       console.log(
         `rep ${rep} receiver down: ${fmtInt(down.requestsPerSecond)} creates/s, p99 ${fmtMs(down.p99)} ms; back up: ` +
@@ -245,7 +286,7 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
 
     // 5. A backlog that comes due at once (429 until a date), and its drain.
     const drainRuns: { backlog: number; drainPerSecond: number }[] = [];
-    for (let rep = 1; rep <= reps; rep++) {
+    for (let rep = 1; rep <= (steps.has(5) ? reps : 0); rep++) {
       receiver.reset();
       // Whole seconds (an HTTP date has no fraction), a few seconds after the load ends.
       receiver.busyUntil = Math.ceil((Date.now() + warmupMs + durationMs + 3000) / 1000) * 1000;
@@ -324,7 +365,7 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
       lagDurationSeconds: lagDurationMs / 1000,
       rows,
       creates: { without, withHook, ratio: hooked.median / base.median },
-      lag: { ...lag, events: expected, createsPerSecond: lagLoad.requestsPerSecond },
+      lag: { ...lag, events: expected, createsPerSecond: lagLoad?.requestsPerSecond ?? null },
       imports: importRuns,
       receiverDown: downRuns,
       receiverBackUp: upRuns,

@@ -7,6 +7,7 @@ import { DEFAULTS, type ServerConfig } from '../server/config.js';
 import { openStore, redactUrl } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { DEFAULT_RETRY_DELAYS_SECONDS, parseRetryDelays } from '../webhooks/retry.js';
+import { SendThread } from '../webhooks/send-thread.js';
 import { DeliveryWorker } from '../webhooks/worker.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
 import { databaseUrl, envInt, parsePort, parsePositiveInt, parseSeconds } from './options.js';
@@ -267,8 +268,10 @@ export function registerServe(program: Command): void {
       if (config.webhooks.allowPrivate)
         logger.warn('webhooks may go to loopback and private addresses (--webhook-allow-private)');
       printWelcome(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, first, config);
+      const sender = new SendThread();
       const webhooks = new DeliveryWorker({
         store: store.webhooks,
+        send: sender.send,
         logger,
         allowPrivate: config.webhooks.allowPrivate,
         timeoutMs: config.webhooks.timeoutMs,
@@ -284,6 +287,7 @@ export function registerServe(program: Command): void {
         logger.info({ signal }, 'shutting down: draining in-flight requests');
         await app.close();
         await webhooks.stop();
+        await sender.close();
         await redis?.close();
         await store.close();
         process.exit(0);

@@ -1,7 +1,7 @@
 // Standard Webhooks signing (https://www.standardwebhooks.com): a `whsec_` secret, and the three headers a receiver
 // verifies with any Standard Webhooks library. During a rotation the body is signed with each secret, so a receiver
 // holding either the old or the new secret accepts it.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 /** 32 random bytes: above the 24 the contract asks for, and the key length of HMAC-SHA256. */
@@ -14,11 +14,20 @@ export function newWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
 }
 
+/** Keys of the secrets signed with lately: a delivery would otherwise decode its webhook's secret again. */
+const keys = new Map<string, KeyObject>();
+const MAX_KEYS = 1024;
+
 /** The key a secret stands for: the base64 after "whsec_" (a secret without the prefix is read as base64 too). */
-function keyOf(secret: string): Buffer {
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (key) return key;
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  const key = Buffer.from(encoded, 'base64');
-  if (key.length === 0) throw new Error('webhook secret: empty key');
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.length === 0) throw new Error('webhook secret: empty key');
+  key = createSecretKey(bytes);
+  if (keys.size >= MAX_KEYS) keys.clear();
+  keys.set(secret, key);
   return key;
 }
 

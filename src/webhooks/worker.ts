@@ -82,7 +82,10 @@ export class DeliveryWorker {
   private lastPrune = 0;
   /** Deliveries in hand per webhook: those in flight, those waiting for their turn, and those being recorded. */
   private readonly perWebhook = new Map<string, { sending: number; waiting: ClaimedDelivery[]; inHand: number }>();
+  /** Deliveries claimed and not yet answered (in flight or waiting for their turn). */
   private held = 0;
+  /** Attempts answered whose record is not written yet (their claims still hold them, so no claim takes them again). */
+  private recording = 0;
   /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
   private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
   private readonly attempts = new Set<Promise<void>>();
@@ -164,8 +167,10 @@ export class DeliveryWorker {
     try {
       do {
         this.wakeAgain = false;
-        const free = this.maxInFlight - this.held;
-        if (free <= 0 || (free < this.minimumClaim && this.held > 0)) break;
+        // Room for more: a delivery answered makes room while its attempt is being recorded (its claim still holds
+        // it), so that claims and records overlap in a drain; at most maxInFlight records wait, or claims stop.
+        const free = Math.min(this.maxInFlight - this.held, 2 * this.maxInFlight - this.held - this.recording);
+        if (free <= 0 || (free < this.minimumClaim && this.held + this.recording > 0)) break;
         const now = this.clock();
         const token = newId();
         const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
@@ -173,7 +178,7 @@ export class DeliveryWorker {
         if (claimed.length === free) this.wakeAgain = true;
       } while (this.running && this.wakeAgain);
       // With deliveries in hand, the end of each attempt wakes the worker: retries that come due meanwhile are claimed then.
-      if (this.running && this.held === 0) {
+      if (this.running && this.held + this.recording === 0) {
         const now = this.clock();
         const due = await this.store.nextDueAfter(now);
         if (due !== null) delay = Math.min(delay, Math.max(due - now, 5));
@@ -275,7 +280,10 @@ export class DeliveryWorker {
         if (answered) return;
         answered = true;
         state.sending--;
+        this.held--;
+        this.recording++;
         this.startWaiting(webhookId);
+        this.wake();
       };
       const attempt = this.attempt(delivery, onAnswer)
         .catch((error: unknown) =>
@@ -284,7 +292,7 @@ export class DeliveryWorker {
         .finally(() => {
           onAnswer();
           this.attempts.delete(attempt);
-          this.held--;
+          this.recording--;
           state.inHand--;
           if (state.inHand === 0 && this.perWebhook.get(webhookId) === state) this.perWebhook.delete(webhookId);
           this.wake();

@@ -61,12 +61,11 @@ export class SqliteModelStore implements ModelStore {
       this.addEvent('model.created', workspaceId, id, now);
     });
     try {
-      run.immediate();
+      this.outbox.transaction(() => run.immediate());
     } catch (error) {
       if (isUniqueViolation(error)) throw slugConflict();
       throw error;
     }
-    this.outbox.committed();
     return (await this.get(workspaceId, id)) as ModelDefinition;
   }
 
@@ -91,8 +90,7 @@ export class SqliteModelStore implements ModelStore {
       syncFieldIndexes(this.db, model.id, change.shape);
       this.addEvent('model.updated', model.workspaceId, model.id, now);
     });
-    run.immediate();
-    this.outbox.committed();
+    this.outbox.transaction(() => run.immediate());
     return (await this.get(model.workspaceId, model.id)) as ModelDefinition;
   }
 
@@ -131,8 +129,7 @@ export class SqliteModelStore implements ModelStore {
       }
       return deleted;
     });
-    const deleted = run.immediate();
-    this.outbox.committed();
+    const deleted = this.outbox.transaction(() => run.immediate());
     return deleted;
   }
 

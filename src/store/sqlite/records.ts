@@ -120,6 +120,7 @@ export class SqliteRecordStore implements RecordStore {
         onCommit();
         outbox.committed();
       },
+      onRollback: () => outbox.rolledBack(),
     });
   }
 
@@ -172,12 +173,11 @@ export class SqliteRecordStore implements RecordStore {
     this.foreignKeysOff.run();
     let result: { skippedForSku: number[] };
     try {
-      result = this.insertBatch.immediate(context, records);
+      result = this.outbox.transaction(() => this.insertBatch.immediate(context, records));
     } finally {
       this.foreignKeysOn.run();
     }
     this.onCommit();
-    this.outbox.committed();
     return result;
   }
 

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import {
   subscribersOf,
   type NewWebhookEvent,
+  type WebhookEvent,
   type WebhookEventType,
   type WebhookSubscription,
 } from '../../domain/webhook-events.js';
@@ -56,6 +57,13 @@ export class SqliteOutbox {
   private readonly subscriptions = new Map<string, WebhookSubscription[]>();
   private dataVersion = -1;
   private wrote = false;
+  /** Whether committed deliveries are kept for the worker (it has started claiming; see FreshDeliveries). */
+  private keepFresh = false;
+  /** The deliveries written by the open transaction, and those committed and not yet claimed, in event order. */
+  private written: FreshDelivery[] = [];
+  private fresh: FreshDelivery[] = [];
+  /** Set when a delivery may be in the database and not in `fresh` (a rollback, an overflow): the next claim reads. */
+  private missedFresh = false;
 
   constructor(db: Database.Database) {
     this.selectSubscriptions = db.prepare('SELECT id, events, model_ids FROM webhooks WHERE workspace_id = ? AND active = 1');
@@ -112,20 +120,81 @@ export class SqliteOutbox {
       event.payload,
       event.createdAt,
     );
+    const stored: WebhookEvent | null = this.keepFresh ? { ...event, sequence: Number(lastInsertRowid) } : null;
     const deliveryIds = webhookIds.map((webhookId) => {
       const id = newId();
       this.insertDelivery.run(id, webhookId, event.id, lastInsertRowid, event.createdAt, event.createdAt, event.createdAt);
+      if (stored) this.written.push({ id, webhookId, event: stored });
       return id;
     });
     this.wrote = true;
     return deliveryIds;
   }
 
-  /** After a commit: wakes the listeners when the transaction wrote events. */
+  /** After a commit: hands the transaction's deliveries to the worker and wakes it when the transaction wrote events. */
   committed(): void {
     if (!this.wrote) return;
     this.wrote = false;
+    if (this.written.length > 0) {
+      if (this.fresh.length + this.written.length > MAX_FRESH) this.dropFresh();
+      else for (const delivery of this.written) this.fresh.push(delivery);
+      this.written = [];
+    }
     this.notify();
+  }
+
+  /**
+   * After a rollback (of a transaction or of one write's savepoint in a group): the deliveries noted since the last
+   * commit are forgotten, and the next claim reads the database (where those that were committed after all are).
+   */
+  rolledBack(): void {
+    if (this.written.length > 0) this.missedFresh = true;
+    this.written = [];
+  }
+
+  /** Runs a transaction that may write events: hands them over when it commits, forgets them when it fails. */
+  transaction<T>(run: () => T): T {
+    let result: T;
+    try {
+      result = run();
+    } catch (error) {
+      this.rolledBack();
+      throw error;
+    }
+    this.committed();
+    return result;
+  }
+
+  /** The worker claims from memory from now on: committed deliveries are kept for it. */
+  keepFreshDeliveries(): void {
+    this.keepFresh = true;
+  }
+
+  /**
+   * The deliveries committed since the last claim, at most `limit`, in event order (the rest stay for the next), or
+   * null when the next claim must read the database (a rollback or an overflow lost track of some). A database read
+   * covers them all: `dropFresh` forgets them then.
+   */
+  takeFresh(limit: number): FreshDelivery[] | null {
+    if (this.missedFresh) return null;
+    if (this.fresh.length <= limit) {
+      const taken = this.fresh;
+      this.fresh = [];
+      return taken;
+    }
+    return this.fresh.splice(0, limit);
+  }
+
+  /** Forgets the committed deliveries kept for the worker (they are pending in the database). */
+  dropFresh(): void {
+    this.fresh = [];
+    this.missedFresh = true;
+  }
+
+  /** After a database read that saw every committed delivery. */
+  caughtUp(): void {
+    this.fresh = [];
+    this.missedFresh = false;
   }
 
   /** Wakes the listeners (the worker): deliveries are due. */
@@ -140,6 +209,22 @@ export class SqliteOutbox {
 
 /** Workspaces whose webhooks the outbox keeps in memory; beyond it, it starts again (a bound, not a working set). */
 const MAX_CACHED_WORKSPACES = 10_000;
+/** Committed deliveries kept for the worker at most; beyond it they are read back from the database. */
+const MAX_FRESH = 10_000;
+
+/** A delivery as its write stored it (pending, due at once, no attempt yet). */
+interface FreshDelivery {
+  id: string;
+  webhookId: string;
+  event: WebhookEvent;
+}
+
+interface EndpointRow {
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+}
 
 interface SubscriptionRow {
   id: string;
@@ -167,7 +252,13 @@ export class SqliteWebhookStore implements WebhookStore {
   readonly sharedByProcesses = false;
   /** Delivery id → the token of the claim that holds it. */
   private readonly claims = new Map<string, string>();
+  /**
+   * Until this time no delivery in the database is due but those the outbox hands over as their writes commit (and
+   * those held): claims take those from memory, without reading. 0: the next claim reads the database.
+   */
+  private databaseDueAt = 0;
   private readonly selectDue: Database.Statement;
+  private readonly selectEndpoint: Database.Statement;
   private readonly selectNextDue: Database.Statement;
   private readonly settleDelivery: Database.Statement;
   private readonly insertAttempt: Database.Statement;
@@ -187,6 +278,7 @@ export class SqliteWebhookStore implements WebhookStore {
        ) d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
        ORDER BY d.next_attempt_at, d.event_sequence`,
     );
+    this.selectEndpoint = db.prepare('SELECT url, secret, previous_secret, previous_secret_until FROM webhooks WHERE id = ?');
     this.selectNextDue = db
       .prepare("SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > ?")
       .pluck();
@@ -205,6 +297,8 @@ export class SqliteWebhookStore implements WebhookStore {
   /** Claims written by an earlier version (which kept them in the database) are void: nothing holds them now. */
   async releaseClaims(): Promise<void> {
     this.claims.clear();
+    this.databaseDueAt = 0;
+    this.outbox.keepFreshDeliveries();
     this.db
       .prepare(
         "UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending' AND claim_token IS NOT NULL",
@@ -329,6 +423,7 @@ export class SqliteWebhookStore implements WebhookStore {
       )
       .run(newDeliveryId, now, now, now, deliveryId, workspaceId);
     if (result.changes === 0) return null;
+    this.databaseDueAt = 0;
     this.outbox.notify();
     return this.delivery(newDeliveryId);
   }
@@ -340,24 +435,71 @@ export class SqliteWebhookStore implements WebhookStore {
         .get(event.workspaceId, webhookId);
       return exists === undefined ? null : this.outbox.store(event, [webhookId])[0]!;
     });
-    const deliveryId = run.immediate();
+    const deliveryId = this.outbox.transaction(() => run.immediate());
     if (deliveryId === null) return null;
-    this.outbox.committed();
     return this.delivery(deliveryId);
   }
 
+  /**
+   * The deliveries written since the last claim come from the outbox's memory, as their writes committed, when
+   * nothing in the database is due before them (retries, put-off deliveries, a backlog beyond the last claim's
+   * limit, a redelivery): a create's delivery costs no read. Otherwise the database is read, in due order.
+   */
   async claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
+    if (this.databaseDueAt > claim.now) {
+      const fresh = this.outbox.takeFresh(claim.limit);
+      if (fresh !== null) return this.claimFresh(fresh, claim.token);
+    }
     const held = JSON.stringify([...this.claims.keys()]);
+    // Every delivery committed so far is in the database: the read below sees those the outbox kept.
+    this.outbox.caughtUp();
     const rows = this.selectDue.all(claim.now, held, claim.limit) as ClaimedRow[];
     for (const row of rows) this.claims.set(row.id, claim.token);
+    // All that is due is held now, unless the limit cut the read short: until the next due time, claims need no read.
+    this.databaseDueAt = rows.length < claim.limit ? ((this.selectNextDue.get(claim.now) as number | null) ?? Infinity) : 0;
     return rows.map((row) => toClaimed(row, claim.token));
+  }
+
+  private claimFresh(fresh: readonly FreshDelivery[], token: string): ClaimedDelivery[] {
+    const endpoints = new Map<string, EndpointRow | undefined>();
+    const claimed: ClaimedDelivery[] = [];
+    for (const { id, webhookId, event } of fresh) {
+      if (!endpoints.has(webhookId)) endpoints.set(webhookId, this.selectEndpoint.get(webhookId) as EndpointRow | undefined);
+      const endpoint = endpoints.get(webhookId);
+      // A webhook deleted since: its deliveries went with it.
+      if (!endpoint) continue;
+      this.claims.set(id, token);
+      claimed.push({
+        id,
+        webhookId,
+        url: endpoint.url,
+        attempts: 0,
+        claimToken: token,
+        secret: endpoint.secret,
+        previousSecret: endpoint.previous_secret,
+        previousSecretUntil: endpoint.previous_secret_until === null ? null : Number(endpoint.previous_secret_until),
+        event,
+      });
+    }
+    return claimed;
+  }
+
+  /** A pending delivery in the database is due at `at` (a retry, a put-off delivery, an attempt not recorded). */
+  private dueInDatabase(at: number): void {
+    this.databaseDueAt = Math.min(this.databaseDueAt, at);
   }
 
   async recordAttempts(attempts: readonly AttemptRecord[]): Promise<boolean[]> {
     const held = attempts.filter((attempt) => this.claims.get(attempt.deliveryId) === attempt.claimToken);
     try {
       const recorded = await this.writes.run(() => new Set(held.filter((attempt) => this.record(attempt))));
+      for (const attempt of recorded) {
+        if (attempt.status === 'pending' && attempt.nextAttemptAt !== null) this.dueInDatabase(attempt.nextAttemptAt);
+      }
       return attempts.map((attempt) => recorded.has(attempt));
+    } catch (error) {
+      this.dueInDatabase(0);
+      throw error;
     } finally {
       // Recorded, or not (then the delivery is still pending and due: it is sent again).
       for (const attempt of held) this.claims.delete(attempt.deliveryId);
@@ -387,6 +529,7 @@ export class SqliteWebhookStore implements WebhookStore {
       )
       .run(until, JSON.stringify(held));
     for (const id of held) this.claims.delete(id);
+    this.dueInDatabase(until);
   }
 
   async expedite(webhookId: string, now: number): Promise<void> {
@@ -395,6 +538,7 @@ export class SqliteWebhookStore implements WebhookStore {
         "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at > ?",
       )
       .run(now, webhookId, now);
+    this.dueInDatabase(now);
   }
 
   async nextDueAfter(now: number): Promise<number | null> {
