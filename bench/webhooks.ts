@@ -33,7 +33,7 @@ import { createProductModel, importBodies, importRows, productRow, skuPrefix } f
 import type { GqlClient } from './lib/client.js';
 import { closedLoop, type LoadResult } from './lib/load.js';
 import { runBenchmark, startService } from './lib/run.js';
-import { latencySummary, spread } from './lib/stats.js';
+import { largest, latencySummary, smallest, spread } from './lib/stats.js';
 import { fmtInt, fmtMs, fmtRatio, fmtSpread, printTable } from './lib/table.js';
 
 const CREATE = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id } } }';
@@ -262,8 +262,8 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
         () => `receiver back: ${receiver.count('record.created')} of ${backlog} events delivered`,
       );
       const drainCpuMicros = (serverCpuMicros(service.server.pid) - cpuBefore) / backlog;
-      const first = Math.min(...receiver.arrivals);
-      const last = Math.max(...receiver.arrivals);
+      const first = smallest(receiver.arrivals);
+      const last = largest(receiver.arrivals);
       const up = {
         backlog,
         firstAfterMs: first - upAt,
@@ -299,8 +299,8 @@ await runBenchmark('webhooks', async ({ args, kind, reps }) => {
         drainTimeoutMs,
         () => `drain: ${receiver.count('record.created')} of ${backlog} events delivered`,
       );
-      const first = Math.min(...receiver.arrivals);
-      const last = Math.max(...receiver.arrivals);
+      const first = smallest(receiver.arrivals);
+      const last = largest(receiver.arrivals);
       const drainPerSecond = backlog / Math.max(0.001, (last - first) / 1000);
       drainRuns.push({ backlog, drainPerSecond });
       console.log(
