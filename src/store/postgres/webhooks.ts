@@ -285,7 +285,9 @@ export class PostgresWebhookStore implements WebhookStore {
         event.workspaceId,
         webhookId,
       ]);
-      return rows.length === 0 ? null : (await storeEvent(client, event, [webhookId], this.outbox.dueTimes([webhookId], event.createdAt)))[0]!;
+      return rows.length === 0
+        ? null
+        : (await storeEvent(client, event, [webhookId], this.outbox.dueTimes([webhookId], event.createdAt)))[0]!;
     });
     if (deliveryId === null) return null;
     this.outbox.notify();
