@@ -436,9 +436,14 @@ export interface WebhookStore {
    * due when their event is written, so they come in event order).
    */
   claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
-  /** Gives claimed deliveries back unattempted, due again at `until` (their webhook is failing: the worker waits). */
-  defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void>;
-  /** Makes the webhook's pending deliveries that wait for a retry due now (it answers again). */
+  /**
+   * The webhook is paused until `until` (its receiver keeps failing): in one statement, every pending delivery of it
+   * due before then is due at `until` instead (attempts unchanged: none is made meanwhile), except those another claim
+   * holds; the claim `claimToken` gives back `released` (its deliveries of the webhook that it does not attempt). The
+   * deliveries this process writes for the webhook until then are stored due at `until`.
+   */
+  putOff(webhookId: string, until: number, released: readonly string[], claimToken: string, now: number): Promise<void>;
+  /** Makes the webhook's pending deliveries that wait (a retry, a pause) due now, and ends its pause (it answers again). */
   expedite(webhookId: string, now: number): Promise<void>;
   /**
    * Logs the attempts and moves their deliveries on, in one transaction; for each, false (nothing written) when its

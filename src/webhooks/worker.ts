@@ -52,6 +52,17 @@ const MAX_PAUSE_MS = 30_000;
 function pauseLength(count: number): number {
   return Math.min(FIRST_PAUSE_MS * 2 ** (count - 1), MAX_PAUSE_MS);
 }
+/** A webhook whose attempts failed (retryably) in a row. */
+interface FailingWebhook {
+  failures: number;
+  /** Pauses so far: the next one lasts pauseLength(pauses + 1). */
+  pauses: number;
+  /** Until then its deliveries wait (epoch milliseconds). */
+  pausedUntil: number;
+  /** When the attempt that tries the receiver after a pause started; null when none is out. */
+  probeStartedAt: number | null;
+}
+
 /** The delivery log keeps settled deliveries and their attempts this long. */
 export const LOG_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -86,8 +97,8 @@ export class DeliveryWorker {
   private held = 0;
   /** Attempts answered whose record is not written yet (their claims still hold them, so no claim takes them again). */
   private recording = 0;
-  /** Webhooks whose attempts failed (retryably) in a row: how many, and until when new attempts wait. */
-  private readonly failing = new Map<string, { failures: number; pauses: number; pausedUntil: number }>();
+  /** Webhooks whose attempts failed (retryably) in a row. */
+  private readonly failing = new Map<string, FailingWebhook>();
   private readonly attempts = new Set<Promise<void>>();
   /** Claims are made for at least this many deliveries (unless none is in hand), so that a drain claims in batches. */
   private readonly minimumClaim: number;
@@ -200,35 +211,43 @@ export class DeliveryWorker {
 
   /**
    * Takes the claimed deliveries in hand, except those of a webhook that failed again and again: while it is paused
-   * they go back, due when the pause ends; when the pause is over, one of them tries the receiver and the others come
-   * back a second later (its success makes them due at once; its failure starts the next pause). A receiver that is
-   * down costs one attempt per pause and not one per event. The deliveries that go back are written back before any
-   * attempt starts, so that an attempt's success cannot make them due before they are put off.
+   * they go back, and with them the webhook's whole backlog, put off to the pause's end in one statement (putOff;
+   * the deliveries this process writes for it meanwhile are stored due then, so they cost no claim). When the pause is
+   * over, the oldest delivery claimed tries the receiver alone (the probe) and the backlog is put off until the next
+   * pause would end, counted from the probe's start: its success makes the backlog due at once (expedite), its failure
+   * starts that pause. A receiver that is down costs one attempt and one statement per pause, not a claim and a
+   * write-back per event. The deliveries that go back are written back before any attempt starts, so that an
+   * attempt's success cannot make them due before they are put off.
    */
   private async deferPaused(claimed: ClaimedDelivery[], token: string, now: number): Promise<void> {
     const taken: ClaimedDelivery[] = [];
-    const trying = new Set<string>();
-    const deferred = new Map<number, string[]>();
+    const goingBack = new Map<string, { until: number; ids: string[] }>();
     for (const delivery of claimed) {
       const { webhookId } = delivery;
       const state = this.failing.get(webhookId);
-      let until = 0;
-      if (state && state.failures >= PAUSE_AFTER_FAILURES) {
-        until = state.pausedUntil;
-        if (until <= now && (trying.has(webhookId) || this.perWebhook.has(webhookId))) until = now + FIRST_PAUSE_MS;
-        trying.add(webhookId);
-      }
-      if (until <= now) {
+      if (!state || state.failures < PAUSE_AFTER_FAILURES) {
         taken.push(delivery);
         continue;
       }
-      const ids = deferred.get(until) ?? [];
-      ids.push(delivery.id);
-      deferred.set(until, ids);
+      let back = goingBack.get(webhookId);
+      if (!back) {
+        if (state.pausedUntil <= now && !this.perWebhook.has(webhookId)) {
+          // The pause is over and nothing of the webhook is in hand: this one, the oldest claimed, is the probe.
+          state.probeStartedAt = now;
+          taken.push(delivery);
+          goingBack.set(webhookId, { until: now + pauseLength(state.pauses + 1), ids: [] });
+          continue;
+        }
+        // Paused, or a probe (or an attempt of before the pause) is out: until its pause would end.
+        const until = state.pausedUntil > now ? state.pausedUntil : now + pauseLength(state.pauses + 1);
+        back = { until, ids: [] };
+        goingBack.set(webhookId, back);
+      }
+      back.ids.push(delivery.id);
     }
-    if (taken.length === 0 && deferred.size > 0) this.quietUntil = now + QUIET_AFTER_DEFERRING_MS;
+    if (taken.length === 0 && goingBack.size > 0) this.quietUntil = now + QUIET_AFTER_DEFERRING_MS;
     try {
-      for (const [until, ids] of deferred) await this.store.defer(ids, token, until);
+      for (const [webhookId, { until, ids }] of goingBack) await this.store.putOff(webhookId, until, ids, token, now);
     } finally {
       for (const delivery of taken) this.take(delivery);
     }
@@ -245,12 +264,15 @@ export class DeliveryWorker {
       return;
     }
     if (!retryable) return;
-    const state = failing ?? { failures: 0, pauses: 0, pausedUntil: 0 };
+    const state = failing ?? { failures: 0, pauses: 0, pausedUntil: 0, probeStartedAt: null };
     state.failures++;
     // Attempts already in flight when a pause began do not lengthen it.
     if (state.failures >= PAUSE_AFTER_FAILURES && now >= state.pausedUntil) {
       state.pauses++;
-      state.pausedUntil = now + pauseLength(state.pauses);
+      // After a probe, the pause counts from its start: the backlog was put off until then (deferPaused). A probe
+      // slower than that still leaves a short pause, so that a receiver that hangs does not get one probe after another.
+      state.pausedUntil = Math.max((state.probeStartedAt ?? now) + pauseLength(state.pauses), now + FIRST_PAUSE_MS);
+      state.probeStartedAt = null;
     }
     this.failing.set(webhookId, state);
   }

@@ -138,38 +138,84 @@ describe('two server processes on one PostgreSQL, one receiver', { skip: postgre
   });
 });
 
-describe('a receiver that is down, then back (SQLite)', () => {
-  test('failing attempts pause the webhook, and its backlog is delivered soon after it answers again', async (t) => {
-    const receiver = await WebhookReceiver.start();
-    let down = true;
-    receiver.responder = () => ({ status: down ? 503 : 200 });
-    // A minute before any retry: the backlog can only come early because the webhook answered again.
-    const server = await startServer({
-      extraArgs: SERVE_ARGS,
-      env: { ...WEBHOOK_ENV, WEBHOOK_RETRY_DELAYS: '60,60,60' },
+for (const target of targets) {
+  const name = 'failure' in target ? 'PostgreSQL' : target.name;
+  const skip = 'failure' in target ? undefined : target.skip;
+  describe(`a receiver that is down, then back (${name})`, { skip }, () => {
+    test('failing attempts pause the webhook, the log says what was tried and when, and the backlog is delivered soon after it answers again', async (t) => {
+      if ('failure' in target) assert.fail(target.failure);
+      const receiver = await WebhookReceiver.start();
+      let down = true;
+      receiver.responder = () => ({ status: down ? 503 : 200 });
+      // A minute before any retry: the backlog can only come early because the webhook answered again.
+      const server = await startServer({
+        databaseUrl: target.url('down'),
+        extraArgs: SERVE_ARGS,
+        env: { ...WEBHOOK_ENV, WEBHOOK_RETRY_DELAYS: '60,60,60' },
+      });
+      t.after(async () => {
+        await server.dispose();
+        await receiver.close();
+      });
+      const admin = await bootstrapAdmin(server);
+      const model = await admin.createSimpleModel();
+      const created = await admin.ok(
+        `mutation($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { id } secret } } }`,
+        { input: { url: receiver.url, events: ['record.created'] } },
+      );
+      const { secret } = created.webhook.create;
+      const webhookId: string = created.webhook.create.webhook.id;
+      const acknowledged: string[] = [];
+      for (let index = 0; index < 40; index++) acknowledged.push((await admin.createRecord(model.id, { title: `d${index}` })).id);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const attemptsWhileDown = receiver.received.length;
+      assert.ok(attemptsWhileDown < acknowledged.length, `the paused webhook got ${attemptsWhileDown} attempts for 40 events`);
+
+      // The delivery log while it is down: the attempts it counts are those the receiver saw, every delivery is
+      // pending, and none that waits says it is due in the past (the backlog is put off to the pause's end).
+      type Logged = { attempts: number; status: string; nextAttemptAt: string | null };
+      const readLog = async (): Promise<Logged[]> =>
+        (
+          await admin.ok(
+            `query { webhook { deliveries(webhookId: "${webhookId}", limit: 100) { items { attempts status nextAttemptAt } } } }`,
+          )
+        ).webhook.deliveries.items;
+      let log: Logged[] = [];
+      await waitFor(
+        async () => {
+          log = await readLog();
+          return log.reduce((sum, delivery) => sum + delivery.attempts, 0) === receiver.received.length;
+        },
+        {
+          timeoutMs: 5_000,
+          intervalMs: 50,
+          message: () => `attempts in the log ${JSON.stringify(log)} against ${receiver.received.length} received`,
+        },
+      );
+      assert.equal(log.length, acknowledged.length);
+      const readAt = Date.now();
+      for (const delivery of log) {
+        assert.equal(delivery.status, 'pending');
+        assert.ok(delivery.nextAttemptAt !== null);
+        assert.ok(Date.parse(delivery.nextAttemptAt) > readAt - 1000, `next attempt ${delivery.nextAttemptAt} is not stale`);
+      }
+
+      down = false;
+      const started = Date.now();
+      acknowledged.push((await admin.createRecord(model.id, { title: 'after' })).id);
+      await waitFor(() => allDelivered(receiver, secret, acknowledged), {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        message: () =>
+          `the backlog delivered once the receiver answers: ${deliveredIds(receiver, secret).size} of ${acknowledged.length}`,
+      });
+      const took = Date.now() - started;
+      assert.ok(took < 30_000, `the backlog came after ${took} ms, before the minute of its retries`);
+      await waitFor(async () => (await readLog()).every((delivery) => delivery.status === 'succeeded'), {
+        timeoutMs: 5_000,
+        intervalMs: 50,
+        message: () => 'every delivery succeeded in the log',
+      });
     });
-    t.after(async () => {
-      await server.dispose();
-      await receiver.close();
-    });
-    const admin = await bootstrapAdmin(server);
-    const model = await admin.createSimpleModel();
-    const secret = await createWebhook(admin, receiver.url);
-    const acknowledged: string[] = [];
-    for (let index = 0; index < 40; index++) acknowledged.push((await admin.createRecord(model.id, { title: `d${index}` })).id);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const attemptsWhileDown = receiver.received.length;
-    assert.ok(attemptsWhileDown < acknowledged.length, `the paused webhook got ${attemptsWhileDown} attempts for 40 events`);
-    down = false;
-    const started = Date.now();
-    acknowledged.push((await admin.createRecord(model.id, { title: 'after' })).id);
-    await waitFor(() => allDelivered(receiver, secret, acknowledged), {
-      timeoutMs: 30_000,
-      intervalMs: 100,
-      message: () =>
-        `the backlog delivered once the receiver answers: ${deliveredIds(receiver, secret).size} of ${acknowledged.length}`,
-    });
-    const took = Date.now() - started;
-    assert.ok(took < 30_000, `the backlog came after ${took} ms, before the minute of its retries`);
   });
-});
+}

@@ -67,20 +67,22 @@ export class PostgresRecordStore implements RecordStore {
     let wrote = false;
     const inserted = await this.writingRecords(async (client) => {
       const now = Date.now();
-      const { rows } = await client.query<RecordRow>(
+      // The workspace's webhooks come with the insert, and the event is stored before the count's UPDATE: that
+      // statement locks the model's row until the commit, and every create of the model waits for that lock.
+      const { rows } = await client.query<RecordRow & WithSubscriptions>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
          VALUES ($1, $2, $3, $4::jsonb, $5, $6, $6, $7, $7)
-         ON CONFLICT (model_id, sku) DO NOTHING RETURNING ${COLUMNS}`,
+         ON CONFLICT (model_id, sku) DO NOTHING RETURNING ${COLUMNS}, ${subscriptionsColumn('$3')}`,
         [record.id, model.id, model.workspaceId, record.dataText, record.sku, now, userId],
       );
       if (!rows[0]) throw skuConflict(model);
+      const { webhook_subscriptions: subscriptions, ...insertedRow } = rows[0];
       if (isLargeRecord(record.dataText)) await client.query(MARK_LARGE, [model.id]);
       await writeLinks(
         client,
         record.links.map((link) => ({ ...link, sourceId: record.id })),
       );
-      const subscriptions = await addToCount(client, model.id, 1);
-      const stored = toRecord(rows[0]);
+      const stored = toRecord(insertedRow);
       wrote = await this.outbox.add(
         client,
         {
@@ -93,6 +95,7 @@ export class PostgresRecordStore implements RecordStore {
         },
         subscriptions,
       );
+      await addToCount(client, model.id, 1);
       return stored;
     });
     this.outbox.committed(wrote);

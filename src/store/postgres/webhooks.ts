@@ -61,8 +61,8 @@ const INSERT_EVENT = `WITH event AS (
     VALUES ($1, $2, $3, $4, coalesce($5, (SELECT slug FROM models WHERE id = $4)), $6, $7) RETURNING sequence
   )
   INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_sequence, status, next_attempt_at, created_at, updated_at)
-  SELECT d.id, d.webhook_id, $1, event.sequence, 'pending', $7, $7, $7
-  FROM event, unnest($8::text[], $9::text[]) AS d (id, webhook_id)`;
+  SELECT d.id, d.webhook_id, $1, event.sequence, 'pending', coalesce(d.due, $7), $7, $7
+  FROM event, unnest($8::text[], $9::text[], $10::bigint[]) AS d (id, webhook_id, due)`;
 
 /**
  * The transactional outbox: record and model writes call `add` with their transaction's client, so an event is
@@ -71,6 +71,28 @@ const INSERT_EVENT = `WITH event AS (
  */
 export class PostgresOutbox {
   private readonly listeners: (() => void)[] = [];
+  /** Webhooks this process paused (webhook id → the pause's end): their new deliveries are stored due then. */
+  private readonly pausedUntil = new Map<string, number>();
+
+  pause(webhookId: string, until: number): void {
+    this.pausedUntil.set(webhookId, until);
+  }
+
+  resume(webhookId: string): void {
+    this.pausedUntil.delete(webhookId);
+  }
+
+  /** For each webhook, when its new delivery is due: null (at once) or its pause's end. */
+  dueTimes(webhookIds: readonly string[], createdAt: number): (number | null)[] {
+    return webhookIds.map((webhookId) => {
+      if (this.pausedUntil.size === 0) return null;
+      const until = this.pausedUntil.get(webhookId);
+      if (until === undefined) return null;
+      if (until > createdAt) return until;
+      this.pausedUntil.delete(webhookId);
+      return null;
+    });
+  }
 
   /** In the write's transaction; true when an event was stored. */
   async add(client: PoolClient, event: WrittenEvent, subscriptions: readonly WebhookSubscription[] | null): Promise<boolean> {
@@ -82,6 +104,7 @@ export class PostgresOutbox {
       client,
       { id: newId(), workspaceId, type, modelId, modelSlug, payload: event.payload(), createdAt: at },
       webhookIds,
+      this.dueTimes(webhookIds, at),
     );
     return true;
   }
@@ -106,8 +129,16 @@ export class PostgresOutbox {
   }
 }
 
-/** Stores the event with a pending delivery to each webhook; returns the delivery ids in the webhooks' order. */
-async function storeEvent(client: Queryable, event: NewWebhookEvent, webhookIds: readonly string[]): Promise<string[]> {
+/**
+ * Stores the event with a pending delivery to each webhook, due at once or at the time given for it (a paused
+ * webhook's); returns the delivery ids in the webhooks' order.
+ */
+async function storeEvent(
+  client: Queryable,
+  event: NewWebhookEvent,
+  webhookIds: readonly string[],
+  dueTimes: readonly (number | null)[] = webhookIds.map(() => null),
+): Promise<string[]> {
   const deliveryIds = webhookIds.map(() => newId());
   await client.query(INSERT_EVENT, [
     event.id,
@@ -119,6 +150,7 @@ async function storeEvent(client: Queryable, event: NewWebhookEvent, webhookIds:
     event.createdAt,
     deliveryIds,
     webhookIds,
+    dueTimes,
   ]);
   return deliveryIds;
 }
@@ -253,7 +285,9 @@ export class PostgresWebhookStore implements WebhookStore {
         event.workspaceId,
         webhookId,
       ]);
-      return rows.length === 0 ? null : (await storeEvent(client, event, [webhookId]))[0]!;
+      return rows.length === 0
+        ? null
+        : (await storeEvent(client, event, [webhookId], this.outbox.dueTimes([webhookId], event.createdAt)))[0]!;
     });
     if (deliveryId === null) return null;
     this.outbox.notify();
@@ -323,15 +357,28 @@ export class PostgresWebhookStore implements WebhookStore {
     return attempts.map((attempt) => recorded.has(attempt.deliveryId));
   }
 
-  async defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void> {
-    await this.pool.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = $1, locked_until = NULL, claim_token = NULL
-       WHERE id = ANY($2::text[]) AND claim_token = $3`,
-      [until, deliveryIds, claimToken],
-    );
+  /**
+   * One UPDATE: the webhook's pending deliveries due before `until` that no live claim holds, and those `released` by
+   * this claim, are due at `until` and free. A delivery another process holds keeps its claim (its attempt's record
+   * sets its next attempt). The released ones that were not moved (due later already) are freed too.
+   */
+  async putOff(webhookId: string, until: number, released: readonly string[], claimToken: string, now: number): Promise<void> {
+    const sql = `UPDATE webhook_deliveries SET next_attempt_at = greatest(next_attempt_at, $2), locked_until = NULL, claim_token = NULL
+       WHERE webhook_id = $1 AND status = 'pending'
+         AND ((next_attempt_at < $2 AND (locked_until IS NULL OR locked_until <= $3)) OR (id = ANY($4::text[]) AND claim_token = $5))`;
+    const parameters = [webhookId, until, now, released, claimToken];
+    try {
+      await this.pool.query(sql, parameters);
+    } catch (error) {
+      // Another process's statement over the same deliveries (an expedite, a record) can deadlock with it; one try more.
+      if ((error as { code?: string }).code !== '40P01') throw error;
+      await this.pool.query(sql, parameters);
+    }
+    this.outbox.pause(webhookId, until);
   }
 
   async expedite(webhookId: string, now: number): Promise<void> {
+    this.outbox.resume(webhookId);
     await this.pool.query(
       "UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE webhook_id = $2 AND status = 'pending' AND next_attempt_at > $1",
       [now, webhookId],

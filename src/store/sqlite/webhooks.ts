@@ -64,6 +64,8 @@ export class SqliteOutbox {
   private fresh: FreshDelivery[] = [];
   /** Set when a delivery may be in the database and not in `fresh` (a rollback, an overflow): the next claim reads. */
   private missedFresh = false;
+  /** Paused webhooks (webhook id → the pause's end): their new deliveries are stored due then, not handed over. */
+  private readonly pausedUntil = new Map<string, number>();
 
   constructor(db: Database.Database) {
     this.selectSubscriptions = db.prepare('SELECT id, events, model_ids FROM webhooks WHERE workspace_id = ? AND active = 1');
@@ -123,12 +125,40 @@ export class SqliteOutbox {
     const stored: WebhookEvent | null = this.keepFresh ? { ...event, sequence: Number(lastInsertRowid) } : null;
     const deliveryIds = webhookIds.map((webhookId) => {
       const id = newId();
-      this.insertDelivery.run(id, webhookId, event.id, lastInsertRowid, event.createdAt, event.createdAt, event.createdAt);
+      const due = this.dueAt(webhookId, event.createdAt);
+      this.insertDelivery.run(id, webhookId, event.id, lastInsertRowid, due, event.createdAt, event.createdAt);
+      if (due !== event.createdAt) return id;
       if (stored) this.written.push({ id, webhookId, event: stored });
+      this.wrote = true;
       return id;
     });
-    this.wrote = true;
     return deliveryIds;
+  }
+
+  /** When a new delivery to the webhook is due: at once, or when its pause ends. */
+  private dueAt(webhookId: string, createdAt: number): number {
+    if (this.pausedUntil.size === 0) return createdAt;
+    const until = this.pausedUntil.get(webhookId);
+    if (until === undefined) return createdAt;
+    if (until > createdAt) return until;
+    this.pausedUntil.delete(webhookId);
+    return createdAt;
+  }
+
+  /**
+   * The webhook is paused until `until`: its new deliveries are stored due then (the worker would only put them off),
+   * and those kept for the worker are forgotten (the store has put them off in the database).
+   */
+  pause(webhookId: string, until: number): void {
+    this.pausedUntil.set(webhookId, until);
+    if (this.fresh.some((delivery) => delivery.webhookId === webhookId)) {
+      this.fresh = this.fresh.filter((delivery) => delivery.webhookId !== webhookId);
+    }
+  }
+
+  /** The webhook answers again: its new deliveries are due at once. */
+  resume(webhookId: string): void {
+    this.pausedUntil.delete(webhookId);
   }
 
   /** After a commit: hands the transaction's deliveries to the worker and wakes it when the transaction wrote events. */
@@ -262,6 +292,7 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly selectNextDue: Database.Statement;
   private readonly settleDelivery: Database.Statement;
   private readonly insertAttempt: Database.Statement;
+  private readonly putOffStatement: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -288,6 +319,10 @@ export class SqliteWebhookStore implements WebhookStore {
          next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING attempts`,
       )
       .pluck();
+    this.putOffStatement = db.prepare(
+      `UPDATE webhook_deliveries INDEXED BY webhook_deliveries_due SET next_attempt_at = ?
+       WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at < ?`,
+    );
     this.insertAttempt = db.prepare(
       `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, created_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -521,18 +556,19 @@ export class SqliteWebhookStore implements WebhookStore {
     return true;
   }
 
-  async defer(deliveryIds: readonly string[], claimToken: string, until: number): Promise<void> {
-    const held = deliveryIds.filter((id) => this.claims.get(id) === claimToken);
-    this.db
-      .prepare(
-        "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending'",
-      )
-      .run(until, JSON.stringify(held));
-    for (const id of held) this.claims.delete(id);
+  /**
+   * One UPDATE over the due index (the webhook's pending deliveries due before `until`; those this process holds are
+   * moved too, harmlessly: an attempt's record sets its delivery's next attempt, and a held one is not claimed again).
+   */
+  async putOff(webhookId: string, until: number, released: readonly string[], claimToken: string): Promise<void> {
+    this.putOffStatement.run(until, webhookId, until);
+    for (const id of released) if (this.claims.get(id) === claimToken) this.claims.delete(id);
+    this.outbox.pause(webhookId, until);
     this.dueInDatabase(until);
   }
 
   async expedite(webhookId: string, now: number): Promise<void> {
+    this.outbox.resume(webhookId);
     this.db
       .prepare(
         "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at > ?",
