@@ -1,3 +1,4 @@
+import { PausedWebhooks } from '../query/paused-webhooks.js';
 import type { Pool, PoolClient } from 'pg';
 import {
   subscribersOf,
@@ -71,27 +72,20 @@ const INSERT_EVENT = `WITH event AS (
  */
 export class PostgresOutbox {
   private readonly listeners: (() => void)[] = [];
-  /** Webhooks this process paused (webhook id → the pause's end): their new deliveries are stored due then. */
-  private readonly pausedUntil = new Map<string, number>();
+  /** Webhooks this process paused: their new deliveries are stored due when the pause ends. */
+  private readonly paused = new PausedWebhooks();
 
   pause(webhookId: string, until: number): void {
-    this.pausedUntil.set(webhookId, until);
+    this.paused.pause(webhookId, until);
   }
 
   resume(webhookId: string): void {
-    this.pausedUntil.delete(webhookId);
+    this.paused.resume(webhookId);
   }
 
   /** For each webhook, when its new delivery is due: null (at once) or its pause's end. */
   dueTimes(webhookIds: readonly string[], createdAt: number): (number | null)[] {
-    return webhookIds.map((webhookId) => {
-      if (this.pausedUntil.size === 0) return null;
-      const until = this.pausedUntil.get(webhookId);
-      if (until === undefined) return null;
-      if (until > createdAt) return until;
-      this.pausedUntil.delete(webhookId);
-      return null;
-    });
+    return webhookIds.map((webhookId) => this.paused.dueAt(webhookId, createdAt));
   }
 
   /** In the write's transaction; true when an event was stored. */

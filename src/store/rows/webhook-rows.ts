@@ -103,15 +103,25 @@ export function toClaimed(row: ClaimedRow, claimToken: string): ClaimedDelivery 
     payload: row.payload,
     createdAt: Number(row.event_created_at),
   };
+  return claimedDelivery({ id: row.id, webhookId: row.webhook_id, attempts: row.attempts }, row, event, claimToken);
+}
+
+/** The webhook's columns a claimed delivery is sent with. */
+export type EndpointRow = Pick<ClaimedRow, 'url' | 'secret' | 'previous_secret' | 'previous_secret_until'>;
+
+export function claimedDelivery(
+  delivery: { id: string; webhookId: string; attempts: number },
+  endpoint: EndpointRow,
+  event: WebhookEvent,
+  claimToken: string,
+): ClaimedDelivery {
   return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    url: row.url,
-    attempts: row.attempts,
+    ...delivery,
+    url: endpoint.url,
     claimToken,
-    secret: row.secret,
-    previousSecret: row.previous_secret,
-    previousSecretUntil: row.previous_secret_until === null ? null : Number(row.previous_secret_until),
+    secret: endpoint.secret,
+    previousSecret: endpoint.previous_secret,
+    previousSecretUntil: endpoint.previous_secret_until === null ? null : Number(endpoint.previous_secret_until),
     event,
   };
 }

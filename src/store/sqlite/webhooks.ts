@@ -1,3 +1,4 @@
+import { PausedWebhooks } from '../query/paused-webhooks.js';
 import type Database from 'better-sqlite3';
 import {
   subscribersOf,
@@ -24,11 +25,13 @@ import {
   CLAIMED_COLUMNS,
   DELIVERY_COLUMNS,
   MAX_ERROR_CHARS,
+  claimedDelivery,
   toClaimed,
   toDelivery,
   toWebhook,
   WEBHOOK_COLUMNS,
   type ClaimedRow,
+  type EndpointRow,
   type DeliveryRow,
   type WebhookRow,
 } from '../rows/webhook-rows.js';
@@ -64,8 +67,8 @@ export class SqliteOutbox {
   private fresh: FreshDelivery[] = [];
   /** Set when a delivery may be in the database and not in `fresh` (a rollback, an overflow): the next claim reads. */
   private missedFresh = false;
-  /** Paused webhooks (webhook id → the pause's end): their new deliveries are stored due then, not handed over. */
-  private readonly pausedUntil = new Map<string, number>();
+  /** Paused webhooks: their new deliveries are stored due when the pause ends, not handed over. */
+  private readonly paused = new PausedWebhooks();
 
   constructor(db: Database.Database) {
     this.selectSubscriptions = db.prepare('SELECT id, events, model_ids FROM webhooks WHERE workspace_id = ? AND active = 1');
@@ -125,7 +128,7 @@ export class SqliteOutbox {
     const stored: WebhookEvent | null = this.keepFresh ? { ...event, sequence: Number(lastInsertRowid) } : null;
     const deliveryIds = webhookIds.map((webhookId) => {
       const id = newId();
-      const due = this.dueAt(webhookId, event.createdAt);
+      const due = this.paused.dueAt(webhookId, event.createdAt) ?? event.createdAt;
       this.insertDelivery.run(id, webhookId, event.id, lastInsertRowid, due, event.createdAt, event.createdAt);
       if (due !== event.createdAt) return id;
       if (stored) this.written.push({ id, webhookId, event: stored });
@@ -135,22 +138,12 @@ export class SqliteOutbox {
     return deliveryIds;
   }
 
-  /** When a new delivery to the webhook is due: at once, or when its pause ends. */
-  private dueAt(webhookId: string, createdAt: number): number {
-    if (this.pausedUntil.size === 0) return createdAt;
-    const until = this.pausedUntil.get(webhookId);
-    if (until === undefined) return createdAt;
-    if (until > createdAt) return until;
-    this.pausedUntil.delete(webhookId);
-    return createdAt;
-  }
-
   /**
    * The webhook is paused until `until`: its new deliveries are stored due then (the worker would only put them off),
    * and those kept for the worker are forgotten (the store has put them off in the database).
    */
   pause(webhookId: string, until: number): void {
-    this.pausedUntil.set(webhookId, until);
+    this.paused.pause(webhookId, until);
     if (this.fresh.some((delivery) => delivery.webhookId === webhookId)) {
       this.fresh = this.fresh.filter((delivery) => delivery.webhookId !== webhookId);
     }
@@ -158,7 +151,7 @@ export class SqliteOutbox {
 
   /** The webhook answers again: its new deliveries are due at once. */
   resume(webhookId: string): void {
-    this.pausedUntil.delete(webhookId);
+    this.paused.resume(webhookId);
   }
 
   /** After a commit: hands the transaction's deliveries to the worker and wakes it when the transaction wrote events. */
@@ -247,13 +240,6 @@ interface FreshDelivery {
   id: string;
   webhookId: string;
   event: WebhookEvent;
-}
-
-interface EndpointRow {
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_until: number | null;
 }
 
 interface SubscriptionRow {
@@ -504,17 +490,7 @@ export class SqliteWebhookStore implements WebhookStore {
       // A webhook deleted since: its deliveries went with it.
       if (!endpoint) continue;
       this.claims.set(id, token);
-      claimed.push({
-        id,
-        webhookId,
-        url: endpoint.url,
-        attempts: 0,
-        claimToken: token,
-        secret: endpoint.secret,
-        previousSecret: endpoint.previous_secret,
-        previousSecretUntil: endpoint.previous_secret_until === null ? null : Number(endpoint.previous_secret_until),
-        event,
-      });
+      claimed.push(claimedDelivery({ id, webhookId, attempts: 0 }, endpoint, event, token));
     }
     return claimed;
   }
