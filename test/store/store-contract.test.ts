@@ -937,6 +937,55 @@ for (const target of targets) {
       ]);
     });
 
+    test('records: a 1000-row insertMany skips exactly the repeated SKUs, wherever the repeat falls in the batch', async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(
+        store,
+        workspaceId,
+        shape('mixed', [field('code', 'text'), field('text', 'text'), field('parent', 'relation', { relationTo: 'model:mixed' })], {
+          product: PRODUCT,
+        }),
+      );
+      const parent = await store.records.insert(context, product({ code: 'S-0' }));
+      await store.records.insertMany(context, [product({ code: 'S-1' }), product({ code: 'S-2' })]);
+      let seed = 7;
+      const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+      // Codes from a small space: repeats land in the same statement, in later ones, and on stored SKUs.
+      const rows = Array.from({ length: 1000 }, (_, n) => {
+        const draw = next() % 1500;
+        const code = draw < 100 ? null : `S-${draw % 700}`;
+        const data: RecordData = { ...(code === null ? {} : { code }), parent: parent.id, text: `row ${n}` };
+        return product(data, [{ fieldKey: 'parent', targetId: parent.id }]);
+      });
+      // A large record whose SKU is taken: skipped, so it neither is stored nor marks the model.
+      rows[999] = product({ code: 'S-1', text: 'L'.repeat(20_000) });
+      const seen = new Set(['S-0', 'S-1', 'S-2']);
+      const expectedSkipped: number[] = [];
+      for (const [index, row] of rows.entries()) {
+        if (row.sku === null) continue;
+        if (seen.has(row.sku)) expectedSkipped.push(index);
+        else seen.add(row.sku);
+      }
+      assert.ok(expectedSkipped.length > 200 && expectedSkipped.length < 900, `${expectedSkipped.length} repeats`);
+
+      const { skippedForSku } = await store.records.insertMany(context, rows);
+      assert.deepEqual(skippedForSku, expectedSkipped);
+      const inserted = rows.filter((_, index) => !expectedSkipped.includes(index));
+      assert.equal(await countOf(store, context.model), 3 + inserted.length);
+      const listed = await store.records.list(context.model.id, { limit: 2000, offset: 0, sort: 'createdAt_asc' });
+      assert.deepEqual(
+        listed.slice(3).map((record) => [record.id, record.data.text]),
+        inserted.map((row) => [row.id, row.data.text]),
+        'the inserted rows, in input order, with their own data',
+      );
+      assert.deepEqual(
+        (await store.records.referencesTo(parent.id)).map((reference) => reference.sourceId),
+        inserted.map((row) => row.id).sort(),
+        "each inserted row's link, and no other",
+      );
+      assert.equal((await store.models.get(workspaceId, context.model.id))!.hasLargeRecords, false);
+    });
+
     test('records: concurrent imports with overlapping SKUs store each SKU once', async () => {
       const workspaceId = await newWorkspace(store);
       const context = await newModel(store, workspaceId, shape('overlap', [field('code', 'text')], { product: PRODUCT }));

@@ -26,6 +26,7 @@ import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js
 import { isoTime } from '../rows/time.js';
 import { modelGone, skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
+import { BatchInsert } from './batch-insert.js';
 import { updatedOrderCursor, updatedOrderSql } from './updated-order.js';
 import { selectModelPage } from './model-page.js';
 import { countMatching, FilterStatements, findRows } from './record-filter.js';
@@ -74,8 +75,7 @@ export class SqliteRecordStore implements RecordStore {
   private readonly markLarge: Database.Statement;
   private readonly modelExists: Database.Statement;
   private readonly selectModelSlug: Database.Statement;
-  private readonly foreignKeysOff: Database.Statement;
-  private readonly foreignKeysOn: Database.Statement;
+  private readonly batchInsert: BatchInsert;
   private readonly insertBatch: Database.Transaction<
     (context: WriteContext, records: NewRecord[]) => { skippedForSku: number[] }
   >;
@@ -111,8 +111,7 @@ export class SqliteRecordStore implements RecordStore {
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.modelExists = db.prepare('SELECT 1 AS present FROM models WHERE id = ?');
     this.selectModelSlug = db.prepare('SELECT slug AS webhook_model_slug FROM models WHERE id = ?');
-    this.foreignKeysOff = db.prepare('PRAGMA foreign_keys = OFF');
-    this.foreignKeysOn = db.prepare('PRAGMA foreign_keys = ON');
+    this.batchInsert = new BatchInsert(db);
     this.insertBatch = db.transaction((context: WriteContext, records: NewRecord[]) => this.importBatch(context, records));
     this.writes = new WriteGroup(db, {
       beforeCommit: () => this.moveModifiedModels(),
@@ -163,36 +162,28 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   /**
-   * One transaction for the batch. The records' foreign key (their model) is checked once for the batch instead of
-   * once per row: SQLite's check is a lookup in `models` for every row inserted. The check runs inside the
-   * transaction, which holds the database's write lock from its start (BEGIN IMMEDIATE), so the model cannot be
-   * deleted between the check and the inserts, by this connection or another process.
+   * One transaction for the batch (BEGIN IMMEDIATE: it holds the database's write lock from its start), its rows
+   * in multi-row statements (batch-insert.ts). The foreign keys stay on: toggling PRAGMA foreign_keys expires every
+   * prepared statement of the connection, and re-preparing them cost more than the per-row lookup of the model
+   * saved.
    */
   async insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }> {
-    // PRAGMA foreign_keys does nothing inside a transaction; none is open here (write groups commit in their turn).
-    this.foreignKeysOff.run();
-    let result: { skippedForSku: number[] };
-    try {
-      result = this.outbox.transaction(() => this.insertBatch.immediate(context, records));
-    } finally {
-      this.foreignKeysOn.run();
-    }
+    const result = this.outbox.transaction(() => this.insertBatch.immediate(context, records));
     this.onCommit();
     return result;
   }
 
   private importBatch(context: WriteContext, records: NewRecord[]): { skippedForSku: number[] } {
-    const skippedForSku: number[] = [];
-    if (records.length === 0) return { skippedForSku };
+    if (records.length === 0) return { skippedForSku: [] };
     if (this.modelExists.get(context.model.id) === undefined) throw modelGone();
     const now = Date.now();
-    for (let index = 0; index < records.length; index++) {
-      if (!this.insertOne(context, records[index]!, now)) skippedForSku.push(index);
-    }
+    const { model, userId } = context;
+    const constants = { model: model.id, workspace: model.workspaceId, at: now, user: userId };
+    const skippedForSku = this.batchInsert.insert(records, constants);
+    this.afterInsert(model.id, records, skippedForSku);
     const inserted = records.length - skippedForSku.length;
     if (inserted > 0) {
-      this.addToCount.run(inserted, context.model.id);
-      const { model } = context;
+      this.addToCount.run(inserted, model.id);
       this.outbox.add({
         workspaceId: model.workspaceId,
         type: 'records.imported',
@@ -206,6 +197,19 @@ export class SqliteRecordStore implements RecordStore {
       });
     }
     return { skippedForSku };
+  }
+
+  /** The large-record mark and the relation links of the batch's inserted rows. */
+  private afterInsert(modelId: string, records: readonly NewRecord[], skippedForSku: readonly number[]): void {
+    const skipped = skippedForSku.length === 0 ? null : new Set(skippedForSku);
+    let large = false;
+    for (let index = 0; index < records.length; index++) {
+      if (skipped?.has(index)) continue;
+      const record = records[index]!;
+      if (!large && isLargeRecord(record.dataText)) large = true;
+      this.writeLinks(record.id, record.links);
+    }
+    if (large) this.markLarge.run(modelId);
   }
 
   private insertOne(context: WriteContext, record: NewRecord, now: number): boolean {
