@@ -942,9 +942,13 @@ for (const target of targets) {
       const context = await newModel(
         store,
         workspaceId,
-        shape('mixed', [field('code', 'text'), field('text', 'text'), field('parent', 'relation', { relationTo: 'model:mixed' })], {
-          product: PRODUCT,
-        }),
+        shape(
+          'mixed',
+          [field('code', 'text'), field('text', 'text'), field('parent', 'relation', { relationTo: 'model:mixed' })],
+          {
+            product: PRODUCT,
+          },
+        ),
       );
       const parent = await store.records.insert(context, product({ code: 'S-0' }));
       await store.records.insertMany(context, [product({ code: 'S-1' }), product({ code: 'S-2' })]);

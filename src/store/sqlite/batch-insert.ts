@@ -36,9 +36,7 @@ export class BatchInsert {
         ),
       );
     }
-    this.selectPresent = db
-      .prepare('SELECT id FROM records WHERE id IN (SELECT value FROM json_each(?))')
-      .pluck(true);
+    this.selectPresent = db.prepare('SELECT id FROM records WHERE id IN (SELECT value FROM json_each(?))').pluck(true);
   }
 
   /** Inserts `records` (inside the caller's transaction); returns the indexes of the rows skipped for their SKU. */
