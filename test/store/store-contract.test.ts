@@ -861,7 +861,7 @@ for (const target of targets) {
       for (const record of batch) assert.equal(await store.records.get(workspaceId, record.id), null);
       // An empty batch writes nothing and checks nothing, as before.
       assert.deepEqual(await store.records.insertMany(context, []), { skippedForSku: [] });
-      // The single insert after it is still refused by the foreign key (SQLite turns it off only during a batch).
+      // The single insert after it is still refused by the foreign key.
       const single = await store.records.insert(context, newRecord({ n: 3 })).then(
         () => null,
         (error: unknown) => error,
