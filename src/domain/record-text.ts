@@ -1,7 +1,10 @@
 import type { FieldDefinition, RecordData } from './fields.js';
 
-/** A string JSON.stringify would write with escapes: it takes the engine's own serialiser. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/**
+ * A character JSON.stringify may write escaped: a quote, backslash, control character or surrogate (a surrogate
+ * pair is written as it is, but a string holding one takes the engine's own serialiser here, as every such string does).
+ */
+const ESCAPED_CHARACTER = /[^ !#-[\]-\ud7ff\ue000-\uffff]/;
 
 /** Each field's `"key":` (JSON-quoted), with the comma that comes before every member but the first. */
 interface FieldHeads {
@@ -40,7 +43,7 @@ export function recordText(fields: readonly FieldDefinition[], data: RecordData)
     if (value === undefined) continue;
     text += written === 0 ? first[index] : later[index];
     written++;
-    if (typeof value === 'string') text += NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+    if (typeof value === 'string') text += ESCAPED_CHARACTER.test(value) ? JSON.stringify(value) : `"${value}"`;
     else if (typeof value === 'number' && Number.isFinite(value)) text += String(value);
     else if (typeof value === 'boolean') text += value ? 'true' : 'false';
     else text += JSON.stringify(value);
