@@ -61,6 +61,8 @@ export function entityTag(
  */
 export function evaluateIfNoneMatch(header: string | string[] | undefined, currentTag: string): 'match' | 'any' | 'none' {
   if (header === undefined) return 'none';
+  // What a cache sends back most often: the tag it was given, alone.
+  if (header === currentTag) return 'match';
   const value = Array.isArray(header) ? header.join(',') : header;
   if (value.trim() === '*') return 'any';
   const current = currentTag.slice(1, -1);

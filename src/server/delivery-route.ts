@@ -9,7 +9,8 @@ import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLReques
 import { authenticate } from '../auth/authenticate.js';
 import type { Store } from '../store/store.js';
 import { answerFingerprint, deliveryCacheControl, entityTag, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
-import { answerGraphQL, CacheableAnswer, graphQLContentType, readGetRequest } from './reply.js';
+import type { VersionedWorkspace } from '../store/store.js';
+import { answerGraphQL, CacheableAnswer, graphQLContentType, readGetRequest, sendNotModified } from './reply.js';
 
 export interface DeliveryRouteOptions {
   store: Store;
@@ -36,7 +37,37 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
   const documents = new DocumentCache(schema, { introspection: options.introspection ?? true });
   const fingerprint = answerFingerprint(schema);
   const cacheControl = deliveryCacheControl(options.maxAgeSeconds ?? 0);
+  const knownUrls = new KnownUrls();
+  /** The workspace's version as the revalidation fast path read it, for the full answer when the copy was not current. */
+  const versionsRead = new WeakMap<FastifyRequest, VersionedWorkspace>();
   type Route = { Params: { org: string; workspace: string } };
+  const headersOf = (known: KnownUrl, versioned: VersionedWorkspace, contentType: string) => ({
+    etag: known.tag(fingerprint, versioned, contentType),
+    'cache-control': cacheControl,
+    vary: 'Accept',
+  });
+
+  /**
+   * The revalidation fast path, in onRequest: a GET (or HEAD) with If-None-Match whose URL was answered before is
+   * what that URL was then (the same query, variables, operation and slugs, all found valid), so what is left of
+   * the route's work is the version read, the tag (kept per URL and version) and the comparison; a 304 is sent
+   * from here, before the body, the route handler and answerGraphQL. Anything else (no match, `*`, an error) goes
+   * on to the route, which makes the same decision from scratch.
+   */
+  const revalidateEarly = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    const known = knownUrls.get(request.url);
+    if (!known) return false;
+    const versioned = await options.store.tenancy.findWorkspaceWithContentVersion(known.org, known.workspace);
+    if (!versioned) return false;
+    const headers = headersOf(known, versioned, graphQLContentType(request));
+    if (evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag) !== 'match') {
+      versionsRead.set(request, versioned);
+      return false;
+    }
+    sendNotModified(reply, new CacheableAnswer(null, headers));
+    return true;
+  };
+
   const answer = (request: FastifyRequest<Route>, reply: FastifyReply, read: () => GraphQLRequest) => {
     // Until the answer turns out to be one caches may keep: refusals and answers with errors are never kept.
     reply.header('cache-control', NO_STORE);
@@ -50,16 +81,17 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         requireStorableText('workspace', request.params.workspace);
         // The version is read before the answer is made: a write in between makes the tag older than the
         // answer, never newer, so a cache cannot keep an old answer under a current tag.
-        const versioned = await options.store.tenancy.findWorkspaceWithContentVersion(
-          request.params.org,
-          request.params.workspace,
-        );
+        // (Read after the request arrived, by the fast path or here: either is as recent as the request.)
+        const versioned =
+          versionsRead.get(request) ??
+          (await options.store.tenancy.findWorkspaceWithContentVersion(request.params.org, request.params.workspace));
         if (!versioned) throw new ServiceError('NOT_FOUND', 'Workspace not found');
-        const headers = {
-          etag: entityTag(fingerprint, versioned, graphqlRequest, graphQLContentType(request)),
-          'cache-control': cacheControl,
-          vary: 'Accept',
-        };
+        let known = request.method === 'POST' ? undefined : knownUrls.get(request.url);
+        if (!known) {
+          known = new KnownUrl(request.params.org, request.params.workspace, graphqlRequest);
+          if (request.method !== 'POST') knownUrls.remember(request.url, known);
+        }
+        const headers = headersOf(known, versioned, graphQLContentType(request));
         // Conditional requests are GET's (and HEAD's): what caches send. A POST is always answered in full.
         const condition =
           request.method === 'POST' ? 'none' : evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag);
@@ -86,6 +118,20 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         exposedHeaders: ['x-request-id', 'etag'],
         maxAge: 600,
       });
+      // After CORS's own onRequest hook, so that a 304 sent here carries its headers.
+      scope.addHook('onRequest', (request, reply, done) => {
+        if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers['if-none-match'] === undefined) {
+          done();
+          return;
+        }
+        revalidateEarly(request, reply).then(
+          (answered) => {
+            if (!answered) done();
+          },
+          // The route makes the same reads again and answers the error as it answers any.
+          () => done(),
+        );
+      });
       scope.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
         answer(request, reply, () => readGraphQLRequest(request.body)),
       );
@@ -111,4 +157,69 @@ async function isMemberToken(store: Store, request: FastifyRequest, workspaceId:
   } catch {
     return false;
   }
+}
+
+/**
+ * What a GET's URL asks, once the route has read it whole: its request parsed, validated as a query of this schema,
+ * and its slugs checked. The URL decides all of that, so a later request with the same URL needs none of it again.
+ * Keeps the tag it last made, with the version and content type it was made from.
+ */
+class KnownUrl {
+  private lastVersioned: VersionedWorkspace | null = null;
+  private lastContentType = '';
+  private lastTag = '';
+
+  constructor(
+    readonly org: string,
+    readonly workspace: string,
+    private readonly request: GraphQLRequest,
+  ) {}
+
+  tag(fingerprint: string, versioned: VersionedWorkspace, contentType: string): string {
+    // The same object on SQLite (the store hands out the one it keeps until the database changes); an equal one
+    // (a new row read) on PostgreSQL.
+    const last = this.lastVersioned;
+    if (
+      last === null ||
+      contentType !== this.lastContentType ||
+      (versioned !== last &&
+        (versioned.contentVersion !== last.contentVersion || !sameFlatObject(versioned.workspace, last.workspace)))
+    ) {
+      this.lastTag = entityTag(fingerprint, versioned, this.request, contentType);
+      this.lastContentType = contentType;
+    }
+    this.lastVersioned = versioned;
+    return this.lastTag;
+  }
+}
+
+/** Known URLs (see KnownUrl), the most recently learnt 1000 of them up to 4 KB each. */
+class KnownUrls {
+  private readonly entries = new Map<string, KnownUrl>();
+
+  get(url: string): KnownUrl | undefined {
+    return this.entries.get(url);
+  }
+
+  remember(url: string, known: KnownUrl): void {
+    if (url.length > 4096) return;
+    if (this.entries.size >= 1000) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(url, known);
+  }
+}
+
+/**
+ * Whether two objects have the same keys in the same order with the same primitive values: then their JSON, which
+ * the tag is made from, is the same. An object or array value counts as different.
+ */
+function sameFlatObject(a: object, b: object): boolean {
+  const aEntries: [string, unknown][] = Object.entries(a);
+  const bEntries: [string, unknown][] = Object.entries(b);
+  if (aEntries.length !== bEntries.length) return false;
+  for (let index = 0; index < aEntries.length; index++) {
+    const [aKey, aValue] = aEntries[index]!;
+    const [bKey, bValue] = bEntries[index]!;
+    if (aKey !== bKey || aValue !== bValue || (typeof aValue === 'object' && aValue !== null)) return false;
+  }
+  return true;
 }

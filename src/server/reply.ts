@@ -74,7 +74,7 @@ export async function answerGraphQL(
 }
 
 /** 304 (RFC 9110 §15.4.5): no body, and the headers a 200 would have had for caches to update their copy with. */
-function sendNotModified(reply: FastifyReply, answer: CacheableAnswer) {
+export function sendNotModified(reply: FastifyReply, answer: CacheableAnswer) {
   setCacheHeaders(reply, answer);
   return reply.code(304).send();
 }

@@ -1118,6 +1118,49 @@ for (const target of targets) {
       assert.deepEqual(await store.records.referencesTo(a2.id), []);
     });
 
+    test("content version: read at once after this store's writes and another store's on the same database (nothing kept from before a write)", async () => {
+      const orgSlug = `org-${randomBytes(4).toString('hex')}`;
+      const { workspace } = await store.tenancy.ensureMembership({
+        orgSlug,
+        workspaceSlug: 'main',
+        email: 'owner@example.com',
+        role: null,
+        defaultRole: 'owner',
+      });
+      const context = await newModel(store, workspace.id, shape('tin', [field('label', 'text')]));
+      const versionOf = async (reader: Store) => (await reader.tenancy.findWorkspaceWithContentVersion(orgSlug, 'main'))!;
+      const seen = new Set<string>();
+      const moved = async (what: string, reader: Store = store) => {
+        const found = await versionOf(reader);
+        assert.ok(!seen.has(found.contentVersion), `${what}: the version moved (${found.contentVersion})`);
+        seen.add(found.contentVersion);
+        assert.equal((await versionOf(reader)).contentVersion, found.contentVersion, `${what}: read again, the same`);
+        return found;
+      };
+      await moved('first read');
+      await store.records.insert(context, newRecord({ label: 'one' }));
+      await moved("this store's insert");
+      assert.equal(await store.tenancy.setDefaultLocale(workspace.id, 'de'), true);
+      assert.equal((await versionOf(store)).workspace.defaultLocale, 'de', "this store's workspace setting");
+      // Another process on the same database: its own connections (on SQLite another connection to the file).
+      const second = await openStore(target.url('main'));
+      try {
+        const before = (await versionOf(store)).contentVersion;
+        assert.equal((await versionOf(second)).contentVersion, before, 'the other store reads the same version');
+        await second.records.insert(context, newRecord({ label: 'two' }));
+        await moved("the other store's insert");
+        await second.records.insertMany(context, [newRecord({ label: 'three' })]);
+        await moved("the other store's import");
+        assert.equal(await second.tenancy.setDefaultLocale(workspace.id, 'fr'), true);
+        assert.equal((await versionOf(store)).workspace.defaultLocale, 'fr', "the other store's workspace setting");
+        await second.records.insert(context, newRecord({ label: 'four' }));
+        await moved("the other store's insert, read by the other store", second);
+        assert.equal((await versionOf(store)).contentVersion, (await versionOf(second)).contentVersion, 'both read one version');
+      } finally {
+        await second.close();
+      }
+    });
+
     test('content version: every write to a workspace moves it to a value it never had; a refused write or another workspace does not', async () => {
       const orgSlug = `org-${randomBytes(4).toString('hex')}`;
       const { workspace } = await store.tenancy.ensureMembership({
