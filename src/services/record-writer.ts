@@ -1,7 +1,6 @@
 import { fieldError, ServiceError, type FieldIssue } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition, type RecordData } from '../domain/fields.js';
 import { checkRecordData, type DataCheck, type RelationReference } from '../domain/record-data.js';
-import { recordText } from '../domain/record-text.js';
 import { sizeIssues, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { NewRecord, RecordLink, ReplacementData, Store } from '../store/store.js';
 import { newId } from '../ids.js';
@@ -23,7 +22,7 @@ export function prepareData(model: ModelDefinition, data: unknown, limits: Recor
   const sku = skuField !== null && typeof check.data[skuField] === 'string' ? check.data[skuField] : null;
   // Data refused already is not stored, so not measured (it may nest too deeply to serialise).
   const measured = check.issues.length === 0 && limits !== null;
-  const dataText = measured ? recordText(model.fields, check.data) : '';
+  const dataText = measured ? JSON.stringify(check.data) : '';
   return {
     issues: measured ? sizeIssues(check.data, dataText, limits) : check.issues,
     references: check.references,
