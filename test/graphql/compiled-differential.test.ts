@@ -41,6 +41,7 @@ import { WorkspaceService } from '../../src/services/workspace-service.js';
 import { WebhookService } from '../../src/services/webhook-service.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // The comparison
@@ -154,15 +155,9 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cs-differential-'));
   templatePath = join(dir, 'template.db');
   const store = openSqliteStore(templatePath);
-  const { workspace, membership } = await store.tenancy.ensureMembership({
-    orgSlug: 'acme',
-    workspaceSlug: 'main',
-    email: 'owner@example.com',
-    role: null,
-    defaultRole: 'owner',
-  });
+  const { workspace, actor: owner } = await ownedWorkspace(store, 'acme');
   workspaceId = workspace.id;
-  actor = { workspaceId, userId: membership.userId, role: 'owner' };
+  actor = owner;
   const services = servicesOf(store);
   const product = await services.models.create(actor, {
     name: 'Product',

@@ -13,6 +13,7 @@ import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 const postgres = await postgresTarget();
 if ('failure' in postgres) {
@@ -305,14 +306,7 @@ for (const target of targets) {
 
     before(async () => {
       store = await openStore(target.url('filter_property'));
-      const { workspace, membership } = await store.tenancy.ensureMembership({
-        orgSlug: 'acme',
-        workspaceSlug: 'main',
-        email: 'owner@example.com',
-        role: null,
-        defaultRole: 'owner',
-      });
-      actor = { workspaceId: workspace.id, userId: membership.userId, role: 'owner' };
+      actor = (await ownedWorkspace(store, 'acme')).actor;
       models = new ModelService(store);
       records = new RecordService(store);
       const tags = await models.create(actor, { name: 'Tag', slug: 'tag', fields: [{ key: 'name', type: 'text' }] });

@@ -9,6 +9,7 @@ import { ModelService } from '../../src/services/model-service.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 let dir: string;
 let store: Store;
@@ -19,14 +20,7 @@ let records: RecordService;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cs-paging-property-'));
   store = openSqliteStore(join(dir, 'content.db'));
-  const { workspace, membership } = await store.tenancy.ensureMembership({
-    orgSlug: 'acme',
-    workspaceSlug: 'main',
-    email: 'owner@example.com',
-    role: null,
-    defaultRole: 'owner',
-  });
-  actor = { workspaceId: workspace.id, userId: membership.userId, role: 'owner' };
+  actor = (await ownedWorkspace(store, 'acme')).actor;
   models = new ModelService(store);
   records = new RecordService(store);
 });

@@ -8,6 +8,7 @@ import { ModelService } from '../../src/services/model-service.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
 import type { Store } from '../../src/store/store.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 let dir: string;
 let store: Store;
@@ -18,14 +19,7 @@ let modelId: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cs-paging-'));
   store = openSqliteStore(join(dir, 'content.db'));
-  const { workspace, membership } = await store.tenancy.ensureMembership({
-    orgSlug: 'acme',
-    workspaceSlug: 'main',
-    email: 'owner@example.com',
-    role: null,
-    defaultRole: 'owner',
-  });
-  actor = { workspaceId: workspace.id, userId: membership.userId, role: 'owner' };
+  actor = (await ownedWorkspace(store, 'acme')).actor;
   records = new RecordService(store);
   const model = await new ModelService(store).create(actor, { name: 'N', slug: 'n', fields: [{ key: 'n', type: 'number' }] });
   modelId = model.id;

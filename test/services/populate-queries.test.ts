@@ -12,6 +12,7 @@ import { RecordService } from '../../src/services/record-service.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 /**
  * SQL texts run on the records table since the last reset, by either driver. SQLite's size checks (the sum of
@@ -60,14 +61,7 @@ for (const target of targets) {
 
     before(async () => {
       store = await openStore(target.url('populate'));
-      const { workspace, membership } = await store.tenancy.ensureMembership({
-        orgSlug: 'acme',
-        workspaceSlug: 'main',
-        email: 'owner@example.com',
-        role: null,
-        defaultRole: 'owner',
-      });
-      actor = { workspaceId: workspace.id, userId: membership.userId, role: 'owner' };
+      actor = (await ownedWorkspace(store, 'acme')).actor;
       const models = new ModelService(store);
       const records = new RecordService(store);
       reader = new RecordReader(store, records);

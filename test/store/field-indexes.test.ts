@@ -18,6 +18,7 @@ import { modelIndexPrefix } from '../../src/store/query/field-indexes.js';
 import { SqliteFilteredQuery, SQLITE_FILTERS } from '../../src/store/sqlite/record-filter.js';
 import type { NewRecord, Store } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 const postgres = await postgresTarget();
 if ('failure' in postgres) {
@@ -145,13 +146,7 @@ for (const target of targets) {
     before(async () => {
       url = target.url(`field_indexes_${randomBytes(3).toString('hex')}`);
       store = await openStore(url);
-      const { workspace } = await store.tenancy.ensureMembership({
-        orgSlug: 'acme',
-        workspaceSlug: 'main',
-        email: 'owner@example.com',
-        role: null,
-        defaultRole: 'owner',
-      });
+      const { workspace } = await ownedWorkspace(store, 'acme');
       workspaceId = workspace.id;
       database = url.startsWith('sqlite:') ? sqliteDatabase(url) : await postgresDatabase(url);
     });

@@ -10,12 +10,12 @@ import { parseFilter } from '../../src/domain/filter.js';
 import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
-import type { Workspace } from '../../src/domain/workspace.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import type { NewRecord, RecordLink, ReplacementData, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget, type Target } from '../support/databases.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 const postgres = await postgresTarget();
 if ('failure' in postgres) {
@@ -72,21 +72,8 @@ function isConflict(message: string) {
   };
 }
 
-/** A new organisation's workspace `main`, owned by owner@example.com. */
-async function newOrganisation(store: Store): Promise<{ orgSlug: string; workspace: Workspace }> {
-  const orgSlug = `org-${randomBytes(4).toString('hex')}`;
-  const { workspace } = await store.tenancy.ensureMembership({
-    orgSlug,
-    workspaceSlug: 'main',
-    email: 'owner@example.com',
-    role: null,
-    defaultRole: 'owner',
-  });
-  return { orgSlug, workspace };
-}
-
 async function newWorkspace(store: Store): Promise<string> {
-  return (await newOrganisation(store)).workspace.id;
+  return (await ownedWorkspace(store)).workspace.id;
 }
 
 async function newModel(store: Store, workspaceId: string, modelShape: ModelShape): Promise<WriteContext> {
@@ -1126,7 +1113,7 @@ for (const target of targets) {
     });
 
     test("content version: read at once after this store's writes and another store's on the same database (nothing kept from before a write)", async () => {
-      const { orgSlug, workspace } = await newOrganisation(store);
+      const { orgSlug, workspace } = await ownedWorkspace(store);
       const context = await newModel(store, workspace.id, shape('tin', [field('label', 'text')]));
       const versionOf = async (reader: Store) => (await reader.tenancy.findWorkspaceWithContentVersion(orgSlug, 'main'))!;
       const seen = new Set<string>();
@@ -1162,7 +1149,7 @@ for (const target of targets) {
     });
 
     test('content version: every write to a workspace moves it to a value it never had; a refused write or another workspace does not', async () => {
-      const { orgSlug, workspace } = await newOrganisation(store);
+      const { orgSlug, workspace } = await ownedWorkspace(store);
       const otherWorkspace = await newWorkspace(store);
       const read = async () => {
         const found = await store.tenancy.findWorkspaceWithContentVersion(orgSlug, 'main');

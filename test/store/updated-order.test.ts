@@ -14,6 +14,7 @@ import { SqliteFilteredQuery, SQLITE_FILTERS } from '../../src/store/sqlite/reco
 import { updatedOrderSql } from '../../src/store/sqlite/updated-order.js';
 import type { NewRecord, Store } from '../../src/store/store.js';
 import { sqliteTarget } from '../support/databases.js';
+import { ownedWorkspace } from '../support/workspaces.js';
 
 const BASE = Date.parse('2026-01-01T00:00:00Z');
 const COUNT = 240;
@@ -28,13 +29,7 @@ describe('updatedAt order on SQLite: the merge of the partial index and the crea
   before(async () => {
     const url = target.url('updated_order');
     store = await openStore(url);
-    const { workspace } = await store.tenancy.ensureMembership({
-      orgSlug: 'acme',
-      workspaceSlug: 'main',
-      email: 'owner@example.com',
-      role: null,
-      defaultRole: 'owner',
-    });
+    const { workspace } = await ownedWorkspace(store, 'acme');
     model = await store.models.create(workspace.id, newId(), {
       name: 'Item',
       slug: 'item',
