@@ -7,6 +7,7 @@ import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/s
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
 import { authenticate } from '../auth/authenticate.js';
+import { deepEqual } from '../shared/json.js';
 import type { Store } from '../store/store.js';
 import { answerFingerprint, deliveryCacheControl, entityTag, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
 import type { VersionedWorkspace } from '../store/store.js';
@@ -177,13 +178,13 @@ class KnownUrl {
 
   tag(fingerprint: string, versioned: VersionedWorkspace, contentType: string): string {
     // The same object on SQLite (the store hands out the one it keeps until the database changes); an equal one
-    // (a new row read) on PostgreSQL.
+    // (a new row read) on PostgreSQL. Equal workspaces have the same JSON: the row mapper builds them in one key order.
     const last = this.lastVersioned;
     if (
       last === null ||
       contentType !== this.lastContentType ||
       (versioned !== last &&
-        (versioned.contentVersion !== last.contentVersion || !sameFlatObject(versioned.workspace, last.workspace)))
+        (versioned.contentVersion !== last.contentVersion || !deepEqual(versioned.workspace, last.workspace)))
     ) {
       this.lastTag = entityTag(fingerprint, versioned, this.request, contentType);
       this.lastContentType = contentType;
@@ -206,20 +207,4 @@ class KnownUrls {
     if (this.entries.size >= 1000) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(url, known);
   }
-}
-
-/**
- * Whether two objects have the same keys in the same order with the same primitive values: then their JSON, which
- * the tag is made from, is the same. An object or array value counts as different.
- */
-function sameFlatObject(a: object, b: object): boolean {
-  const aEntries: [string, unknown][] = Object.entries(a);
-  const bEntries: [string, unknown][] = Object.entries(b);
-  if (aEntries.length !== bEntries.length) return false;
-  for (let index = 0; index < aEntries.length; index++) {
-    const [aKey, aValue] = aEntries[index]!;
-    const [bKey, bValue] = bEntries[index]!;
-    if (aKey !== bKey || aValue !== bValue || (typeof aValue === 'object' && aValue !== null)) return false;
-  }
-  return true;
 }
