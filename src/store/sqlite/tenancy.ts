@@ -49,7 +49,7 @@ export class SqliteTenancyStore implements TenancyStore {
   private readonly versionedWorkspace: Database.Statement;
   private readonly dataVersion: Database.Statement;
   private readonly totalChanges: Database.Statement;
-  /** Versioned workspaces by `org slug / workspace slug` (null: none), read while the database was at `keptAt`. */
+  /** Versioned workspaces by `org slug / workspace slug` (null: none), read while the two counters below stood as they are. */
   private readonly keptVersions = new Map<string, VersionedWorkspace | null>();
   private keptDataVersion = -1;
   private keptTotalChanges = -1;
