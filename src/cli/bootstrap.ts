@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import { issueToken } from '../services/issue-token.js';
 import { hashPassword } from '../auth/passwords.js';
 import { readNewPassword } from './password-input.js';
-import { databaseUrl, parseEmail, parseRole, parseSlug } from './options.js';
+import { databaseUrl, envPasswordHashCost, parseEmail, parseRole, parseSlug } from './options.js';
 
 export interface BootstrapResult {
   org: string;
@@ -59,6 +59,8 @@ export function registerBootstrap(program: Command): void {
     )
     .action(async (options: BootstrapOptions) => {
       const password = options.passwordStdin ? await readNewPassword({ passwordStdin: true, allowEnv: false }) : null;
+      // Before anything is written: a bad PASSWORD_HASH_COST stops the command with nothing done.
+      const passwordHash = password === null ? null : await hashPassword(password, envPasswordHashCost());
       const store = await openStore(databaseUrl(options.database));
       try {
         const email = options.email ?? `owner@${options.org}.example.com`;
@@ -68,7 +70,7 @@ export function registerBootstrap(program: Command): void {
           email,
           role: options.role ?? null,
         });
-        if (password !== null) await store.tenancy.setPasswordHash(email, await hashPassword(password));
+        if (passwordHash !== null) await store.tenancy.setPasswordHash(email, passwordHash);
         if (options.json) {
           console.log(JSON.stringify(result));
         } else {

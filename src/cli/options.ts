@@ -1,3 +1,4 @@
+import { DEFAULT_PASSWORD_HASH_COST, MAX_PASSWORD_HASH_COST, MIN_PASSWORD_HASH_COST } from '../auth/passwords.js';
 import { SLUG_PATTERN } from '../shared/model-limits.js';
 import { InvalidArgumentError } from 'commander';
 import { isRole, ROLES, type Role } from '../domain/roles.js';
@@ -46,6 +47,18 @@ export function parseSlug(value: string): string {
 export function parseEmail(value: string): string {
   if (!/^[^\s@]+@[^\s@]+$/.test(value)) throw new InvalidArgumentError('must be an email address');
   return value.toLowerCase();
+}
+
+/** PASSWORD_HASH_COST: the scrypt cost (log2 of N) of the password hashes a command makes; 15 when unset. */
+export function envPasswordHashCost(): number {
+  const value = process.env.PASSWORD_HASH_COST;
+  if (value === undefined || value === '') return DEFAULT_PASSWORD_HASH_COST;
+  const cost = /^\d{1,2}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(cost >= MIN_PASSWORD_HASH_COST && cost <= MAX_PASSWORD_HASH_COST))
+    throw new InvalidArgumentError(
+      `PASSWORD_HASH_COST: must be a whole number from ${MIN_PASSWORD_HASH_COST} to ${MAX_PASSWORD_HASH_COST}, got "${value}"`,
+    );
+  return cost;
 }
 
 export function envInt(name: string): number | undefined {

@@ -10,7 +10,7 @@ import { DEFAULT_RETRY_DELAYS_SECONDS, parseRetryDelays } from '../webhooks/retr
 import { SendThread } from '../webhooks/send-thread.js';
 import { DeliveryWorker } from '../webhooks/worker.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
-import { databaseUrl, envInt, parsePort, parsePositiveInt, parseSeconds } from './options.js';
+import { databaseUrl, envInt, envPasswordHashCost, parsePort, parsePositiveInt, parseSeconds } from './options.js';
 
 interface ServeOptions {
   port?: number;
@@ -52,6 +52,7 @@ function resolveConfig(options: ServeOptions): ServerConfig {
       attemptsPerMinutePerEmail: envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_EMAIL') ?? DEFAULTS.signIn.attemptsPerMinutePerEmail,
       passwordHashConcurrency: envInt('PASSWORD_HASH_CONCURRENCY') ?? DEFAULTS.signIn.passwordHashConcurrency,
       passwordHashQueue: envNonNegativeInt('PASSWORD_HASH_QUEUE') ?? DEFAULTS.signIn.passwordHashQueue,
+      passwordHashCost: envPasswordHashCost(),
     },
     webhooks: {
       allowPrivate: options.webhookAllowPrivate === true || envTrueFalse('WEBHOOK_ALLOW_PRIVATE') === true,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { hashPassword } from '../auth/passwords.js';
 import { openStore } from '../store/open-store.js';
-import { databaseUrl, parseEmail } from './options.js';
+import { databaseUrl, envPasswordHashCost, parseEmail } from './options.js';
 import { PASSWORD_ENV, readNewPassword } from './password-input.js';
 
 export function registerUser(program: Command): void {
@@ -20,7 +20,7 @@ export function registerUser(program: Command): void {
     .option('--database <url>', 'sqlite:<path> or postgres://… (env DATABASE_URL)')
     .action(async (options: { email: string; passwordStdin?: boolean; database?: string }) => {
       const password = await readNewPassword({ passwordStdin: options.passwordStdin, allowEnv: true });
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await hashPassword(password, envPasswordHashCost());
       const store = await openStore(databaseUrl(options.database));
       try {
         if (!(await store.tenancy.setPasswordHash(options.email, passwordHash))) {

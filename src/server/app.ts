@@ -149,8 +149,8 @@ export async function buildApp({
   const introspection = config.introspection ?? true;
   registerAdminRoute(app, { store, services, budget: writeBudget, introspection, maxResponseBytes, clock });
   // One bound on password hashes for both routes that make them.
-  const { hashing } = registerSessionRoutes(app, { store, ...signIn, clock });
-  registerSignInLinkRoute(app, { store, clock, hashing });
+  const { hashing, passwordHashCost } = registerSessionRoutes(app, { store, ...signIn, clock });
+  registerSignInLinkRoute(app, { store, clock, hashing, passwordHashCost });
   registerMcpRoute(app, { store, clock });
   await registerDeliveryRoute(app, {
     store,

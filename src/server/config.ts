@@ -1,3 +1,4 @@
+import { DEFAULT_PASSWORD_HASH_COST } from '../auth/passwords.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS } from '../domain/size-limits.js';
 
 export interface ServerConfig {
@@ -59,6 +60,8 @@ export interface SignInConfig {
   passwordHashConcurrency: number;
   /** Sign-ins that may wait for a free hashing slot; beyond them a sign-in is refused at once with 429. */
   passwordHashQueue: number;
+  /** The scrypt cost (log2 of N) of the passwords this process sets, and of its check for an unknown email. */
+  passwordHashCost: number;
 }
 
 export const DEFAULTS = {
@@ -78,7 +81,13 @@ export const DEFAULTS = {
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1024,
-  signIn: { attemptsPerMinutePerAddress: 30, attemptsPerMinutePerEmail: 10, passwordHashConcurrency: 2, passwordHashQueue: 8 },
+  signIn: {
+    attemptsPerMinutePerAddress: 30,
+    attemptsPerMinutePerEmail: 10,
+    passwordHashConcurrency: 2,
+    passwordHashQueue: 8,
+    passwordHashCost: DEFAULT_PASSWORD_HASH_COST,
+  },
   webhookTimeoutMs: 10_000,
   webhookMaxInFlightPerWebhook: 8,
 };

@@ -90,12 +90,12 @@ export function tooManyAtOnce(): ServiceError {
 export function registerSessionRoutes(
   app: FastifyInstance,
   { store, clock = systemClock, ...signInOptions }: SessionRoutesOptions,
-): { hashing: PasswordHashGate } {
+): { hashing: PasswordHashGate; passwordHashCost: number } {
   const options: SignInOptions = { ...DEFAULT_SIGN_IN_OPTIONS, ...withoutUndefined(signInOptions) };
   const throttle = new SignInThrottle(options, options.limiters);
   const hashing = new PasswordHashGate(options.passwordHashConcurrency, options.passwordHashQueue);
   // Computed now, so that the first sign-in for an unknown email does not take twice as long as the others.
-  void dummyPasswordHash();
+  void dummyPasswordHash(options.passwordHashCost);
 
   app.post(SESSION_PATH, async (request, reply) => {
     noStore(reply);
@@ -113,8 +113,10 @@ export function registerSessionRoutes(
       if (retryAfter !== null) return tooManyAttempts(retryAfter);
       // The same work whether or not the email is known: one lookup and one password hash.
       const user = email.length <= MAX_EMAIL_LENGTH ? await store.tenancy.findUserByEmail(email) : null;
-      const storedHash = user?.passwordHash ?? (await dummyPasswordHash());
-      const matches = await hash(() => verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH + 1), storedHash));
+      const storedHash = user?.passwordHash ?? (await dummyPasswordHash(options.passwordHashCost));
+      const matches = await hash(() =>
+        verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH + 1), storedHash, options.passwordHashCost),
+      );
       return !user || user.passwordHash === null || !matches ? notAuthorized() : user;
     });
     if (admitted.busy) return sendRefusal(request, reply, tooManyAtOnce());
@@ -150,7 +152,7 @@ export function registerSessionRoutes(
     reply.header('set-cookie', clearedSessionCookie(request));
     return reply.code(204).send();
   });
-  return { hashing };
+  return { hashing, passwordHashCost: options.passwordHashCost };
 }
 
 function withoutUndefined<T extends object>(options: T): Partial<T> {

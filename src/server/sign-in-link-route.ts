@@ -36,7 +36,12 @@ function readBody(body: unknown): { token: string; password: string | undefined 
 
 export function registerSignInLinkRoute(
   app: FastifyInstance,
-  { store, clock = systemClock, hashing }: { store: Store; clock?: Clock; hashing: PasswordHashGate },
+  {
+    store,
+    clock = systemClock,
+    hashing,
+    passwordHashCost,
+  }: { store: Store; clock?: Clock; hashing: PasswordHashGate; passwordHashCost: number },
 ): void {
   app.post(SIGN_IN_LINK_ROUTE, async (request, reply) => {
     noStore(reply);
@@ -55,7 +60,7 @@ export function registerSignInLinkRoute(
 
     const { password } = body;
     // The same bound on hashes as sign-ins: a link held by one person must not let them queue hashes without end.
-    const admitted = await hashing.admit((hash) => hash(() => hashPassword(password)));
+    const admitted = await hashing.admit((hash) => hash(() => hashPassword(password, passwordHashCost)));
     if (admitted.busy) return sendRefusal(request, reply, tooManyAtOnce());
     const passwordHash = admitted.value;
     const now = clock();

@@ -9,6 +9,7 @@ import { startServer, type TestServer } from '../support/server.js';
 import {
   runCliWithInput,
   runSql,
+  selectRows,
   sessionCredentials,
   sessionIdOf,
   setPassword,
@@ -574,6 +575,40 @@ describe('content-service user set-password', () => {
     );
     assert.equal(short.code, 1, short.stderr);
     assert.match(short.stderr, /password: must be at least 8 characters/);
+  });
+
+  test('cli user set-password: PASSWORD_HASH_COST sets the scrypt cost of the stored hash (15 when unset); a bad one exits 1, nothing changed', async () => {
+    const email = 'cost@acme.test';
+    await server.createToken({ workspaceId: owner.workspaceId, email, role: 'editor' });
+    const storedHash = async () =>
+      (await selectRows(server, 'SELECT password_hash FROM users WHERE email = ?', [email]))[0]?.password_hash;
+    const setWithCost = (cost: string, password: string) =>
+      runCliWithInput(
+        ['user', 'set-password', '--email', email, '--password-stdin', '--database', server.databaseUrl],
+        `${password}\n`,
+        {
+          env: { PASSWORD_HASH_COST: cost },
+        },
+      );
+
+    assert.equal((await setWithCost('', 'default cost password')).code, 0);
+    assert.match(String(await storedHash()), /^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
+    await signIn(server, email, 'default cost password').then(remember);
+
+    assert.equal((await setWithCost('12', 'cost twelve password')).code, 0);
+    const twelve = String(await storedHash());
+    assert.match(twelve, /^\$scrypt\$ln=12,r=8,p=3\$/);
+    await signIn(server, email, 'cost twelve password').then(remember);
+
+    for (const bad of ['9', '21', 'x', '12.5', '-15']) {
+      const result = await setWithCost(bad, 'never stored password');
+      assert.equal(result.code, 1, `${bad}: ${result.stderr}`);
+      assert.match(
+        result.stderr,
+        new RegExp(`PASSWORD_HASH_COST: must be a whole number from 10 to 20, got "${bad.replace('.', '\\.')}"`),
+      );
+      assert.equal(await storedHash(), twelve, `${bad}: the password is unchanged`);
+    }
   });
 });
 

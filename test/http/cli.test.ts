@@ -496,6 +496,12 @@ describe('serve', { concurrency: 4 }, () => {
     });
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(result.stderr, /must be a positive integer/);
+    const badCost = await runCli(['serve', '--port', '0', '--database', `sqlite:${join(tempDir(), 'bad-cost.db')}`], {
+      env: { PASSWORD_HASH_COST: '30' },
+      timeoutMs: 15_000,
+    });
+    assert.equal(badCost.code, 1, badCost.stdout + badCost.stderr);
+    assert.match(badCost.stderr, /PASSWORD_HASH_COST: must be a whole number from 10 to 20, got "30"/);
   });
 
   test('cli serve: a port in use names the port and how to pick another; a first start still shows its token', async () => {

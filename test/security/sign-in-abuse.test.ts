@@ -105,6 +105,8 @@ describe('a flood of sign-ins (limits raised out of the way, 2 password hashes a
         SIGN_IN_ATTEMPTS_PER_MINUTE_PER_ADDRESS: '100000',
         SIGN_IN_ATTEMPTS_PER_MINUTE_PER_EMAIL: '100000',
         PASSWORD_HASH_CONCURRENCY: '2',
+        // The production cost: the flood is refused because each hash takes a noticeable time.
+        PASSWORD_HASH_COST: '15',
       },
     });
     const workspace = await server.bootstrap({ org: 'acme', workspace: 'main', email: 'owner@acme.test', role: 'owner' });

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { request, type Credentials, type GqlResponse } from './client.js';
-import { CLI, REPO_ROOT, type CliResult, type TestServer } from './server.js';
+import { CLI, REPO_ROOT, TEST_PROCESS_ENV, type CliResult, type TestServer } from './server.js';
 
 /** Runs `node bin/content-service.js ...args` with `input` on its standard input. */
 export function runCliWithInput(
@@ -17,7 +17,7 @@ export function runCliWithInput(
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...TEST_PROCESS_ENV, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -83,12 +83,27 @@ export function sessionCredentials(session: SignedIn, workspaceId: string, optio
 
 /** Runs one SQL statement on the server's database (SQLite file or PostgreSQL schema); `?` placeholders. */
 export async function runSql(server: TestServer, sql: string, parameters: unknown[]): Promise<number> {
+  return (await querySql(server, sql, parameters)).changes;
+}
+
+/** The rows one SELECT on the server's database answers; `?` placeholders. */
+export async function selectRows(server: TestServer, sql: string, parameters: unknown[]): Promise<Record<string, unknown>[]> {
+  return (await querySql(server, sql, parameters)).rows;
+}
+
+async function querySql(
+  server: TestServer,
+  sql: string,
+  parameters: unknown[],
+): Promise<{ changes: number; rows: Record<string, unknown>[] }> {
   const url = server.databaseUrl;
   if (url.startsWith('sqlite:')) {
     const db = new Database(url.slice('sqlite:'.length));
     try {
       db.pragma('busy_timeout = 5000');
-      return db.prepare(sql).run(...parameters).changes;
+      const statement = db.prepare(sql);
+      if (statement.reader) return { changes: 0, rows: statement.all(...parameters) as Record<string, unknown>[] };
+      return { changes: statement.run(...parameters).changes, rows: [] };
     } finally {
       db.close();
     }
@@ -101,7 +116,7 @@ export async function runSql(server: TestServer, sql: string, parameters: unknow
       sql.replace(/\?/g, () => `$${++index}`),
       parameters,
     );
-    return result.rowCount ?? 0;
+    return { changes: result.rowCount ?? 0, rows: result.rows as Record<string, unknown>[] };
   } finally {
     await client.end();
   }
