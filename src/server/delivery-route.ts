@@ -55,10 +55,24 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
    * from here, before the body, the route handler and answerGraphQL. Anything else (no match, `*`, an error) goes
    * on to the route, which makes the same decision from scratch.
    */
-  const revalidateEarly = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+  const revalidateEarly = (request: FastifyRequest, reply: FastifyReply): boolean | Promise<boolean> => {
     const known = knownUrls.get(request.url);
     if (!known) return false;
-    const versioned = await options.store.tenancy.findWorkspaceWithContentVersion(known.org, known.workspace);
+    const tenancy = options.store.tenancy;
+    // Read synchronously where the store can (SQLite): the 304 is then sent within this hook, with no promise.
+    if (tenancy.findWorkspaceWithContentVersionSync !== undefined) {
+      return decideEarly(request, reply, known, tenancy.findWorkspaceWithContentVersionSync(known.org, known.workspace));
+    }
+    return tenancy
+      .findWorkspaceWithContentVersion(known.org, known.workspace)
+      .then((versioned) => decideEarly(request, reply, known, versioned));
+  };
+  const decideEarly = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    known: KnownUrl,
+    versioned: VersionedWorkspace | null,
+  ): boolean => {
     if (!versioned) return false;
     const headers = headersOf(known, versioned, graphQLContentType(request));
     if (evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag) !== 'match') {
@@ -133,13 +147,22 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
             done();
             return;
           }
-          revalidateEarly(request, reply).then(
-            (answered) => {
-              if (!answered) done();
-            },
-            // The route makes the same reads again and answers the error as it answers any.
-            () => done(),
-          );
+          // On an error the route makes the same reads again and answers the error as it answers any.
+          let answered: boolean | Promise<boolean>;
+          try {
+            answered = revalidateEarly(request, reply);
+          } catch {
+            done();
+            return;
+          }
+          if (answered === false) done();
+          else if (answered !== true)
+            answered.then(
+              (sent) => {
+                if (!sent) done();
+              },
+              () => done(),
+            );
         });
         routes.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
           answer(request, reply, () => readGraphQLRequest(request.body)),
