@@ -13,7 +13,7 @@
  * Operations: create, patch (8 connections, --connections), list (limit 100, offset 0), delivery (the same page on
  * the delivery route by POST, no token), import (1000 rows a call; --requests / 50 calls are counted), deliver (the
  * delivery route's GET of a page of 100 records of the model, made public) and revalidate (the same GET with its
- * current ETag in If-None-Match: 304). The callgrind files are kept (callgrind_annotate reads them).
+ * current ETag in If-None-Match: 304) and healthz (GET /healthz: the floor of any request). The callgrind files are kept (callgrind_annotate reads them).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { Pool } from 'undici';
@@ -65,6 +65,9 @@ const child = spawn(
     '--separate-threads=yes',
     `--callgrind-out-file=${outDir}/cg.out.%p`,
     process.execPath,
+    // BENCH_NODE_ARGS: more node flags for the server (e.g. --perf-basic-prof, whose /tmp/perf-<pid>.map names the
+    // JIT-compiled functions callgrind lists by address).
+    ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : []),
     'bin/content-service.js',
     'serve',
     '--host',
@@ -122,11 +125,18 @@ try {
     await response.body.text();
     if (response.statusCode !== (ifNoneMatch === null ? 200 : 304)) throw new Error(`delivery: HTTP ${response.statusCode}`);
   };
+  const healthz = async () => {
+    const response = await delivery.request({ path: '/healthz', method: 'GET' });
+    await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`healthz: HTTP ${response.statusCode}`);
+  };
   const prefix = skuPrefix();
   let created = 0;
   for (const op of ops) {
     const concurrency =
-      op === 'list' || op === 'delivery' || op === 'import' || op === 'deliver' || op === 'revalidate' ? 1 : connections;
+      op === 'list' || op === 'delivery' || op === 'import' || op === 'deliver' || op === 'revalidate' || op === 'healthz'
+        ? 1
+        : connections;
     const perCall = op === 'import' ? 50 : 1;
     const warmCalls = Math.round(warmup / perCall);
     const countedCalls = Math.max(1, Math.round(requests / perCall));
@@ -143,6 +153,7 @@ try {
       if (op === 'delivery') return client.sendDelivery(DELIVERY_POST_PATH, DELIVERY_LIST);
       if (op === 'deliver') return deliver(null);
       if (op === 'revalidate') return deliver(etag);
+      if (op === 'healthz') return healthz();
       return client.request(LIST, { model: modelId, offset: 0 });
     };
     const runUntil = async (total: number) => {

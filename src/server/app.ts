@@ -22,6 +22,7 @@ import { connectionOptions, type ConnectionLimits } from './connection-limits.js
 import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
 import { registerMcpRoute } from './mcp-route.js';
+import { cachingQuerystringParser, routerQuerystringParser } from './querystring.js';
 import { sendRefusal } from './reply.js';
 import { answerClientError, answerFrameworkError, answerNotFound } from './router-errors.js';
 import { registerSessionRoutes, type SignInOptions } from './session-routes.js';
@@ -66,6 +67,9 @@ export async function buildApp({
     ...connectionOptions(config),
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
+    // The router's own parser, with the query strings it parsed last kept (querystring.ts): a repeated URL is not
+    // parsed again.
+    routerOptions: { querystringParser: cachingQuerystringParser(routerQuerystringParser()) },
   });
   app.server.maxConnections = config.maxConnections;
   const writeBudget =
@@ -107,10 +111,13 @@ export async function buildApp({
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
+    const url = request.url;
+    const queryStart = url.indexOf('?');
     request.log.info(
       {
         method: request.method,
-        url: request.url.split('?')[0],
+        // The path: the query string may hold anything a client sent (it is not logged).
+        url: queryStart === -1 ? url : url.slice(0, queryStart),
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 100) / 100,
       },

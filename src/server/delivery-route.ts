@@ -55,10 +55,24 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
    * from here, before the body, the route handler and answerGraphQL. Anything else (no match, `*`, an error) goes
    * on to the route, which makes the same decision from scratch.
    */
-  const revalidateEarly = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+  const revalidateEarly = (request: FastifyRequest, reply: FastifyReply): boolean | Promise<boolean> => {
     const known = knownUrls.get(request.url);
     if (!known) return false;
-    const versioned = await options.store.tenancy.findWorkspaceWithContentVersion(known.org, known.workspace);
+    const tenancy = options.store.tenancy;
+    // Read synchronously where the store can (SQLite): the 304 is then sent within this hook, with no promise.
+    if (tenancy.findWorkspaceWithContentVersionSync !== undefined) {
+      return decideEarly(request, reply, known, tenancy.findWorkspaceWithContentVersionSync(known.org, known.workspace));
+    }
+    return tenancy
+      .findWorkspaceWithContentVersion(known.org, known.workspace)
+      .then((versioned) => decideEarly(request, reply, known, versioned));
+  };
+  const decideEarly = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    known: KnownUrl,
+    versioned: VersionedWorkspace | null,
+  ): boolean => {
     if (!versioned) return false;
     const headers = headersOf(known, versioned, graphQLContentType(request));
     if (evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag) !== 'match') {
@@ -109,39 +123,100 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
     );
   };
 
+  const corsHeaders = simpleCorsHeaders(options.corsOrigins);
   await app.register(
     async (scope) => {
-      await scope.register(cors, {
-        origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
-        methods: ['GET', 'POST', 'OPTIONS'],
-        // x-workspace-id: the hosted service's SDK sends it from browsers (the workspace is in the path here).
-        allowedHeaders: ['content-type', 'accept', 'x-workspace-id', 'if-none-match'],
-        exposedHeaders: ['x-request-id', 'etag'],
-        maxAge: 600,
+      // Preflight (OPTIONS /public/*): @fastify/cors, in a scope of its own, so that its per-request hook (which
+      // resolves its options for every request) runs on preflight requests only.
+      await scope.register(async (preflight) => {
+        await preflight.register(cors, {
+          origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
+          methods: ['GET', 'POST', 'OPTIONS'],
+          // x-workspace-id: the hosted service's SDK sends it from browsers (the workspace is in the path here).
+          allowedHeaders: ['content-type', 'accept', 'x-workspace-id', 'if-none-match'],
+          exposedHeaders: CORS_EXPOSED_HEADERS,
+          maxAge: 600,
+        });
       });
-      // After CORS's own onRequest hook, so that a 304 sent here carries its headers.
-      scope.addHook('onRequest', (request, reply, done) => {
-        if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers['if-none-match'] === undefined) {
-          done();
-          return;
-        }
-        revalidateEarly(request, reply).then(
-          (answered) => {
-            if (!answered) done();
-          },
-          // The route makes the same reads again and answers the error as it answers any.
-          () => done(),
+      await scope.register((routes, _options, registered) => {
+        // Every answer of the route: the CORS headers @fastify/cors gives a request that is not a preflight (the
+        // same headers, in the same order), then the revalidation fast path, so that a 304 sent there carries them.
+        routes.addHook('onRequest', (request, reply, done) => {
+          corsHeaders(request, reply);
+          if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers['if-none-match'] === undefined) {
+            done();
+            return;
+          }
+          // On an error the route makes the same reads again and answers the error as it answers any.
+          let answered: boolean | Promise<boolean>;
+          try {
+            answered = revalidateEarly(request, reply);
+          } catch {
+            done();
+            return;
+          }
+          if (answered === false) done();
+          else if (answered !== true)
+            answered.then(
+              (sent) => {
+                if (!sent) done();
+              },
+              () => done(),
+            );
+        });
+        routes.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
+          answer(request, reply, () => readGraphQLRequest(request.body)),
         );
+        routes.get<Route>('/:org/:workspace/graphql', (request, reply) =>
+          answer(request, reply, () => readGetRequest(request.query)),
+        );
+        registered();
       });
-      scope.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
-        answer(request, reply, () => readGraphQLRequest(request.body)),
-      );
-      scope.get<Route>('/:org/:workspace/graphql', (request, reply) =>
-        answer(request, reply, () => readGetRequest(request.query)),
-      );
     },
     { prefix: '/public' },
   );
+}
+
+/** The response headers a page may read (Access-Control-Expose-Headers). */
+const CORS_EXPOSED_HEADERS = ['x-request-id', 'etag'];
+
+/**
+ * The CORS headers of an answer that is not a preflight, as @fastify/cors sets them with these options (origin a
+ * string or a list, no credentials, exposed headers), made once rather than per request: with a list of origins
+ * `Vary: Origin` and the request's Origin when it is listed; with `*` (or a list holding `*`) `*`; then the
+ * exposed headers.
+ */
+function simpleCorsHeaders(origins: string[] | '*'): (request: FastifyRequest, reply: FastifyReply) => void {
+  const exposed = CORS_EXPOSED_HEADERS.join(', ');
+  if (origins === '*' || origins.includes('*')) {
+    return (_request, reply) => {
+      reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', exposed);
+    };
+  }
+  const allowed = new Set(origins);
+  return (request, reply) => {
+    addOriginToVary(reply);
+    const origin = request.headers.origin;
+    if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-expose-headers', exposed);
+  };
+}
+
+/** `Origin` added to Vary as @fastify/cors adds it: unless Vary is `*` (or lists it: then `*`) or names Origin already. */
+function addOriginToVary(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  if (!vary) {
+    reply.header('vary', 'Origin');
+    return;
+  }
+  if (vary === '*') return;
+  const header = Array.isArray(vary) ? vary.join(', ') : String(vary);
+  const listed = header
+    .toLowerCase()
+    .split(',')
+    .map((name) => name.trim());
+  if (listed.includes('*')) reply.header('vary', '*');
+  else if (!listed.includes('origin')) reply.header('vary', `${header}, Origin`);
 }
 
 /**

@@ -142,6 +142,11 @@ export interface TenancyStore {
    * (src/server/delivery-cache.ts). Null when there is no such workspace.
    */
   findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null>;
+  /**
+   * The same, without a promise, where the store reads it synchronously (SQLite); absent where it cannot
+   * (PostgreSQL). The delivery route's revalidation fast path then answers a 304 within its onRequest hook.
+   */
+  findWorkspaceWithContentVersionSync?(orgSlug: string, workspaceSlug: string): VersionedWorkspace | null;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
   setDefaultLocale(workspaceId: string, locale: string): Promise<boolean>;
   createToken(token: NewToken): Promise<void>;

@@ -92,6 +92,38 @@ async function logOf(response: GqlResponse): Promise<{ level: number; msg: strin
   return entries();
 }
 
+/** An answer's headers but the two that differ from one answer to the next (Date, x-request-id), by name. */
+function stableHeaders(response: GqlResponse): Record<string, string> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== 'date' && name !== 'x-request-id') headers[name] = value;
+  });
+  return headers;
+}
+
+/**
+ * A 304 decided by the route (the first GET of a URL; its tag learnt by POST) and one decided early (the same URL
+ * again: the fast path) carry the same headers, and each its own x-request-id and its request log line.
+ */
+async function assertEarly304LikeRoute(
+  url: string,
+  query: string,
+  headers: Record<string, string>,
+  method = 'GET',
+): Promise<Record<string, string>> {
+  const etag = tagOf(await gql(url, {}, query, undefined, headers));
+  const byRoute = await get(query, undefined, { ...headers, 'if-none-match': etag }, url, method);
+  const early = await get(query, undefined, { ...headers, 'if-none-match': etag }, url, method);
+  for (const response of [byRoute, early]) {
+    assert.equal(response.status, 304, `${method} ${JSON.stringify(headers)}: ${response.text}`);
+    assert.equal(response.headers.get('etag'), etag);
+    assert.match(response.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  }
+  assert.notEqual(early.headers.get('x-request-id'), byRoute.headers.get('x-request-id'));
+  assert.deepEqual(stableHeaders(early), stableHeaders(byRoute), `${method} ${JSON.stringify(headers)}`);
+  return stableHeaders(early);
+}
+
 /** The answer to `write` is a new tag: the old one is answered in full (200), the new one 304. */
 async function assertTagMoves(what: string, write: () => Promise<unknown>) {
   const before = tagOf(await shelfPage());
@@ -322,6 +354,36 @@ describe('delivery caching', () => {
     assert.equal((await shelfPage({ 'if-none-match': etag })).status, 304, 'nothing was written');
   });
 
+  test('delivery caching: a 304 decided early (a URL answered before) has the headers of one the route decides — CORS, ETag, Cache-Control, Vary — and its own request id and log line', async () => {
+    let n = 0;
+    const query = () => `{ public { model { records(modelSlug: "${shelf.slug}", limit: ${++n}) { total } } } }`;
+    for (const method of ['GET', 'HEAD']) {
+      for (const headers of [
+        {},
+        { origin: 'https://shop.example.com' },
+        { accept: 'application/graphql-response+json' },
+      ] as Record<string, string>[]) {
+        const early = await assertEarly304LikeRoute(deliveryUrl, query(), headers, method);
+        assert.equal(early['access-control-allow-origin'], '*');
+        assert.equal(early['access-control-expose-headers'], 'x-request-id, etag');
+        assert.equal(early['cache-control'], DEFAULT_CACHE_CONTROL);
+        assert.equal(early.vary, 'Accept');
+      }
+    }
+    const etag = tagOf(await shelfPage());
+    const revalidated = await shelfPage({ 'if-none-match': etag });
+    assert.equal(revalidated.status, 304);
+    const log = await logOf(revalidated);
+    assert.deepEqual(
+      log.map((entry) => ({ msg: entry.msg, status: entry.status })),
+      [{ msg: 'request', status: 304 }],
+    );
+    const line = log[0] as unknown as Record<string, unknown>;
+    assert.equal(line.method, 'GET');
+    assert.equal(line.url, new URL(deliveryUrl).pathname, 'the path, without the query string');
+    assert.equal(typeof line.durationMs, 'number');
+  });
+
   test('delivery caching: CORS lets a page send x-workspace-id and If-None-Match, and read the ETag', async () => {
     const preflight = await fetch(deliveryUrl, {
       method: 'OPTIONS',
@@ -354,6 +416,19 @@ describe('delivery caching', () => {
       assert.equal(revalidated.status, 304);
       assert.equal(revalidated.headers.get('vary'), full.headers.get('vary'));
       assert.equal(revalidated.headers.get('access-control-allow-origin'), 'https://shop.example.com');
+      let n = 0;
+      const page = () => `{ public { model { definitions { slug } } } } # ${++n}`;
+      for (const method of ['GET', 'HEAD']) {
+        const allowed = await assertEarly304LikeRoute(url, page(), headers, method);
+        assert.equal(allowed['access-control-allow-origin'], 'https://shop.example.com');
+        assert.equal(allowed.vary, 'Origin, Accept');
+        assert.equal(allowed['access-control-expose-headers'], 'x-request-id, etag');
+        const unlisted = await assertEarly304LikeRoute(url, page(), { origin: 'https://elsewhere.example' }, method);
+        assert.equal(unlisted['access-control-allow-origin'], undefined, 'an origin not listed is not allowed');
+        assert.equal(unlisted.vary, 'Origin, Accept');
+        const none = await assertEarly304LikeRoute(url, page(), {}, method);
+        assert.equal(none['access-control-allow-origin'], undefined);
+      }
     } finally {
       await listed.dispose();
     }

@@ -150,6 +150,10 @@ export class SqliteTenancyStore implements TenancyStore {
    * cost ~11 µs. Transactions here never span an await, so none is open when this runs (checked anyway).
    */
   async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
+    return this.findWorkspaceWithContentVersionSync(orgSlug, workspaceSlug);
+  }
+
+  findWorkspaceWithContentVersionSync(orgSlug: string, workspaceSlug: string): VersionedWorkspace | null {
     if (this.db.inTransaction) return this.readVersionedWorkspace(orgSlug, workspaceSlug);
     const dataVersion = this.dataVersion.get() as number;
     const totalChanges = this.totalChanges.get() as number;
