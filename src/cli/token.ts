@@ -23,6 +23,38 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
+export interface CreatedToken {
+  workspaceId: string;
+  userId: string;
+  email: string;
+  role: Role;
+  tokenId: string;
+  token: string;
+}
+
+/**
+ * What `token create` does: makes the user a member of the workspace if it is not one (with `role`, else editor;
+ * an existing member's role changes only when `role` is given) and issues a token acting as them. Null when the
+ * workspace does not exist.
+ */
+export async function createWorkspaceToken(
+  store: Store,
+  input: { workspaceId: string; email: string; role?: Role; name?: string; expiresInDays?: number },
+): Promise<CreatedToken | null> {
+  const membership = await store.tenancy.ensureMemberOf(input.workspaceId, input.email, input.role ?? null, 'editor');
+  if (!membership) return null;
+  const expiresAt = input.expiresInDays ? new Date(Date.now() + input.expiresInDays * 86_400_000).toISOString() : null;
+  const issued = await issueToken(store, input.workspaceId, membership.userId, { name: input.name ?? null, expiresAt });
+  return {
+    workspaceId: input.workspaceId,
+    userId: membership.userId,
+    email: membership.email,
+    role: membership.role,
+    tokenId: issued.id,
+    token: issued.token,
+  };
+}
+
 export function registerToken(program: Command): void {
   const token = program.command('token').description('Create, list and revoke API tokens');
 
@@ -50,28 +82,8 @@ export function registerToken(program: Command): void {
         json?: boolean;
       }) =>
         withStore(options.database, async (store) => {
-          const membership = await store.tenancy.ensureMemberOf(
-            options.workspaceId,
-            options.email,
-            options.role ?? null,
-            'editor',
-          );
-          if (!membership) fail(`No workspace with id "${options.workspaceId}"`);
-          const expiresAt = options.expiresInDays
-            ? new Date(Date.now() + options.expiresInDays * 86_400_000).toISOString()
-            : null;
-          const issued = await issueToken(store, options.workspaceId, membership.userId, {
-            name: options.name ?? null,
-            expiresAt,
-          });
-          const result = {
-            workspaceId: options.workspaceId,
-            userId: membership.userId,
-            email: membership.email,
-            role: membership.role,
-            tokenId: issued.id,
-            token: issued.token,
-          };
+          const result = await createWorkspaceToken(store, options);
+          if (!result) fail(`No workspace with id "${options.workspaceId}"`);
           if (options.json) console.log(JSON.stringify(result));
           else
             console.log(

@@ -51,13 +51,13 @@ describe('bootstrap', () => {
   });
 
   test('cli bootstrap: runs while the server uses the database, and the token works at once', async () => {
-    const result = await server.bootstrap({ org: 'live', workspace: 'main', email: 'live@acme.test' });
+    const result = await server.bootstrapWithCli({ org: 'live', workspace: 'main', email: 'live@acme.test' });
     assert.equal(await connectivityStatus(result.token, result.workspaceId), 200);
   });
 
   test('cli bootstrap: twice with the same org/workspace reuses the workspace id and user, with a new token each time', async () => {
-    const first = await server.bootstrap({ org: 'again', workspace: 'main', email: 'again@acme.test' });
-    const second = await server.bootstrap({ org: 'again', workspace: 'main', email: 'again@acme.test' });
+    const first = await server.bootstrapWithCli({ org: 'again', workspace: 'main', email: 'again@acme.test' });
+    const second = await server.bootstrapWithCli({ org: 'again', workspace: 'main', email: 'again@acme.test' });
     assert.equal(second.workspaceId, first.workspaceId);
     assert.equal(second.userId, first.userId);
     assert.notEqual(second.token, first.token);
@@ -70,28 +70,28 @@ describe('bootstrap', () => {
   });
 
   test('cli bootstrap: another workspace slug in the same org is a different workspace', async () => {
-    const a = await server.bootstrap({ org: 'multi', workspace: 'one', email: 'm@acme.test' });
-    const b = await server.bootstrap({ org: 'multi', workspace: 'two', email: 'm@acme.test' });
+    const a = await server.bootstrapWithCli({ org: 'multi', workspace: 'one', email: 'm@acme.test' });
+    const b = await server.bootstrapWithCli({ org: 'multi', workspace: 'two', email: 'm@acme.test' });
     assert.notEqual(a.workspaceId, b.workspaceId);
     assert.equal(a.userId, b.userId);
   });
 
   test('cli bootstrap: the default role is owner (may change models)', async () => {
-    const result = await server.bootstrap({ org: 'defrole', workspace: 'main', email: 'defrole@acme.test' });
+    const result = await server.bootstrapWithCli({ org: 'defrole', workspace: 'main', email: 'defrole@acme.test' });
     const admin = new Admin(server, result);
     assert.ok((await admin.createSimpleModel()).id);
   });
 
   test('cli bootstrap: without --email the user is owner@<org>.example.com', async () => {
-    const result = await server.bootstrap({ org: 'noemail', workspace: 'main' });
-    const token = await server.createToken({ workspaceId: result.workspaceId, email: 'owner@noemail.example.com' });
+    const result = await server.bootstrapWithCli({ org: 'noemail', workspace: 'main' });
+    const token = await server.createTokenWithCli({ workspaceId: result.workspaceId, email: 'owner@noemail.example.com' });
     assert.equal(token.userId, result.userId);
   });
 
   test('cli bootstrap: --role on an existing member changes the membership role', async () => {
-    const first = await server.bootstrap({ org: 'rolechange', workspace: 'main', email: 'rc@acme.test', role: 'owner' });
+    const first = await server.bootstrapWithCli({ org: 'rolechange', workspace: 'main', email: 'rc@acme.test', role: 'owner' });
     const model = await new Admin(server, first).createSimpleModel();
-    const second = await server.bootstrap({ org: 'rolechange', workspace: 'main', email: 'rc@acme.test', role: 'viewer' });
+    const second = await server.bootstrapWithCli({ org: 'rolechange', workspace: 'main', email: 'rc@acme.test', role: 'viewer' });
     const response = await new Admin(server, second).createRecordRaw(model.id, { title: 'x' });
     assert.equal(response.status, 403, response.text);
     assert.equal(response.body.errors[0].message, 'Forbidden: viewer may not write records');
@@ -153,7 +153,7 @@ describe('token create', () => {
   let owner: { token: string; workspaceId: string; userId: string };
 
   before(async () => {
-    owner = await server.bootstrap({ org: 'tokens', workspace: 'main', email: 'owner@tokens.test' });
+    owner = await server.bootstrapWithCli({ org: 'tokens', workspace: 'main', email: 'owner@tokens.test' });
   });
 
   test('cli token create --json: prints one line {workspaceId, userId, email, role, tokenId, token}', async () => {
@@ -173,7 +173,7 @@ describe('token create', () => {
   });
 
   test('cli token create: the default role of a new member is editor', async () => {
-    const created = await server.createToken({ workspaceId: owner.workspaceId, email: 'defaulteditor@tokens.test' });
+    const created = await server.createTokenWithCli({ workspaceId: owner.workspaceId, email: 'defaulteditor@tokens.test' });
     assert.equal(created.role, 'editor');
     const editor = new Admin(server, { token: created.token, workspaceId: owner.workspaceId });
     const denied = await editor.createModelRaw({ slug: uniqueSlug('x'), fields: [{ key: 'title', type: 'text' }] });
@@ -183,12 +183,16 @@ describe('token create', () => {
   });
 
   test('cli token create: for an existing user it acts as that user', async () => {
-    const created = await server.createToken({ workspaceId: owner.workspaceId, email: 'owner@tokens.test' });
+    const created = await server.createTokenWithCli({ workspaceId: owner.workspaceId, email: 'owner@tokens.test' });
     assert.equal(created.userId, owner.userId);
   });
 
   test('cli token create: --role sets the membership role', async () => {
-    const created = await server.createToken({ workspaceId: owner.workspaceId, email: 'viewer@tokens.test', role: 'viewer' });
+    const created = await server.createTokenWithCli({
+      workspaceId: owner.workspaceId,
+      email: 'viewer@tokens.test',
+      role: 'viewer',
+    });
     assert.equal(created.role, 'viewer');
     const model = await new Admin(server, owner).createSimpleModel();
     const response = await new Admin(server, { token: created.token, workspaceId: owner.workspaceId }).createRecordRaw(model.id, {
@@ -207,7 +211,11 @@ describe('token create', () => {
   });
 
   test('cli token revoke: a revoked token gets 401 Not authorized at once', async () => {
-    const created = await server.createToken({ workspaceId: owner.workspaceId, email: 'revoked@tokens.test', role: 'editor' });
+    const created = await server.createTokenWithCli({
+      workspaceId: owner.workspaceId,
+      email: 'revoked@tokens.test',
+      role: 'editor',
+    });
     assert.equal(await connectivityStatus(created.token, owner.workspaceId), 200);
     const result = await runCli(['token', 'revoke', '--token', created.token, '--database', server.databaseUrl]);
     assert.equal(result.code, 0, result.stderr);
@@ -321,7 +329,7 @@ describe('serve', { concurrency: 4 }, () => {
     const own = await startServer();
     let restarted: TestServer | undefined;
     try {
-      const info = await own.bootstrap({ org: 'drain', workspace: 'main', email: 'd@acme.test' });
+      const info = await own.bootstrapWithCli({ org: 'drain', workspace: 'main', email: 'd@acme.test' });
       const admin = new Admin(own, info);
       const model = await admin.createSimpleModel();
       const rows = Array.from({ length: 1000 }, (_, i) => ({ title: `drain ${i}`, note: 'n'.repeat(500) }));
@@ -357,7 +365,7 @@ describe('serve', { concurrency: 4 }, () => {
     const own = await startServer();
     let again: TestServer | undefined;
     try {
-      const info = await own.bootstrap({ org: 'persist', workspace: 'main', email: 'p@acme.test' });
+      const info = await own.bootstrapWithCli({ org: 'persist', workspace: 'main', email: 'p@acme.test' });
       const model = await new Admin(own, info).createSimpleModel();
       const record = await new Admin(own, info).createRecord(model.id, { title: 'kept' });
       await own.stop();
@@ -425,7 +433,7 @@ describe('serve', { concurrency: 4 }, () => {
         [byEnv, 3],
         [byFlag, 5],
       ] as const) {
-        const info = await own.bootstrap({ org: 'budget', workspace: 'main', email: 'b@acme.test' });
+        const info = await own.bootstrapWithCli({ org: 'budget', workspace: 'main', email: 'b@acme.test' });
         const admin = new Admin(own, info);
         const model = await admin.createSimpleModel();
         const response = await admin.importRaw(
@@ -453,7 +461,7 @@ describe('serve', { concurrency: 4 }, () => {
         [byEnv, 7],
         [byFlag, 3],
       ] as const) {
-        const info = await own.bootstrap({ org: 'window', workspace: 'main', email: 'w@acme.test' });
+        const info = await own.bootstrapWithCli({ org: 'window', workspace: 'main', email: 'w@acme.test' });
         const admin = new Admin(own, info);
         const model = await admin.createSimpleModel();
         const tooLarge = await admin.importRaw(model.id, [{ title: 'a' }, { title: 'b' }, { title: 'c' }]);
