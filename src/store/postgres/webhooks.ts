@@ -321,6 +321,13 @@ export class PostgresWebhookStore implements WebhookStore {
 
   /** One materialiser pass (one transaction) before a claim; when it left events past the cursors, the worker comes back. */
   private async materialise(now: number): Promise<void> {
+    // One read first: when no running webhook is behind the last event (a receiver that is down, its webhook paused),
+    // no bound and no transaction.
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT c.webhook_id AS id FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
+       WHERE w.active AND c.last_sequence < (SELECT coalesce(max(sequence), 0) FROM webhook_events)`,
+    );
+    if (!rows.some((row) => this.outbox.paused.state(row.id, now) !== 'paused')) return;
     const bound = await this.currentBound();
     const { complete } = await inTransaction(this.pool, (client) =>
       this.materialiseOn(client, now, bound, MATERIALISE_BATCH, null),
