@@ -93,13 +93,18 @@ export class PostgresOutbox {
   /** Webhooks this process paused: their cursors stay where they are while the pause lasts. */
   readonly paused = new PausedWebhooks();
 
-  /** In the write's transaction; true when an event was stored (some active webhook wants it). */
+  /**
+   * In the write's transaction: stores the event when some active webhook wants it. True when the worker is to be
+   * woken after the commit: some webhook that wants it is not paused by this process (a receiver that is down costs a
+   * write no claim; the worker wakes at the pause's end).
+   */
   async add(client: PoolClient, event: WrittenEvent, subscriptions: readonly WebhookSubscription[] | null): Promise<boolean> {
     if (subscriptions === null || subscriptions.length === 0) return false;
-    if (!subscriptions.some((subscription) => isSubscribed(subscription, event.type, event.modelId))) return false;
+    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId));
+    if (subscribers.length === 0) return false;
     const { workspaceId, type, modelId, modelSlug, at } = event;
     await client.query(INSERT_EVENT, [newId(), workspaceId, type, modelId, modelSlug, event.payload(), at]);
-    return true;
+    return this.paused.anyRunning(subscribers, Date.now());
   }
 
   /** The workspace's active webhooks, for writes whose statements do not return them (model writes). */

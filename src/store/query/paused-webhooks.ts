@@ -49,6 +49,12 @@ export class PausedWebhooks {
     return until !== undefined && until > now ? until : null;
   }
 
+  /** Whether one of the webhooks is not paused now. */
+  anyRunning(webhooks: readonly { id: string }[], now: number): boolean {
+    if (this.until.size === 0) return true;
+    return webhooks.some((webhook) => this.state(webhook.id, now) !== 'paused');
+  }
+
   /** The webhooks paused now. */
   pausedNow(now: number): string[] {
     const ids: string[] = [];

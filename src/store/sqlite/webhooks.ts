@@ -82,10 +82,13 @@ export class SqliteOutbox {
   add(event: WrittenEvent): void {
     const subscriptions = this.subscriptionsOf(event.workspaceId);
     if (subscriptions.length === 0) return;
-    if (!subscriptions.some((subscription) => isSubscribed(subscription, event.type, event.modelId))) return;
+    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId));
+    if (subscribers.length === 0) return;
     const { modelSlug, payload } = event.details();
     const { workspaceId, type, modelId, at } = event;
-    this.store({ id: newId(), workspaceId, type, modelId, modelSlug, payload, createdAt: at });
+    this.insert({ id: newId(), workspaceId, type, modelId, modelSlug, payload, createdAt: at });
+    // The worker is woken only for a webhook that is not paused: a receiver that is down costs a write no claim.
+    if (this.paused.anyRunning(subscribers, Date.now())) this.wrote = true;
   }
 
   /** The workspace's active webhooks: read once, then kept until a webhook changes (here or in another process). */
@@ -108,8 +111,13 @@ export class SqliteOutbox {
     this.subscriptions.clear();
   }
 
-  /** Stores the event; returns its sequence. */
+  /** Stores the event (the worker is woken when its transaction commits); returns its sequence. */
   store(event: NewWebhookEvent): number {
+    this.wrote = true;
+    return this.insert(event);
+  }
+
+  private insert(event: NewWebhookEvent): number {
     const { lastInsertRowid } = this.insertEvent.run(
       event.id,
       event.workspaceId,
@@ -119,7 +127,6 @@ export class SqliteOutbox {
       event.payload,
       event.createdAt,
     );
-    this.wrote = true;
     return Number(lastInsertRowid);
   }
 
