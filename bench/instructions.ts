@@ -8,7 +8,9 @@
  * Compare runs with the same --ops: earlier operations change what the JIT made of the shared code.
  *
  *   node --import tsx bench/instructions.ts [--ops create,patch] [--requests 1000] [--warmup 3000] [--size 2000]
- *     [--db sqlite|postgres]
+ *     [--db sqlite|postgres] [--webhook none|down]
+ *
+ * --webhook down: one webhook (all events) subscribed after the seed, to a port that refuses connections.
  *
  * Operations: create, patch (8 connections, --connections), list (limit 100, offset 0), delivery (the same page on
  * the delivery route by POST, no token), import (1000 rows a call; --requests / 50 calls are counted), deliver (the
@@ -21,6 +23,8 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Args } from './lib/args.js';
 import { importBodies, productRow, seedCatalog, skuPrefix } from './lib/catalog.js';
 import { GqlClient } from './lib/client.js';
@@ -51,6 +55,7 @@ const warmup = args.int('warmup', 3000);
 const size = args.int('size', 2000);
 const connections = args.int('connections', 8);
 const kind = args.string('db', 'sqlite') as DbKind;
+const webhook = args.string('webhook', 'none');
 
 const outDir = mkdtempSync(join(tmpdir(), 'cs-callgrind-'));
 const database = await createDatabase(kind);
@@ -80,7 +85,11 @@ const child = spawn(
     '1000000000',
     '--no-init',
   ],
-  { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: webhook === 'none' ? process.env : { ...process.env, WEBHOOK_ALLOW_PRIVATE: 'true' },
+  },
 );
 await new Promise<void>((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error('the server did not start under valgrind in 5 minutes')), 300_000);
@@ -97,6 +106,17 @@ const baseUrl = `http://127.0.0.1:${port}`;
 const setup = new GqlClient(baseUrl, workspace, 2);
 try {
   const { modelId } = await seedCatalog(setup, size, 'product', 'public');
+  if (webhook === 'down') {
+    // A port that refuses connections: the port of a server opened and closed again.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    await setup.request('mutation ($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { id } } } }', {
+      input: { url: `http://127.0.0.1:${closedPort}/hook`, events: ['*'] },
+    });
+    console.log('one webhook (all events), receiver down');
+  } else if (webhook !== 'none') throw new Error('--webhook: none or down');
   const ids: string[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {

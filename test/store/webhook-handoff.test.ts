@@ -25,10 +25,15 @@ async function setup() {
   await store.releaseClaims(); // as the worker does when it starts: from now on committed deliveries are kept
   let claims = 0;
   const write = (name: string) =>
-    outbox.store(
-      { id: name, workspaceId: WORKSPACE, type: 'record.created', modelId: null, modelSlug: null, payload: '{}', createdAt: 0 },
-      [WEBHOOK],
-    );
+    outbox.store({
+      id: name,
+      workspaceId: WORKSPACE,
+      type: 'record.created',
+      modelId: null,
+      modelSlug: null,
+      payload: '{}',
+      createdAt: 0,
+    });
   const claim = async () =>
     (await store.claimDue({ token: `t${claims++}`, now: Date.now(), leaseUntil: Date.now() + 60_000, limit: 32 })).map(
       (delivery) => delivery.event.id,

@@ -42,6 +42,8 @@ export const NOT_COPIED: Readonly<Record<string, string>> = {
   webhook_events: 'webhook delivery history (the outbox): not moved; let deliveries finish before the copy',
   webhook_deliveries: 'webhook delivery history: not moved',
   webhook_attempts: 'webhook delivery history: not moved',
+  // The target has none of the source's events: its worker starts each copied webhook's cursor at its own beginning.
+  webhook_cursors: 'delivery progress over webhook_events, which is not moved',
   [PROGRESS_TABLE]: "the copy's own progress marker",
   [DEFERRED_INDEXES_TABLE]: "the copy's own: indexes dropped for the load",
 };

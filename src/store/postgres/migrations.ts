@@ -201,6 +201,17 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX sign_in_links_user ON sign_in_links (user_id, workspace_id);
   `,
+  // Webhooks, one outbox row per write: as in the SQLite migration.
+  `
+  CREATE TABLE webhook_cursors (
+    webhook_id text COLLATE "C" PRIMARY KEY,
+    last_sequence bigint NOT NULL
+  );
+  INSERT INTO webhook_cursors (webhook_id, last_sequence)
+    SELECT id, coalesce((SELECT max(sequence) FROM webhook_events), 0) FROM webhooks;
+  DROP INDEX webhook_deliveries_log;
+  CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at, event_sequence, id);
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

@@ -1,7 +1,7 @@
 import { PausedWebhooks } from '../query/paused-webhooks.js';
 import type { Pool, PoolClient } from 'pg';
 import {
-  subscribersOf,
+  isSubscribed,
   type NewWebhookEvent,
   type WebhookEventType,
   type WebhookSubscription,
@@ -31,6 +31,7 @@ import {
   type WebhookRow,
 } from '../rows/webhook-rows.js';
 import { inTransaction, toNumber, type Queryable } from './sql.js';
+import { MATERIALISE_BATCH, planDeliveries, type WebhookCursor } from '../query/delivery-plan.js';
 
 /**
  * A column (`webhook_subscriptions`) that a write's statement returns alongside what it returns already: the
@@ -57,13 +58,30 @@ export interface WrittenEvent {
   payload: () => string;
 }
 
-const INSERT_EVENT = `WITH event AS (
+/**
+ * The first key of the outbox's advisory lock (the second is the schema's hash, so that schemas of one database do not
+ * share it). Writers hold it shared from before their event takes its sequence until they commit; the materialiser
+ * takes it exclusively for a moment to learn the bound below which no event can still commit (OutboxBound).
+ */
+export const OUTBOX_LOCK = 0x43530002;
+const OUTBOX_LOCK_KEY = `${OUTBOX_LOCK}, hashtext(current_schema())`;
+
+/**
+ * One statement: the shared outbox lock (in a materialised CTE, so it is held before the INSERT takes the identity's
+ * next value for the row) and the event. No delivery rows: the worker makes them from the webhooks' cursors.
+ */
+const INSERT_EVENT = `WITH writer AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) AS locked)
+  INSERT INTO webhook_events (id, workspace_id, type, model_id, model_slug, payload, created_at)
+  SELECT $1, $2, $3, $4, coalesce($5, (SELECT slug FROM models WHERE id = $4)), $6, $7 FROM writer RETURNING sequence`;
+
+/** A ping: its event and its one delivery (no cursor takes a ping). */
+const INSERT_PING = `WITH writer AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) AS locked),
+  event AS (
     INSERT INTO webhook_events (id, workspace_id, type, model_id, model_slug, payload, created_at)
-    VALUES ($1, $2, $3, $4, coalesce($5, (SELECT slug FROM models WHERE id = $4)), $6, $7) RETURNING sequence
+    SELECT $1, $2, $3, $4, $5, $6, $7 FROM writer RETURNING sequence
   )
   INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_sequence, status, next_attempt_at, created_at, updated_at)
-  SELECT d.id, d.webhook_id, $1, event.sequence, 'pending', coalesce(d.due, $7), $7, $7
-  FROM event, unnest($8::text[], $9::text[], $10::bigint[]) AS d (id, webhook_id, due)`;
+  SELECT $8, $9, $1, event.sequence, 'pending', coalesce($10, $7), $7, $7 FROM event`;
 
 /**
  * The transactional outbox: record and model writes call `add` with their transaction's client, so an event is
@@ -72,35 +90,21 @@ const INSERT_EVENT = `WITH event AS (
  */
 export class PostgresOutbox {
   private readonly listeners: (() => void)[] = [];
-  /** Webhooks this process paused: their new deliveries are stored due when the pause ends. */
-  private readonly paused = new PausedWebhooks();
+  /** Webhooks this process paused: their cursors stay where they are while the pause lasts. */
+  readonly paused = new PausedWebhooks();
 
-  pause(webhookId: string, until: number): void {
-    this.paused.pause(webhookId, until);
-  }
-
-  resume(webhookId: string): void {
-    this.paused.resume(webhookId);
-  }
-
-  /** For each webhook, when its new delivery is due: null (at once) or its pause's end. */
-  dueTimes(webhookIds: readonly string[], createdAt: number): (number | null)[] {
-    return webhookIds.map((webhookId) => this.paused.dueAt(webhookId, createdAt));
-  }
-
-  /** In the write's transaction; true when an event was stored. */
+  /**
+   * In the write's transaction: stores the event when some active webhook wants it. True when the worker is to be
+   * woken after the commit: some webhook that wants it is not paused by this process (a receiver that is down costs a
+   * write no claim; the worker wakes at the pause's end).
+   */
   async add(client: PoolClient, event: WrittenEvent, subscriptions: readonly WebhookSubscription[] | null): Promise<boolean> {
     if (subscriptions === null || subscriptions.length === 0) return false;
-    const webhookIds = subscribersOf(subscriptions, event.type, event.modelId);
-    if (webhookIds.length === 0) return false;
+    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId));
+    if (subscribers.length === 0) return false;
     const { workspaceId, type, modelId, modelSlug, at } = event;
-    await storeEvent(
-      client,
-      { id: newId(), workspaceId, type, modelId, modelSlug, payload: event.payload(), createdAt: at },
-      webhookIds,
-      this.dueTimes(webhookIds, at),
-    );
-    return true;
+    await client.query(INSERT_EVENT, [newId(), workspaceId, type, modelId, modelSlug, event.payload(), at]);
+    return this.paused.anyRunning(subscribers, Date.now());
   }
 
   /** The workspace's active webhooks, for writes whose statements do not return them (model writes). */
@@ -123,18 +127,10 @@ export class PostgresOutbox {
   }
 }
 
-/**
- * Stores the event with a pending delivery to each webhook, due at once or at the time given for it (a paused
- * webhook's); returns the delivery ids in the webhooks' order.
- */
-async function storeEvent(
-  client: Queryable,
-  event: NewWebhookEvent,
-  webhookIds: readonly string[],
-  dueTimes: readonly (number | null)[] = webhookIds.map(() => null),
-): Promise<string[]> {
-  const deliveryIds = webhookIds.map(() => newId());
-  await client.query(INSERT_EVENT, [
+/** Stores a ping's event with its pending delivery to the webhook; returns the delivery's id. */
+async function storePing(client: Queryable, event: NewWebhookEvent, webhookId: string, due: number | null): Promise<string> {
+  const deliveryId = newId();
+  await client.query(INSERT_PING, [
     event.id,
     event.workspaceId,
     event.type,
@@ -142,25 +138,217 @@ async function storeEvent(
     event.modelSlug,
     event.payload,
     event.createdAt,
-    deliveryIds,
-    webhookIds,
-    dueTimes,
+    deliveryId,
+    webhookId,
+    due,
   ]);
-  return deliveryIds;
+  return deliveryId;
 }
 
+/**
+ * The bound below which every event is committed or rolled back: identity values are taken before commit, so a
+ * transaction holding sequence 7 may commit after one holding 8 was seen. Writers take the outbox lock shared before
+ * their sequence (INSERT_EVENT); whoever holds it exclusively knows that every sequence taken so far belongs to a
+ * transaction that has ended, so max(sequence) read then is a bound, and every later sequence is above it. One round
+ * trip; the lock is held only until max is read, and at most `waitMs` is waited for it (writers queue behind a waiting
+ * exclusive request): a long transaction (an import) delays materialisation, never a write for long. null: not now.
+ */
+async function readBound(pool: Pool, waitMs: number): Promise<number | null> {
+  const client = await pool.connect();
+  try {
+    const results = (await client.query(
+      `BEGIN; SET LOCAL lock_timeout = ${Math.max(1, Math.round(waitMs))};
+       SELECT pg_advisory_xact_lock(${OUTBOX_LOCK_KEY});
+       SELECT coalesce(max(sequence), 0) AS bound FROM webhook_events; COMMIT`,
+    )) as unknown as { rows: { bound?: string }[] }[];
+    return toNumber(results[3]!.rows[0]!.bound!);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    if ((error as { code?: string }).code === '55P03') return null;
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+interface CursorRow {
+  id: string;
+  last_sequence: string;
+  workspace_id: string;
+  events: string[];
+  model_ids: string[] | null;
+}
+
+interface EventRow {
+  sequence: string;
+  id: string;
+  workspace_id: string;
+  type: string;
+  model_id: string | null;
+  created_at: string;
+}
+
+/** How long a materialiser pass waits for the outbox lock (OutboxBound), and an admin change of a webhook. */
+const BOUND_WAIT_MS = 50;
+/** A materialiser pass reads the bound again at most this often (readBound). */
+const BOUND_EVERY_MS = 25;
+const ADMIN_BOUND_WAIT_MS = 5_000;
+
 const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
+/** As on SQLite (sqlite/webhooks.ts DELIVERY_ORDER): newest first, in one millisecond by event, then by id. */
+const DELIVERY_ORDER = 'd.created_at DESC, d.event_sequence DESC, d.id DESC';
 
 export class PostgresWebhookStore implements WebhookStore {
   readonly sharedByProcesses = true;
+  /** The last bound read (readBound) and when: materialiser passes closer together than BOUND_EVERY_MS share one. */
+  private bound = 0;
+  private boundAt = -Infinity;
+  private boundTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly pool: Pool,
     private readonly outbox: PostgresOutbox,
   ) {}
 
-  /** Several processes may share the database: a claim is only released by its lease running out. */
-  async releaseClaims(): Promise<void> {}
+  /**
+   * Several processes may share the database: a claim is only released by its lease running out. Webhooks without a
+   * cursor (copied from another database, which copies no events, so every event here came after them) start after
+   * their last delivery, or at the beginning.
+   */
+  async releaseClaims(): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO webhook_cursors (webhook_id, last_sequence)
+       SELECT w.id, coalesce((SELECT max(d.event_sequence) FROM webhook_deliveries d WHERE d.webhook_id = w.id), 0) FROM webhooks w ON CONFLICT (webhook_id) DO NOTHING`,
+    );
+  }
+
+  /**
+   * The bound for a materialiser pass: read again at most every BOUND_EVERY_MS (each read holds the writers back for
+   * as long as the writes in flight take); a pass that used an older one comes back when a new one can be read.
+   */
+  private async currentBound(): Promise<number> {
+    // Real time, not the claim's (a test's clock may jump).
+    const now = performance.now();
+    if (now - this.boundAt >= BOUND_EVERY_MS) {
+      const bound = await readBound(this.pool, BOUND_WAIT_MS);
+      if (bound !== null) {
+        this.bound = Math.max(this.bound, bound);
+        this.boundAt = now;
+        return this.bound;
+      }
+    }
+    if (!this.boundTimer) {
+      this.boundTimer = setTimeout(() => {
+        this.boundTimer = null;
+        this.outbox.notify();
+      }, BOUND_EVERY_MS);
+      this.boundTimer.unref();
+    }
+    return this.bound;
+  }
+
+  /** A bound for an admin change or a read of the log: waited for longer; the last one read when even that fails. */
+  private async adminBound(waitMs: number): Promise<number> {
+    const bound = await readBound(this.pool, waitMs);
+    if (bound !== null) this.bound = Math.max(this.bound, bound);
+    return this.bound;
+  }
+
+  /**
+   * In the client's transaction: makes the delivery rows of at most `maxEvents` events up to `bound` past the cursors
+   * of the active webhooks (`only`: of that one, paused or not, waiting for its cursor's lock), and moves the cursors.
+   * Each cursor row is locked (SKIP LOCKED): one process at a time materialises a webhook. A webhook paused by this
+   * process is left where it is; once its pause is over, one event at a time until it answers (the probe).
+   * Returns the rows made and whether every event up to `bound` was read.
+   */
+  private async materialiseOn(
+    client: PoolClient,
+    now: number,
+    bound: number,
+    maxEvents: number,
+    only: string | null,
+  ): Promise<{ made: number; complete: boolean }> {
+    const paused = only === null ? this.outbox.paused.pausedNow(now) : [];
+    const { rows } = await client.query<{ cursors: CursorRow[] | null; events: EventRow[] | null }>(
+      `WITH c AS (
+         SELECT c.webhook_id AS id, c.last_sequence, w.workspace_id, w.events, w.model_ids
+         FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
+         WHERE w.active AND c.last_sequence < $1 AND NOT (c.webhook_id = ANY($2::text[])) AND ($4::text IS NULL OR c.webhook_id = $4)
+         FOR UPDATE OF c ${only === null ? 'SKIP LOCKED' : ''}
+       ), e AS (
+         SELECT sequence, id, workspace_id, type, model_id, created_at FROM webhook_events
+         WHERE sequence > (SELECT min(last_sequence) FROM c) AND sequence <= $1 ORDER BY sequence LIMIT $3
+       )
+       SELECT (SELECT json_agg(c) FROM c) AS cursors, (SELECT json_agg(e ORDER BY e.sequence) FROM e) AS events`,
+      [bound, paused, maxEvents, only],
+    );
+    const cursorRows = rows[0]!.cursors ?? [];
+    const events = (rows[0]!.events ?? []).map((row) => ({
+      sequence: Number(row.sequence),
+      workspaceId: row.workspace_id,
+      type: row.type,
+      modelId: row.model_id,
+      row,
+    }));
+    if (cursorRows.length === 0) return { made: 0, complete: true };
+    const cursors: WebhookCursor[] = cursorRows.map((row) => ({
+      subscription: { id: row.id, events: row.events, modelIds: row.model_ids },
+      workspaceId: row.workspace_id,
+      lastSequence: Number(row.last_sequence),
+      limit: only === null && this.outbox.paused.state(row.id, now) === 'probing' ? 1 : Infinity,
+    }));
+    const complete = events.length < maxEvents;
+    const plan = planDeliveries(cursors, events, complete ? bound : events[events.length - 1]!.sequence);
+    if (plan.moved.size === 0) return { made: 0, complete };
+    const deliveries = plan.deliveries;
+    await client.query(
+      `WITH made AS (
+         INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_sequence, status, next_attempt_at, created_at, updated_at)
+         SELECT d.id, d.webhook_id, d.event_id, d.event_sequence, 'pending', d.due, d.created_at, d.created_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+           AS d (id, webhook_id, event_id, event_sequence, due, created_at)
+       )
+       UPDATE webhook_cursors c SET last_sequence = m.last_sequence
+       FROM unnest($7::text[], $8::bigint[]) AS m (webhook_id, last_sequence) WHERE c.webhook_id = m.webhook_id`,
+      [
+        deliveries.map(() => newId()),
+        deliveries.map((delivery) => delivery.webhookId),
+        deliveries.map((delivery) => delivery.event.row.id),
+        deliveries.map((delivery) => delivery.event.sequence),
+        deliveries.map((delivery) => this.outbox.paused.dueOf(delivery.webhookId, Number(delivery.event.row.created_at))),
+        deliveries.map((delivery) => delivery.event.row.created_at),
+        [...plan.moved.keys()],
+        [...plan.moved.values()],
+      ],
+    );
+    return { made: deliveries.length, complete };
+  }
+
+  /** One materialiser pass (one transaction) before a claim; when it left events past the cursors, the worker comes back. */
+  private async materialise(now: number): Promise<void> {
+    // One read first: when no running webhook is behind the last event (a receiver that is down, its webhook paused),
+    // no bound and no transaction.
+    const { rows } = await this.pool.query<{ id: string }>(
+      `SELECT c.webhook_id AS id FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
+       WHERE w.active AND c.last_sequence < (SELECT coalesce(max(sequence), 0) FROM webhook_events)`,
+    );
+    if (!rows.some((row) => this.outbox.paused.state(row.id, now) !== 'paused')) return;
+    const bound = await this.currentBound();
+    const { complete } = await inTransaction(this.pool, (client) =>
+      this.materialiseOn(client, now, bound, MATERIALISE_BATCH, null),
+    );
+    if (!complete) setImmediate(() => this.outbox.notify());
+  }
+
+  /** In the client's transaction: the webhook's cursor up to `bound` (before its filter changes, before a read of its log). */
+  private async materialiseAll(client: PoolClient, now: number, bound: number, webhookId: string): Promise<number> {
+    let made = 0;
+    for (;;) {
+      const pass = await this.materialiseOn(client, now, bound, MATERIALISE_BATCH, webhookId);
+      made += pass.made;
+      if (pass.complete) return made;
+    }
+  }
 
   async list(workspaceId: string): Promise<StoredWebhook[]> {
     const { rows } = await this.pool.query<WebhookRow>(
@@ -179,7 +367,21 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   async create(webhook: NewWebhook): Promise<StoredWebhook> {
-    const { rows } = await this.pool.query<WebhookRow>(
+    // It gets the events written from now on (those of writes that saw it): its cursor starts at the bound.
+    const bound = await this.adminBound(ADMIN_BOUND_WAIT_MS);
+    return inTransaction(this.pool, async (client) => {
+      const stored = await this.insertWebhook(client, webhook);
+      await client.query(
+        `INSERT INTO webhook_cursors (webhook_id, last_sequence)
+         VALUES ($1, greatest($2::bigint, (SELECT coalesce(max(sequence), 0) FROM webhook_events)))`,
+        [webhook.id, bound],
+      );
+      return stored;
+    });
+  }
+
+  private async insertWebhook(client: PoolClient, webhook: NewWebhook): Promise<StoredWebhook> {
+    const { rows } = await client.query<WebhookRow>(
       `INSERT INTO webhooks (id, workspace_id, url, events, model_ids, description, active, secret, created_at, updated_at)
        VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $9) RETURNING ${WEBHOOK_COLUMNS}`,
       [
@@ -208,12 +410,36 @@ export class PostgresWebhookStore implements WebhookStore {
     if (changes.description !== undefined) set('description', changes.description);
     if (changes.active !== undefined) set('active', changes.active);
     set('updated_at', now);
-    const { rows } = await this.pool.query<WebhookRow>(
-      `UPDATE webhooks SET ${sets.join(', ')} WHERE workspace_id = $${values.push(workspaceId)} AND id = $${values.push(id)}
-       RETURNING ${WEBHOOK_COLUMNS}`,
-      values,
-    );
-    return rows[0] ? toWebhook(rows[0]) : null;
+    const filterChanges = changes.events !== undefined || changes.modelIds !== undefined || changes.active !== undefined;
+    const bound = filterChanges ? await this.adminBound(ADMIN_BOUND_WAIT_MS) : 0;
+    let made = 0;
+    const updated = await inTransaction(this.pool, async (client) => {
+      const current = await client.query<{ active: boolean }>(
+        'SELECT active FROM webhooks WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
+        [workspaceId, id],
+      );
+      if (current.rows.length === 0) return null;
+      const wasActive = current.rows[0]!.active;
+      // The events written so far go out under the filter they were written with: materialised before it changes.
+      if (filterChanges && wasActive) made = await this.materialiseAll(client, now, bound, id);
+      const { rows } = await client.query<WebhookRow>(
+        `UPDATE webhooks SET ${sets.join(', ')} WHERE workspace_id = $${values.push(workspaceId)} AND id = $${values.push(id)}
+         RETURNING ${WEBHOOK_COLUMNS}`,
+        values,
+      );
+      // Made active again: the events written while it was not are not its own.
+      if (changes.active === true && !wasActive) {
+        await client.query(
+          `INSERT INTO webhook_cursors (webhook_id, last_sequence)
+           VALUES ($1, greatest($2::bigint, (SELECT coalesce(max(sequence), 0) FROM webhook_events)))
+           ON CONFLICT (webhook_id) DO UPDATE SET last_sequence = excluded.last_sequence`,
+          [id, bound],
+        );
+      }
+      return rows[0] ? toWebhook(rows[0]) : null;
+    });
+    if (made > 0) this.outbox.notify();
+    return updated;
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
@@ -225,6 +451,8 @@ export class PostgresWebhookStore implements WebhookStore {
         [id],
       );
       await client.query('DELETE FROM webhook_deliveries WHERE webhook_id = $1', [id]);
+      await client.query('DELETE FROM webhook_cursors WHERE webhook_id = $1', [id]);
+      this.outbox.paused.forget(id);
       return true;
     });
   }
@@ -243,12 +471,23 @@ export class PostgresWebhookStore implements WebhookStore {
     webhookId: string,
     page: DeliveryPage,
   ): Promise<{ total: number; items: WebhookDelivery[] }> {
+    // The log shows every event the webhook gets, those still past its cursor (a paused webhook's) too: made now.
+    const { rows: behind } = await this.pool.query(
+      `SELECT 1 FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
+       WHERE c.webhook_id = $1 AND w.active AND c.last_sequence < (SELECT coalesce(max(sequence), 0) FROM webhook_events)`,
+      [webhookId],
+    );
+    if (behind.length > 0) {
+      const bound = await this.adminBound(BOUND_WAIT_MS);
+      const made = await inTransaction(this.pool, (client) => this.materialiseAll(client, Date.now(), bound, webhookId));
+      if (made > 0) this.outbox.notify();
+    }
     const where = 'd.webhook_id = $1 AND e.workspace_id = $2 AND ($3::text IS NULL OR d.status = $3)';
     const parameters = [webhookId, workspaceId, page.status];
     const [counted, listed] = await Promise.all([
       this.pool.query<{ total: string }>(`SELECT count(*) AS total FROM ${DELIVERY_FROM} WHERE ${where}`, parameters),
       this.pool.query<DeliveryRow>(
-        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE ${where} ORDER BY d.created_at DESC, d.id DESC LIMIT $4 OFFSET $5`,
+        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE ${where} ORDER BY ${DELIVERY_ORDER} LIMIT $4 OFFSET $5`,
         [...parameters, page.limit, page.offset],
       ),
     ]);
@@ -279,9 +518,7 @@ export class PostgresWebhookStore implements WebhookStore {
         event.workspaceId,
         webhookId,
       ]);
-      return rows.length === 0
-        ? null
-        : (await storeEvent(client, event, [webhookId], this.outbox.dueTimes([webhookId], event.createdAt)))[0]!;
+      return rows.length === 0 ? null : storePing(client, event, webhookId, this.outbox.paused.dueAt(webhookId, event.createdAt));
     });
     if (deliveryId === null) return null;
     this.outbox.notify();
@@ -294,6 +531,7 @@ export class PostgresWebhookStore implements WebhookStore {
    * takes them), and returned with their webhook and event.
    */
   async claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
+    await this.materialise(claim.now);
     const { rows } = await this.pool.query<ClaimedRow>(
       `WITH due AS (
          SELECT id FROM webhook_deliveries
@@ -368,11 +606,11 @@ export class PostgresWebhookStore implements WebhookStore {
       if ((error as { code?: string }).code !== '40P01') throw error;
       await this.pool.query(sql, parameters);
     }
-    this.outbox.pause(webhookId, until);
+    this.outbox.paused.pause(webhookId, until);
   }
 
   async expedite(webhookId: string, now: number): Promise<void> {
-    this.outbox.resume(webhookId);
+    this.outbox.paused.resume(webhookId, now);
     await this.pool.query(
       "UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE webhook_id = $2 AND status = 'pending' AND next_attempt_at > $1",
       [now, webhookId],
@@ -384,7 +622,10 @@ export class PostgresWebhookStore implements WebhookStore {
       "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > $1",
       [now],
     );
-    return rows[0]!.due === null ? null : toNumber(rows[0]!.due);
+    const due = rows[0]!.due === null ? null : toNumber(rows[0]!.due);
+    // The end of a pause: then the probe is materialised.
+    const pauseEnd = this.outbox.paused.nextEnd(now);
+    return due === null ? pauseEnd : pauseEnd === null ? due : Math.min(due, pauseEnd);
   }
 
   async prune(before: number): Promise<number> {
@@ -397,7 +638,9 @@ export class PostgresWebhookStore implements WebhookStore {
       const result = await client.query(`DELETE FROM webhook_deliveries WHERE ${settled}`, [before]);
       await client.query(
         `DELETE FROM webhook_events e WHERE e.created_at < $1
-         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)`,
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)
+         AND e.sequence <= coalesce((SELECT min(c.last_sequence) FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
+                                     WHERE w.active), (SELECT max(sequence) FROM webhook_events))`,
         [before],
       );
       return result.rowCount ?? 0;

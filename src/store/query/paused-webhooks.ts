@@ -1,27 +1,71 @@
-// The webhooks this process has paused (their receiver keeps failing: see webhooks/worker.ts), for the outboxes of
-// both stores: a delivery written for a paused webhook is stored due when the pause ends, so that the worker does not
-// claim it only to put it off.
+// The webhooks this process has paused (their receiver keeps failing: see webhooks/worker.ts), for the materialisers
+// of both stores (query/delivery-plan.ts): while a webhook is paused its cursor stays where it is, so an outage adds
+// no delivery row per write; once the pause is over, until the webhook answers again (resume), one event at a time
+// is materialised for it, the probe.
+
+export type PauseState = 'running' | 'paused' | 'probing';
 
 export class PausedWebhooks {
-  /** Webhook id → the pause's end (epoch milliseconds). */
+  /** Webhook id → the pause's end (epoch milliseconds). Kept after the end, until the webhook answers (resume). */
   private readonly until = new Map<string, number>();
+  /** Webhook id → when it last answered after a pause (its put-off deliveries were made due then: expedite). */
+  private readonly resumedAt = new Map<string, number>();
 
   pause(webhookId: string, until: number): void {
     this.until.set(webhookId, until);
   }
 
-  /** The webhook answers again: its new deliveries are due at once. */
-  resume(webhookId: string): void {
-    this.until.delete(webhookId);
+  /** The webhook answers again (at `now`): its events are materialised at once, all of them. */
+  resume(webhookId: string, now: number): void {
+    if (this.until.delete(webhookId)) this.resumedAt.set(webhookId, now);
   }
 
-  /** When a delivery to the webhook written at `createdAt` is due: null for at once, or its pause's end. */
-  dueAt(webhookId: string, createdAt: number): number | null {
-    if (this.until.size === 0) return null;
-    const until = this.until.get(webhookId);
-    if (until === undefined) return null;
-    if (until > createdAt) return until;
+  /** The webhook is gone. */
+  forget(webhookId: string): void {
     this.until.delete(webhookId);
-    return null;
+    this.resumedAt.delete(webhookId);
+  }
+
+  /**
+   * When a delivery made now for an event written at `createdAt` is due: not before the deliveries of the webhook
+   * that a pause put off (to its end) or that its answer made due (at that time), so that the claims, in due order
+   * and then event order, still start the webhook's deliveries in event order.
+   */
+  dueOf(webhookId: string, createdAt: number): number {
+    const floor = this.until.get(webhookId) ?? this.resumedAt.get(webhookId);
+    return floor === undefined || floor < createdAt ? createdAt : floor;
+  }
+
+  state(webhookId: string, now: number): PauseState {
+    if (this.until.size === 0) return 'running';
+    const until = this.until.get(webhookId);
+    if (until === undefined) return 'running';
+    return until > now ? 'paused' : 'probing';
+  }
+
+  /** When a delivery to the webhook made now is due: null for at once, or its pause's end. */
+  dueAt(webhookId: string, now: number): number | null {
+    const until = this.until.get(webhookId);
+    return until !== undefined && until > now ? until : null;
+  }
+
+  /** Whether one of the webhooks is not paused now. */
+  anyRunning(webhooks: readonly { id: string }[], now: number): boolean {
+    if (this.until.size === 0) return true;
+    return webhooks.some((webhook) => this.state(webhook.id, now) !== 'paused');
+  }
+
+  /** The webhooks paused now. */
+  pausedNow(now: number): string[] {
+    const ids: string[] = [];
+    for (const [id, until] of this.until) if (until > now) ids.push(id);
+    return ids;
+  }
+
+  /** The earliest end of a pause still running (the worker wakes then to materialise the probe), or null. */
+  nextEnd(now: number): number | null {
+    let next: number | null = null;
+    for (const until of this.until.values()) if (until > now && (next === null || until < next)) next = until;
+    return next;
   }
 }

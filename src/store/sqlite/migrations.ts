@@ -193,6 +193,20 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX records_model_updated;
   CREATE INDEX records_model_updated ON records (model_id, updated_at, id, created_at) WHERE updated_at <> created_at;
   `,
+  // Webhooks, one outbox row per write: a write stores only its event; each webhook's cursor is the sequence up to
+  // which every event it subscribes to has its delivery row, and the worker makes the rows past it (query/delivery-plan.ts).
+  // The webhooks of before start at the last event (its deliveries were written with it). The delivery log orders
+  // rows of one millisecond by event sequence (then id), as materialised rows' ids follow materialisation, not the write.
+  `
+  CREATE TABLE webhook_cursors (
+    webhook_id TEXT PRIMARY KEY,
+    last_sequence INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO webhook_cursors (webhook_id, last_sequence)
+    SELECT id, coalesce((SELECT max(sequence) FROM webhook_events), 0) FROM webhooks;
+  DROP INDEX webhook_deliveries_log;
+  CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at, event_sequence, id);
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -1,7 +1,7 @@
 import { PausedWebhooks } from '../query/paused-webhooks.js';
 import type Database from 'better-sqlite3';
 import {
-  subscribersOf,
+  isSubscribed,
   type NewWebhookEvent,
   type WebhookEvent,
   type WebhookEventType,
@@ -20,6 +20,7 @@ import type {
   WebhookStore,
 } from '../store.js';
 import { sharedJson } from '../rows/json.js';
+import { MATERIALISE_BATCH, planDeliveries, type WebhookCursor } from '../query/delivery-plan.js';
 import type { WriteGroup } from './write-group.js';
 import {
   CLAIMED_COLUMNS,
@@ -47,9 +48,10 @@ export interface WrittenEvent {
 
 /**
  * The transactional outbox: record and model writes call `add` inside their own transaction, so an event is
- * committed with its write or not at all. Each workspace's active webhooks are kept here once read, so a write of a
- * workspace without webhooks costs no query but `PRAGMA data_version` (which tells whether another connection
- * committed since; this process's own webhook changes call forgetSubscriptions).
+ * committed with its write or not at all. A write stores its event only (one row); the worker makes the delivery rows
+ * from the webhooks' cursors (SqliteWebhookStore.materialise). Each workspace's active webhooks are kept here once
+ * read, so a write of a workspace without webhooks costs no query but `PRAGMA data_version` (which tells whether
+ * another connection committed since; this process's own webhook changes call forgetSubscriptions).
  */
 export class SqliteOutbox {
   private readonly selectSubscriptions: Database.Statement;
@@ -60,15 +62,8 @@ export class SqliteOutbox {
   private readonly subscriptions = new Map<string, WebhookSubscription[]>();
   private dataVersion = -1;
   private wrote = false;
-  /** Whether committed deliveries are kept for the worker (it has started claiming; see FreshDeliveries). */
-  private keepFresh = false;
-  /** The deliveries written by the open transaction, and those committed and not yet claimed, in event order. */
-  private written: FreshDelivery[] = [];
-  private fresh: FreshDelivery[] = [];
-  /** Set when a delivery may be in the database and not in `fresh` (a rollback, an overflow): the next claim reads. */
-  private missedFresh = false;
-  /** Paused webhooks: their new deliveries are stored due when the pause ends, not handed over. */
-  private readonly paused = new PausedWebhooks();
+  /** Paused webhooks: their cursors stay where they are while the pause lasts (query/paused-webhooks.ts). */
+  readonly paused = new PausedWebhooks();
 
   constructor(db: Database.Database) {
     this.selectSubscriptions = db.prepare('SELECT id, events, model_ids FROM webhooks WHERE workspace_id = ? AND active = 1');
@@ -83,15 +78,17 @@ export class SqliteOutbox {
     );
   }
 
-  /** Inside the write's transaction: stores the event and its deliveries when an active webhook wants it. */
+  /** Inside the write's transaction: stores the event when an active webhook wants it (its deliveries come later). */
   add(event: WrittenEvent): void {
     const subscriptions = this.subscriptionsOf(event.workspaceId);
     if (subscriptions.length === 0) return;
-    const webhookIds = subscribersOf(subscriptions, event.type, event.modelId);
-    if (webhookIds.length === 0) return;
+    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId));
+    if (subscribers.length === 0) return;
     const { modelSlug, payload } = event.details();
     const { workspaceId, type, modelId, at } = event;
-    this.store({ id: newId(), workspaceId, type, modelId, modelSlug, payload, createdAt: at }, webhookIds);
+    this.insert({ id: newId(), workspaceId, type, modelId, modelSlug, payload, createdAt: at });
+    // The worker is woken only for a webhook that is not paused: a receiver that is down costs a write no claim.
+    if (this.paused.anyRunning(subscribers, Date.now())) this.wrote = true;
   }
 
   /** The workspace's active webhooks: read once, then kept until a webhook changes (here or in another process). */
@@ -114,8 +111,13 @@ export class SqliteOutbox {
     this.subscriptions.clear();
   }
 
-  /** Stores the event with a pending delivery to each webhook; returns the delivery ids in the webhooks' order. */
-  store(event: NewWebhookEvent, webhookIds: readonly string[]): string[] {
+  /** Stores the event (the worker is woken when its transaction commits); returns its sequence. */
+  store(event: NewWebhookEvent): number {
+    this.wrote = true;
+    return this.insert(event);
+  }
+
+  private insert(event: NewWebhookEvent): number {
     const { lastInsertRowid } = this.insertEvent.run(
       event.id,
       event.workspaceId,
@@ -125,57 +127,29 @@ export class SqliteOutbox {
       event.payload,
       event.createdAt,
     );
-    const stored: WebhookEvent | null = this.keepFresh ? { ...event, sequence: Number(lastInsertRowid) } : null;
-    const deliveryIds = webhookIds.map((webhookId) => {
-      const id = newId();
-      const due = this.paused.dueAt(webhookId, event.createdAt) ?? event.createdAt;
-      this.insertDelivery.run(id, webhookId, event.id, lastInsertRowid, due, event.createdAt, event.createdAt);
-      if (due !== event.createdAt) return id;
-      if (stored) this.written.push({ id, webhookId, event: stored });
-      this.wrote = true;
-      return id;
-    });
-    return deliveryIds;
+    return Number(lastInsertRowid);
   }
 
-  /**
-   * The webhook is paused until `until`: its new deliveries are stored due then (the worker would only put them off),
-   * and those kept for the worker are forgotten (the store has put them off in the database).
-   */
-  pause(webhookId: string, until: number): void {
-    this.paused.pause(webhookId, until);
-    if (this.fresh.some((delivery) => delivery.webhookId === webhookId)) {
-      this.fresh = this.fresh.filter((delivery) => delivery.webhookId !== webhookId);
-    }
+  /** Stores the event with a pending delivery to the one webhook (a ping, which no cursor takes); returns its id. */
+  storeFor(event: NewWebhookEvent, webhookId: string): string {
+    const sequence = this.store(event);
+    const id = newId();
+    const due = this.paused.dueAt(webhookId, event.createdAt) ?? event.createdAt;
+    this.insertDelivery.run(id, webhookId, event.id, sequence, due, event.createdAt, event.createdAt);
+    return id;
   }
 
-  /** The webhook answers again: its new deliveries are due at once. */
-  resume(webhookId: string): void {
-    this.paused.resume(webhookId);
-  }
-
-  /** After a commit: hands the transaction's deliveries to the worker and wakes it when the transaction wrote events. */
+  /** After a commit: wakes the worker when the transaction wrote events. */
   committed(): void {
     if (!this.wrote) return;
     this.wrote = false;
-    if (this.written.length > 0) {
-      if (this.fresh.length + this.written.length > MAX_FRESH) this.dropFresh();
-      else for (const delivery of this.written) this.fresh.push(delivery);
-      this.written = [];
-    }
     this.notify();
   }
 
-  /**
-   * After a rollback (of a transaction or of one write's savepoint in a group): the deliveries noted since the last
-   * commit are forgotten, and the next claim reads the database (where those that were committed after all are).
-   */
-  rolledBack(): void {
-    if (this.written.length > 0) this.missedFresh = true;
-    this.written = [];
-  }
+  /** After a rollback (of a transaction or of one write's savepoint in a group). */
+  rolledBack(): void {}
 
-  /** Runs a transaction that may write events: hands them over when it commits, forgets them when it fails. */
+  /** Runs a transaction that may write events: wakes the worker when it commits. */
   transaction<T>(run: () => T): T {
     let result: T;
     try {
@@ -188,39 +162,7 @@ export class SqliteOutbox {
     return result;
   }
 
-  /** The worker claims from memory from now on: committed deliveries are kept for it. */
-  keepFreshDeliveries(): void {
-    this.keepFresh = true;
-  }
-
-  /**
-   * The deliveries committed since the last claim, at most `limit`, in event order (the rest stay for the next), or
-   * null when the next claim must read the database (a rollback or an overflow lost track of some). A database read
-   * covers them all: `dropFresh` forgets them then.
-   */
-  takeFresh(limit: number): FreshDelivery[] | null {
-    if (this.missedFresh) return null;
-    if (this.fresh.length <= limit) {
-      const taken = this.fresh;
-      this.fresh = [];
-      return taken;
-    }
-    return this.fresh.splice(0, limit);
-  }
-
-  /** Forgets the committed deliveries kept for the worker (they are pending in the database). */
-  dropFresh(): void {
-    this.fresh = [];
-    this.missedFresh = true;
-  }
-
-  /** After a database read that saw every committed delivery. */
-  caughtUp(): void {
-    this.fresh = [];
-    this.missedFresh = false;
-  }
-
-  /** Wakes the listeners (the worker): deliveries are due. */
+  /** Wakes the listeners (the worker): events or deliveries are waiting. */
   notify(): void {
     for (const listener of this.listeners) listener();
   }
@@ -230,12 +172,26 @@ export class SqliteOutbox {
   }
 }
 
+/** Materialiser passes of one claim at most (each reads at most the claim's limit of events). */
+const MAX_PASSES = 8;
+
+function toEvent(row: EventRow): WebhookEvent {
+  return {
+    id: row.id,
+    sequence: row.sequence,
+    workspaceId: row.workspace_id,
+    type: row.type as WebhookEvent['type'],
+    modelId: row.model_id,
+    modelSlug: row.model_slug,
+    payload: row.payload,
+    createdAt: row.created_at,
+  };
+}
+
 /** Workspaces whose webhooks the outbox keeps in memory; beyond it, it starts again (a bound, not a working set). */
 const MAX_CACHED_WORKSPACES = 10_000;
-/** Committed deliveries kept for the worker at most; beyond it they are read back from the database. */
-const MAX_FRESH = 10_000;
 
-/** A delivery as its write stored it (pending, due at once, no attempt yet). */
+/** A delivery as the materialiser made it (pending, due at once, no attempt yet). */
 interface FreshDelivery {
   id: string;
   webhookId: string;
@@ -256,7 +212,28 @@ function toSubscription(row: SubscriptionRow): WebhookSubscription {
   };
 }
 
+interface CursorRow extends SubscriptionRow {
+  workspace_id: string;
+  last_sequence: number;
+}
+
+interface EventRow {
+  sequence: number;
+  id: string;
+  workspace_id: string;
+  type: string;
+  model_id: string | null;
+  model_slug: string | null;
+  payload: string;
+  created_at: number;
+}
+
 const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
+/**
+ * Newest first; in one millisecond, by event: a materialised delivery's id is made when the worker makes its row,
+ * after the ids of deliveries (pings, redeliveries) made since its write. The id last, so that pages never overlap.
+ */
+const DELIVERY_ORDER = 'd.created_at DESC, d.event_sequence DESC, d.id DESC';
 
 /**
  * On SQLite the worker's claims are held in this process's memory, not written: one server process serves a SQLite
@@ -279,6 +256,13 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly settleDelivery: Database.Statement;
   private readonly insertAttempt: Database.Statement;
   private readonly putOffStatement: Database.Statement;
+  private readonly selectBound: Database.Statement;
+  private readonly selectCursors: Database.Statement;
+  private readonly selectCursor: Database.Statement;
+  private readonly selectEvents: Database.Statement;
+  private readonly insertDelivery: Database.Statement;
+  private readonly updateCursor: Database.Statement;
+  private readonly startCursor: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
@@ -313,13 +297,40 @@ export class SqliteWebhookStore implements WebhookStore {
       `INSERT OR REPLACE INTO webhook_attempts (delivery_id, attempt, status_code, error, duration_ms, created_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
     );
+    // One writer: sequence order is commit order, so every event up to the last one is committed (the bound is exact).
+    this.selectBound = db.prepare('SELECT coalesce(max(sequence), 0) FROM webhook_events').pluck();
+    const cursorColumns = `SELECT c.webhook_id AS id, c.last_sequence, w.workspace_id, w.events, w.model_ids
+      FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id WHERE w.active = 1 AND c.last_sequence < ?`;
+    this.selectCursors = db.prepare(cursorColumns);
+    this.selectCursor = db.prepare(`${cursorColumns} AND c.webhook_id = ?`);
+    this.selectEvents = db.prepare(
+      `SELECT sequence, id, workspace_id, type, model_id, model_slug, payload, created_at FROM webhook_events
+       WHERE sequence > ? AND sequence <= ? ORDER BY sequence LIMIT ?`,
+    );
+    this.insertDelivery = db.prepare(
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_sequence, status, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
+    );
+    this.updateCursor = db.prepare('UPDATE webhook_cursors SET last_sequence = ? WHERE webhook_id = ?');
+    // A new webhook, or one made active again: it gets the events written from now on (as when writes made its deliveries).
+    this.startCursor = db.prepare(
+      `INSERT INTO webhook_cursors (webhook_id, last_sequence) VALUES (?, (SELECT coalesce(max(sequence), 0) FROM webhook_events))
+       ON CONFLICT (webhook_id) DO UPDATE SET last_sequence = excluded.last_sequence`,
+    );
   }
 
   /** Claims written by an earlier version (which kept them in the database) are void: nothing holds them now. */
   async releaseClaims(): Promise<void> {
     this.claims.clear();
     this.databaseDueAt = 0;
-    this.outbox.keepFreshDeliveries();
+    // Webhooks without a cursor (copied from another database, which copies no events, so every event here came after
+    // them) start after their last delivery, or at the beginning.
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO webhook_cursors (webhook_id, last_sequence)
+         SELECT w.id, coalesce((SELECT max(d.event_sequence) FROM webhook_deliveries d WHERE d.webhook_id = w.id), 0) FROM webhooks w`,
+      )
+      .run();
     this.db
       .prepare(
         "UPDATE webhook_deliveries SET locked_until = NULL, claim_token = NULL WHERE status = 'pending' AND claim_token IS NOT NULL",
@@ -342,6 +353,16 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async create(webhook: NewWebhook): Promise<StoredWebhook> {
+    const run = this.db.transaction(() => {
+      this.insertWebhook(webhook);
+      this.startCursor.run(webhook.id);
+    });
+    run.immediate();
+    this.outbox.forgetSubscriptions();
+    return (await this.get(webhook.workspaceId, webhook.id))!;
+  }
+
+  private insertWebhook(webhook: NewWebhook): void {
     this.db
       .prepare(
         `INSERT INTO webhooks (id, workspace_id, url, events, model_ids, description, active, secret, created_at, updated_at)
@@ -359,8 +380,6 @@ export class SqliteWebhookStore implements WebhookStore {
         webhook.createdAt,
         webhook.createdAt,
       );
-    this.outbox.forgetSubscriptions();
-    return (await this.get(webhook.workspaceId, webhook.id))!;
   }
 
   async update(workspaceId: string, id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | null> {
@@ -377,11 +396,21 @@ export class SqliteWebhookStore implements WebhookStore {
     if (changes.active !== undefined) set('active', changes.active ? 1 : 0);
     sets.push('updated_at = ?');
     values.push(now);
-    const result = this.db
-      .prepare(`UPDATE webhooks SET ${sets.join(', ')} WHERE workspace_id = ? AND id = ?`)
-      .run(...values, workspaceId, id);
+    const run = this.db.transaction(() => {
+      const current = this.db.prepare('SELECT active FROM webhooks WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as
+        { active: number } | undefined;
+      if (!current) return false;
+      // The events written so far go out under the filter they were written with: materialised before it changes.
+      const filterChanges = changes.events !== undefined || changes.modelIds !== undefined || changes.active !== undefined;
+      if (filterChanges && current.active === 1) this.materialiseAll(now, id);
+      this.db.prepare(`UPDATE webhooks SET ${sets.join(', ')} WHERE workspace_id = ? AND id = ?`).run(...values, workspaceId, id);
+      // Made active again: the events written while it was not are not its own.
+      if (changes.active === true && current.active !== 1) this.startCursor.run(id);
+      return true;
+    });
+    const updated = run.immediate();
     this.outbox.forgetSubscriptions();
-    return result.changes === 0 ? null : this.get(workspaceId, id);
+    return updated ? this.get(workspaceId, id) : null;
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
@@ -392,10 +421,12 @@ export class SqliteWebhookStore implements WebhookStore {
           .prepare('DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)')
           .run(id);
         this.db.prepare('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
+        this.db.prepare('DELETE FROM webhook_cursors WHERE webhook_id = ?').run(id);
       }
       return deleted;
     });
     const deleted = run.immediate();
+    this.outbox.paused.forget(id);
     this.outbox.forgetSubscriptions();
     return deleted;
   }
@@ -415,15 +446,17 @@ export class SqliteWebhookStore implements WebhookStore {
     webhookId: string,
     page: DeliveryPage,
   ): Promise<{ total: number; items: WebhookDelivery[] }> {
+    // The log shows every event the webhook gets, those still past its cursor (a paused webhook's) too: made now.
+    if ((this.selectCursor.all(this.selectBound.get(), webhookId) as CursorRow[]).length > 0) {
+      this.db.transaction(() => this.materialiseAll(Date.now(), webhookId)).immediate();
+    }
     const where = `d.webhook_id = ? AND e.workspace_id = ? AND (? IS NULL OR d.status = ?)`;
     const parameters = [webhookId, workspaceId, page.status, page.status];
     const { total } = this.db.prepare(`SELECT count(*) AS total FROM ${DELIVERY_FROM} WHERE ${where}`).get(...parameters) as {
       total: number;
     };
     const rows = this.db
-      .prepare(
-        `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE ${where} ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`,
-      )
+      .prepare(`SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_FROM} WHERE ${where} ORDER BY ${DELIVERY_ORDER} LIMIT ? OFFSET ?`)
       .all(...parameters, page.limit, page.offset) as DeliveryRow[];
     return { total, items: rows.map(toDelivery) };
   }
@@ -454,31 +487,122 @@ export class SqliteWebhookStore implements WebhookStore {
       const exists = this.db
         .prepare('SELECT 1 FROM webhooks WHERE workspace_id = ? AND id = ?')
         .get(event.workspaceId, webhookId);
-      return exists === undefined ? null : this.outbox.store(event, [webhookId])[0]!;
+      return exists === undefined ? null : this.outbox.storeFor(event, webhookId);
     });
     const deliveryId = this.outbox.transaction(() => run.immediate());
     if (deliveryId === null) return null;
+    this.databaseDueAt = 0;
     return this.delivery(deliveryId);
   }
 
   /**
-   * The deliveries written since the last claim come from the outbox's memory, as their writes committed, when
-   * nothing in the database is due before them (retries, put-off deliveries, a backlog beyond the last claim's
-   * limit, a redelivery): a create's delivery costs no read. Otherwise the database is read, in due order.
+   * First the materialiser makes the delivery rows of the events past the running webhooks' cursors (at most the
+   * claim's limit of events, one transaction). When nothing in the database is due before them (retries, put-off
+   * deliveries, a backlog beyond the last claim's limit, a redelivery, a ping), those it made are claimed from memory:
+   * a create's delivery costs no read. Otherwise the database is read, in due order.
    */
   async claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
-    if (this.databaseDueAt > claim.now) {
-      const fresh = this.outbox.takeFresh(claim.limit);
-      if (fresh !== null) return this.claimFresh(fresh, claim.token);
+    const limit = Math.max(claim.limit, 1);
+    // From memory only when nothing in the database is due before what the materialiser makes now.
+    const fromMemory = this.databaseDueAt > claim.now;
+    // Two reads, without a transaction, when no running webhook is behind (a receiver that is down: its paused
+    // webhook's cursor stays put).
+    const made = !this.behind(claim.now)
+      ? { fresh: [], complete: true }
+      : await this.writes.run(() => {
+          // A backlog (the database is read anyway): its rows made a thousand events at a time, in one transaction.
+          if (!fromMemory) return this.materialiseNow(claim.now, MATERIALISE_BATCH, null);
+          const fresh: FreshDelivery[] = [];
+          let complete = false;
+          for (let pass = 0; pass < MAX_PASSES && !complete && fresh.length < limit; pass++) {
+            const result = this.materialiseNow(claim.now, limit - fresh.length, null);
+            for (const delivery of result.fresh) fresh.push(delivery);
+            complete = result.complete;
+          }
+          return { fresh, complete };
+        });
+    if (!made.complete) {
+      // More events wait past the cursors: the next claim reads the database and makes their rows in bulk.
+      if (made.fresh.length < claim.limit) setImmediate(() => this.outbox.notify());
+      if (fromMemory && made.fresh.length <= claim.limit) {
+        const claimed = this.claimFresh(made.fresh, claim.token);
+        this.databaseDueAt = 0;
+        return claimed;
+      }
     }
+    if (fromMemory && made.fresh.length <= claim.limit) return this.claimFresh(made.fresh, claim.token);
     const held = JSON.stringify([...this.claims.keys()]);
-    // Every delivery committed so far is in the database: the read below sees those the outbox kept.
-    this.outbox.caughtUp();
     const rows = this.selectDue.all(claim.now, held, claim.limit) as ClaimedRow[];
     for (const row of rows) this.claims.set(row.id, claim.token);
     // All that is due is held now, unless the limit cut the read short: until the next due time, claims need no read.
     this.databaseDueAt = rows.length < claim.limit ? ((this.selectNextDue.get(claim.now) as number | null) ?? Infinity) : 0;
     return rows.map((row) => toClaimed(row, claim.token));
+  }
+
+  /** Whether an active webhook that is not paused has events past its cursor. */
+  private behind(now: number): boolean {
+    const rows = this.selectCursors.all(this.selectBound.get()) as CursorRow[];
+    return rows.some((row) => this.outbox.paused.state(row.id, now) !== 'paused');
+  }
+
+  /**
+   * In a transaction: makes the delivery rows of at most `maxEvents` events past the cursors of the active webhooks
+   * (`only`: of that one, paused or not), moves the cursors, and returns the deliveries due at once, in event order.
+   * A paused webhook is left where it is (an outage adds no row per write); once its pause is over, one event at a
+   * time until it answers (the probe). `complete`: every event up to the last one was read.
+   */
+  private materialiseNow(now: number, maxEvents: number, only: string | null): { fresh: FreshDelivery[]; complete: boolean } {
+    const bound = this.selectBound.get() as number;
+    const rows = (only === null ? this.selectCursors.all(bound) : this.selectCursor.all(bound, only)) as CursorRow[];
+    const cursors: WebhookCursor[] = [];
+    for (const row of rows) {
+      const state = only === null ? this.outbox.paused.state(row.id, now) : 'running';
+      if (state === 'paused') continue;
+      const limit = state === 'probing' ? 1 : Infinity;
+      cursors.push({ subscription: toSubscription(row), workspaceId: row.workspace_id, lastSequence: row.last_sequence, limit });
+    }
+    if (cursors.length === 0) return { fresh: [], complete: true };
+    let from = cursors[0]!.lastSequence;
+    for (const cursor of cursors) from = Math.min(from, cursor.lastSequence);
+    const events = this.selectEvents.all(from, bound, maxEvents) as EventRow[];
+    const complete = events.length < maxEvents;
+    const plan = planDeliveries(
+      cursors,
+      events.map((row) => ({
+        sequence: row.sequence,
+        workspaceId: row.workspace_id,
+        type: row.type,
+        modelId: row.model_id,
+        row,
+      })),
+      complete ? bound : events[events.length - 1]!.sequence,
+    );
+    const fresh: FreshDelivery[] = [];
+    for (const { webhookId, event } of plan.deliveries) {
+      const { row } = event;
+      const id = newId();
+      const due = this.outbox.paused.dueOf(webhookId, row.created_at);
+      this.insertDelivery.run(id, webhookId, row.id, row.sequence, due, row.created_at, row.created_at);
+      if (due <= now) fresh.push({ id, webhookId, event: toEvent(row) });
+      else this.dueInDatabase(due);
+    }
+    for (const [webhookId, last] of plan.moved) this.updateCursor.run(last, webhookId);
+    return { fresh, complete };
+  }
+
+  /** In a transaction: the webhook's cursor up to the last event (before its filter changes, before a read of its log). */
+  private materialiseAll(now: number, webhookId: string): void {
+    let made = false;
+    for (;;) {
+      const { fresh, complete } = this.materialiseNow(now, MATERIALISE_BATCH, webhookId);
+      if (fresh.length > 0) made = true;
+      if (complete) break;
+    }
+    // Its new rows are in the database: the next claim reads them there.
+    if (made) {
+      this.databaseDueAt = 0;
+      this.outbox.notify();
+    }
   }
 
   private claimFresh(fresh: readonly FreshDelivery[], token: string): ClaimedDelivery[] {
@@ -539,12 +663,12 @@ export class SqliteWebhookStore implements WebhookStore {
   async putOff(webhookId: string, until: number, released: readonly string[], claimToken: string): Promise<void> {
     this.putOffStatement.run(until, webhookId, until);
     for (const id of released) if (this.claims.get(id) === claimToken) this.claims.delete(id);
-    this.outbox.pause(webhookId, until);
+    this.outbox.paused.pause(webhookId, until);
     this.dueInDatabase(until);
   }
 
   async expedite(webhookId: string, now: number): Promise<void> {
-    this.outbox.resume(webhookId);
+    this.outbox.paused.resume(webhookId, now);
     this.db
       .prepare(
         "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at > ?",
@@ -553,8 +677,11 @@ export class SqliteWebhookStore implements WebhookStore {
     this.dueInDatabase(now);
   }
 
+  /** The next due delivery, or the end of a pause (then the probe is materialised). */
   async nextDueAfter(now: number): Promise<number | null> {
-    return this.selectNextDue.get(now) as number | null;
+    const due = this.selectNextDue.get(now) as number | null;
+    const pauseEnd = this.outbox.paused.nextEnd(now);
+    return due === null ? pauseEnd : pauseEnd === null ? due : Math.min(due, pauseEnd);
   }
 
   async prune(before: number): Promise<number> {
@@ -567,7 +694,9 @@ export class SqliteWebhookStore implements WebhookStore {
       this.db
         .prepare(
           `DELETE FROM webhook_events WHERE created_at < ?
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`,
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)
+           AND sequence <= coalesce((SELECT min(c.last_sequence) FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
+                                     WHERE w.active = 1), (SELECT max(sequence) FROM webhook_events))`,
         )
         .run(before);
       return changes;
