@@ -2,8 +2,6 @@
 // When DATABASE_URL is set, the black-box HTTP suite runs a second time with every server on PostgreSQL, at the same
 // time as the main suite (the two share no database, and both mostly wait on their servers); its report is printed
 // after the main suite's. The load suites measure latency under load they make themselves: they run last, alone.
-// The main suite runs three files at a time, the longest first (LONG_FILES), so that their waits (browsers, crashes
-// and restarts, a compiler) overlap the short files instead of ending the run alone.
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,32 +29,6 @@ function run(files, { env = {}, concurrency = 2, reportFile } = {}) {
   });
 }
 
-/** The files that take longest (half a minute to over a minute each, on two cores): started first. */
-const LONG_FILES = [
-  'test/client/types.test.ts',
-  'test/client/cli.test.ts',
-  'test/crash/kill-9.test.ts',
-  'test/cluster/postgres-processes.test.ts',
-  'test/e2e/webhooks.test.ts',
-  'test/e2e/admin-app.test.ts',
-  'test/e2e/members.test.ts',
-  'test/e2e/narrow-and-banners.test.ts',
-  'test/e2e/records-filter.test.ts',
-  'test/security/authorization-matrix.test.ts',
-  'test/security/fuzz.test.ts',
-  'test/http/copy-cli.test.ts',
-  'test/e2e/graphiql.test.ts',
-  'test/http/schema-cli.test.ts',
-  'test/e2e/records-tools.test.ts',
-  'test/e2e/number-input.test.ts',
-];
-
-/** `files` with the LONG_FILES among them first, in that order, then the rest in their order. */
-function longestFirst(files) {
-  const long = LONG_FILES.map((file) => join(...file.split('/'))).filter((file) => files.includes(file));
-  return [...long, ...files.filter((file) => !long.includes(file))];
-}
-
 const only = process.argv.slice(2);
 if (only.length > 0) process.exit((await run(only)).status);
 
@@ -67,9 +39,9 @@ const phases = [];
 
 const postgresReport = join(mkdtempSync(join(tmpdir(), 'content-service-tests-')), 'http-on-postgres.txt');
 const postgresPhase = process.env.DATABASE_URL
-  ? run(longestFirst(findTests('test/http').sort()), { env: { TEST_SERVER_DATABASE: 'postgres' }, reportFile: postgresReport })
+  ? run(findTests('test/http').sort(), { env: { TEST_SERVER_DATABASE: 'postgres' }, reportFile: postgresReport })
   : null;
-const main = await run(longestFirst(all.filter((file) => !file.startsWith(LOAD_SUITES))), { concurrency: 3 });
+const main = await run(all.filter((file) => !file.startsWith(LOAD_SUITES)));
 phases.push(['main suite', main]);
 if (postgresPhase) {
   const postgres = await postgresPhase;
