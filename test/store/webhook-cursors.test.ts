@@ -50,6 +50,21 @@ async function deliveryCount(url: string, webhookId: string): Promise<number> {
 }
 
 let tokens = 0;
+/** An active webhook for every event, with a placeholder secret. */
+async function createWebhook(store: Store, id: string, workspaceId: string, url: string): Promise<void> {
+  await store.webhooks.create({
+    id,
+    workspaceId,
+    url,
+    events: ['*'],
+    modelIds: null,
+    description: null,
+    active: true,
+    secret: 'whsec_AAAA',
+    createdAt: Date.now(),
+  });
+}
+
 async function claim(store: Store, now = Date.now()): Promise<ClaimedDelivery[]> {
   return store.webhooks.claimDue({ token: `t${tokens++}`, now, leaseUntil: now + 60_000, limit: 32 });
 }
@@ -100,17 +115,7 @@ for (const target of targets) {
       });
       const context: WriteContext = { model, userId: null };
       const webhookId = newId();
-      await store.webhooks.create({
-        id: webhookId,
-        workspaceId: workspace.id,
-        url: 'http://127.0.0.1:9/hook',
-        events: ['*'],
-        modelIds: null,
-        description: null,
-        active: true,
-        secret: 'whsec_AAAA',
-        createdAt: Date.now(),
-      });
+      await createWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');
       const write = async (title: string) => {
         const data: RecordData = { title };
         return (await store.records.insert(context, { id: newId(), data, dataText: JSON.stringify(data), sku: null, links: [] }))
@@ -188,17 +193,7 @@ for (const target of targets) {
       await store.webhooks.update(workspaceId, webhookId, { active: false }, Date.now());
       // Another webhook keeps events being written.
       const other = newId();
-      await store.webhooks.create({
-        id: other,
-        workspaceId,
-        url: 'http://127.0.0.1:9/other',
-        events: ['*'],
-        modelIds: null,
-        description: null,
-        active: true,
-        secret: 'whsec_AAAA',
-        createdAt: Date.now(),
-      });
+      await createWebhook(store, other, workspaceId, 'http://127.0.0.1:9/other');
       await write('while inactive');
       await store.webhooks.update(workspaceId, webhookId, { active: true }, Date.now());
       await write('after');
@@ -266,17 +261,7 @@ if (!('failure' in postgres)) {
         await store.webhooks.releaseClaims();
         const { workspace } = await ownedWorkspace(store);
         const webhookId = newId();
-        await store.webhooks.create({
-          id: webhookId,
-          workspaceId: workspace.id,
-          url: 'http://127.0.0.1:9/hook',
-          events: ['*'],
-          modelIds: null,
-          description: null,
-          active: true,
-          secret: 'whsec_AAAA',
-          createdAt: Date.now(),
-        });
+        await createWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');
         const subscriptions = [{ id: webhookId, events: ['*'], modelIds: null }];
         const outbox = new PostgresOutbox();
         const connect = async () => {
