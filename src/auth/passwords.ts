@@ -34,9 +34,14 @@ function derive(password: string, salt: Buffer, parameters: { ln: number; r: num
   });
 }
 
+/** The scrypt parameters of a new hash at `cost` (ln): the block size and parallelism are fixed. */
+function parametersAt(cost: number): { ln: number; r: number; p: number } {
+  return { ln: cost, r: BLOCK_SIZE, p: PARALLELISM };
+}
+
 export async function hashPassword(password: string, cost: number = DEFAULT_PASSWORD_HASH_COST): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const parameters = { ln: cost, r: BLOCK_SIZE, p: PARALLELISM };
+  const parameters = parametersAt(cost);
   const hash = await derive(password, salt, parameters);
   const { ln, r, p } = parameters;
   return `$scrypt$ln=${ln},r=${r},p=${p}$${salt.toString('base64').replace(/=+$/, '')}$${hash.toString('base64').replace(/=+$/, '')}`;
@@ -76,7 +81,7 @@ export async function verifyPassword(
   const parsed = parseHash(stored);
   if (!parsed || password.length > MAX_PASSWORD_LENGTH) {
     // Still spend the time of a real check, so the answer's timing tells nothing.
-    await derive(password.slice(0, MAX_PASSWORD_LENGTH), randomBytes(SALT_BYTES), { ln: cost, r: BLOCK_SIZE, p: PARALLELISM });
+    await derive(password.slice(0, MAX_PASSWORD_LENGTH), randomBytes(SALT_BYTES), parametersAt(cost));
     return false;
   }
   const candidate = await derive(password, parsed.salt, parsed.parameters);

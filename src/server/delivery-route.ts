@@ -195,28 +195,12 @@ function simpleCorsHeaders(origins: string[] | '*'): (request: FastifyRequest, r
   }
   const allowed = new Set(origins);
   return (request, reply) => {
-    addOriginToVary(reply);
+    // The first Vary of the answer: this hook runs before anything else sets one (the route adds Accept, reply.ts).
+    reply.header('vary', 'Origin');
     const origin = request.headers.origin;
     if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin);
     reply.header('access-control-expose-headers', exposed);
   };
-}
-
-/** `Origin` added to Vary as @fastify/cors adds it: unless Vary is `*` (or lists it: then `*`) or names Origin already. */
-function addOriginToVary(reply: FastifyReply): void {
-  const vary = reply.getHeader('vary');
-  if (!vary) {
-    reply.header('vary', 'Origin');
-    return;
-  }
-  if (vary === '*') return;
-  const header = Array.isArray(vary) ? vary.join(', ') : String(vary);
-  const listed = header
-    .toLowerCase()
-    .split(',')
-    .map((name) => name.trim());
-  if (listed.includes('*')) reply.header('vary', '*');
-  else if (!listed.includes('origin')) reply.header('vary', `${header}, Origin`);
 }
 
 /**
