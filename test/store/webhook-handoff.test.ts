@@ -20,7 +20,7 @@ async function setup() {
      VALUES (?, ?, 'http://127.0.0.1:9/hook', '["*"]', NULL, NULL, 1, 'whsec_AAAA', 0, 0)`,
   ).run(WEBHOOK, WORKSPACE);
   const outbox = new SqliteOutbox(db);
-  const group = new WriteGroup(db, { onCommit: () => outbox.committed(), onRollback: () => outbox.rolledBack() });
+  const group = new WriteGroup(db, { onCommit: () => outbox.committed() });
   const store = new SqliteWebhookStore(db, outbox, group);
   await store.releaseClaims(); // as the worker does when it starts: from now on committed deliveries are kept
   let claims = 0;

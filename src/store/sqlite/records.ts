@@ -119,7 +119,6 @@ export class SqliteRecordStore implements RecordStore {
         onCommit();
         outbox.committed();
       },
-      onRollback: () => outbox.rolledBack(),
     });
   }
 

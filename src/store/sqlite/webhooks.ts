@@ -146,18 +146,12 @@ export class SqliteOutbox {
     this.notify();
   }
 
-  /** After a rollback (of a transaction or of one write's savepoint in a group). */
-  rolledBack(): void {}
-
-  /** Runs a transaction that may write events: wakes the worker when it commits. */
+  /**
+   * Runs a transaction that may write events: wakes the worker when it commits. (A rollback needs nothing: no
+   * delivery is kept in memory, and a wake for an event that was rolled back finds nothing to do.)
+   */
   transaction<T>(run: () => T): T {
-    let result: T;
-    try {
-      result = run();
-    } catch (error) {
-      this.rolledBack();
-      throw error;
-    }
+    const result = run();
     this.committed();
     return result;
   }

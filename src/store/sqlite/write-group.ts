@@ -35,7 +35,6 @@ export class WriteGroup {
 
   private readonly beforeCommit: () => void;
   private readonly onCommit: () => void;
-  private readonly onRollback: () => void;
 
   constructor(
     private readonly db: Database.Database,
@@ -44,14 +43,11 @@ export class WriteGroup {
       beforeCommit?: () => void;
       /** Called after each successful commit. */
       onCommit?: () => void;
-      /** Called after a rollback: of the whole group, or of one write's savepoint. */
-      onRollback?: () => void;
     } = {},
     private readonly maxWrites = 200,
   ) {
     this.beforeCommit = hooks.beforeCommit ?? (() => {});
     this.onCommit = hooks.onCommit ?? (() => {});
-    this.onRollback = hooks.onRollback ?? (() => {});
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -101,7 +97,6 @@ export class WriteGroup {
           // then nothing more may run in it, or it would be committed alone.
           if (!this.db.inTransaction) throw new Error(ENDED_EARLY, { cause: error });
           this.rollbackTo.run();
-          this.onRollback();
         }
         if (!alone) this.release.run();
       }
@@ -110,7 +105,6 @@ export class WriteGroup {
       this.onCommit();
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
-      this.onRollback();
       for (const item of group) item.reject(error);
       return;
     }
