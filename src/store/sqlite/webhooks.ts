@@ -515,16 +515,13 @@ export class SqliteWebhookStore implements WebhookStore {
           }
           return { fresh, complete };
         });
-    if (!made.complete) {
-      // More events wait past the cursors: the next claim reads the database and makes their rows in bulk.
-      if (made.fresh.length < claim.limit) setImmediate(() => this.outbox.notify());
-      if (fromMemory && made.fresh.length <= claim.limit) {
-        const claimed = this.claimFresh(made.fresh, claim.token);
-        this.databaseDueAt = 0;
-        return claimed;
-      }
+    // More events wait past the cursors: the next claim reads the database and makes their rows in bulk.
+    if (!made.complete && made.fresh.length < claim.limit) setImmediate(() => this.outbox.notify());
+    if (fromMemory && made.fresh.length <= claim.limit) {
+      const claimed = this.claimFresh(made.fresh, claim.token);
+      if (!made.complete) this.databaseDueAt = 0;
+      return claimed;
     }
-    if (fromMemory && made.fresh.length <= claim.limit) return this.claimFresh(made.fresh, claim.token);
     const held = JSON.stringify([...this.claims.keys()]);
     const rows = this.selectDue.all(claim.now, held, claim.limit) as ClaimedRow[];
     for (const row of rows) this.claims.set(row.id, claim.token);
