@@ -44,13 +44,22 @@ const QUIET_AFTER_DEFERRING_MS = 250;
 /** Attempts recorded in one transaction at most (those that end in the same turn of the event loop go together). */
 const MAX_RECORD_BATCH = 64;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
-/** Retryable failures in a row after which a webhook's new attempts wait: 1 s, then twice as long each time, at most 30 s. */
+/** Retryable failures in a row after which a webhook's new attempts wait (a pause). */
 const PAUSE_AFTER_FAILURES = 5;
 const FIRST_PAUSE_MS = 1000;
 const MAX_PAUSE_MS = 30_000;
-/** The `count`th pause of a failing webhook: 1 s, then twice as long each time, at most 30 s. */
-function pauseLength(count: number): number {
-  return Math.min(FIRST_PAUSE_MS * 2 ** (count - 1), MAX_PAUSE_MS);
+const MIN_PAUSE_MS = 100;
+/**
+ * The longest pause: the schedule's first retry delay (5 s by default), at most 30 s. A receiver that comes back is
+ * then tried no later than a retry of a delivery attempted when it was down would be, and an event written meanwhile
+ * is not held back longer than that by the deliveries that failed before it.
+ */
+export function longestPause(retryDelaysSeconds: readonly number[]): number {
+  return Math.max(MIN_PAUSE_MS, Math.min((retryDelaysSeconds[0] ?? 0) * 1000, MAX_PAUSE_MS));
+}
+/** The `count`th pause of a failing webhook: 1 s, then twice as long each time, at most `longest`. */
+export function pauseLength(count: number, longest: number): number {
+  return Math.min(FIRST_PAUSE_MS * 2 ** (count - 1), longest);
 }
 /** A webhook whose attempts failed (retryably) in a row. */
 interface FailingWebhook {
@@ -81,6 +90,7 @@ export class DeliveryWorker {
   private readonly maxInFlight: number;
   private readonly maxPerWebhook: number;
   private readonly pollIntervalMs: number;
+  private readonly longestPauseMs: number;
   /** How long a claim holds: enough for every attempt this worker may hold to wait its turn and time out. */
   readonly leaseMs: number;
   private running = false;
@@ -116,6 +126,7 @@ export class DeliveryWorker {
     this.pollIntervalMs =
       options.pollIntervalMs ?? (this.store.sharedByProcesses ? DEFAULT_POLL_INTERVAL_MS : SINGLE_PROCESS_POLL_INTERVAL_MS);
     this.minimumClaim = Math.max(1, Math.floor(this.maxInFlight / 4));
+    this.longestPauseMs = longestPause(options.retryDelaysSeconds);
     this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
   }
 
@@ -235,11 +246,11 @@ export class DeliveryWorker {
           // The pause is over and nothing of the webhook is in hand: this one, the oldest claimed, is the probe.
           state.probeStartedAt = now;
           taken.push(delivery);
-          goingBack.set(webhookId, { until: now + pauseLength(state.pauses + 1), ids: [] });
+          goingBack.set(webhookId, { until: now + pauseLength(state.pauses + 1, this.longestPauseMs), ids: [] });
           continue;
         }
         // Paused, or a probe (or an attempt of before the pause) is out: until its pause would end.
-        const until = state.pausedUntil > now ? state.pausedUntil : now + pauseLength(state.pauses + 1);
+        const until = state.pausedUntil > now ? state.pausedUntil : now + pauseLength(state.pauses + 1, this.longestPauseMs);
         back = { until, ids: [] };
         goingBack.set(webhookId, back);
       }
@@ -271,7 +282,10 @@ export class DeliveryWorker {
       state.pauses++;
       // After a probe, the pause counts from its start: the backlog was put off until then (deferPaused). A probe
       // slower than that still leaves a short pause, so that a receiver that hangs does not get one probe after another.
-      state.pausedUntil = Math.max((state.probeStartedAt ?? now) + pauseLength(state.pauses), now + FIRST_PAUSE_MS);
+      state.pausedUntil = Math.max(
+        (state.probeStartedAt ?? now) + pauseLength(state.pauses, this.longestPauseMs),
+        now + Math.min(FIRST_PAUSE_MS, this.longestPauseMs),
+      );
       state.probeStartedAt = null;
     }
     this.failing.set(webhookId, state);
