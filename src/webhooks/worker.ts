@@ -27,7 +27,7 @@ export interface WorkerOptions {
   maxInFlightPerWebhook?: number;
   /**
    * How often the outbox is read when nothing wakes the worker: other processes' events on PostgreSQL (500 ms by
-   * default); on SQLite, which one process serves, every event wakes the worker and this is only a safety net (10 s).
+   * default); on SQLite, which one process serves, every event wakes the worker and this is a safety net (1 s): it bounds the wait of anything a wake missed.
    */
   pollIntervalMs?: number;
   clock?: Clock;
@@ -39,7 +39,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 8;
 const DEFAULT_POLL_INTERVAL_MS = 500;
-const SINGLE_PROCESS_POLL_INTERVAL_MS = 10_000;
+const SINGLE_PROCESS_POLL_INTERVAL_MS = 1_000;
 const QUIET_AFTER_DEFERRING_MS = 250;
 /** Attempts recorded in one transaction at most (those that end in the same turn of the event loop go together). */
 const MAX_RECORD_BATCH = 64;
