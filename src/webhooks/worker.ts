@@ -186,6 +186,8 @@ export class DeliveryWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     let delay = this.pollIntervalMs;
+    /** The time of this wake's last claim: what came due after it was not claimed. */
+    let claimedAt: number | null = null;
     try {
       do {
         this.wakeAgain = false;
@@ -194,6 +196,7 @@ export class DeliveryWorker {
         const free = Math.min(this.maxInFlight - this.held, 2 * this.maxInFlight - this.held - this.recording);
         if (free <= 0 || (free < this.minimumClaim && this.held + this.recording > 0)) break;
         const now = this.clock();
+        claimedAt = now;
         const token = newId();
         const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
         await this.deferPaused(claimed, token, now);
@@ -201,9 +204,11 @@ export class DeliveryWorker {
       } while (this.running && this.wakeAgain);
       // With deliveries in hand, the end of each attempt wakes the worker: retries that come due meanwhile are claimed then.
       if (this.running && this.held + this.recording === 0) {
-        const now = this.clock();
-        const due = await this.store.nextDueAfter(now);
-        if (due !== null) delay = Math.min(delay, Math.max(due - now, 5));
+        // Due after the last claim's time, not after now: a pause that ended, or a delivery that came due, while that
+        // claim ran (a timer fires up to a few ms early, counted from the event loop's cached time) is waited for
+        // then, not until the next poll.
+        const due = await this.store.nextDueAfter(claimedAt ?? this.clock());
+        if (due !== null) delay = Math.min(delay, Math.max(due - this.clock(), 5));
         await this.pruneNowAndThen();
       }
     } catch (error) {
