@@ -87,8 +87,10 @@ export class SqliteOutbox {
     const { modelSlug, payload } = event.details();
     const { workspaceId, type, modelId, at } = event;
     this.insert({ id: newId(), workspaceId, type, modelId, modelSlug, payload, createdAt: at });
-    // The worker is woken only for a webhook that is not paused: a receiver that is down costs a write no claim.
-    if (this.paused.anyRunning(subscribers, Date.now())) this.wrote = true;
+    // The worker is woken only for a webhook that is running: a receiver that is down costs a write no claim, while
+    // paused or once the pause is over (the worker wakes at its end for the probe, whose answer resumes or pauses
+    // the webhook; a probe not yet made, for want of an event, is made by the worker's look every second).
+    if (this.paused.anyAnswering(subscribers, Date.now())) this.wrote = true;
   }
 
   /** The workspace's active webhooks: read once, then kept until a webhook changes (here or in another process). */
