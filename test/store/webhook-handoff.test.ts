@@ -100,3 +100,30 @@ test('webhook handoff: a failed attempt comes back from the database when its re
   await new Promise((resolve) => setTimeout(resolve, 80));
   assert.deepEqual(await claim(), ['e1']);
 });
+
+test('webhook handoff: a write wakes the worker for a running webhook, not for one paused or waiting for its probe', async () => {
+  const { outbox, group } = await setup();
+  let wakes = 0;
+  outbox.onEventsWritten(() => wakes++);
+  const write = () =>
+    group.run(() =>
+      outbox.add({
+        workspaceId: WORKSPACE,
+        type: 'record.created',
+        modelId: 'model-1',
+        at: Date.now(),
+        details: () => ({ modelSlug: 'note', payload: '{}' }),
+      }),
+    );
+  await write();
+  assert.equal(wakes, 1, 'running: woken');
+  outbox.paused.pause(WEBHOOK, Date.now() + 60_000);
+  await write();
+  assert.equal(wakes, 1, 'paused: not woken');
+  outbox.paused.pause(WEBHOOK, Date.now() - 1);
+  await write();
+  assert.equal(wakes, 1, 'the pause is over, the probe not answered yet: not woken');
+  outbox.paused.resume(WEBHOOK, Date.now());
+  await write();
+  assert.equal(wakes, 2, 'answered: woken again');
+});

@@ -55,6 +55,12 @@ export class PausedWebhooks {
     return webhooks.some((webhook) => this.state(webhook.id, now) !== 'paused');
   }
 
+  /** Whether one of the webhooks is running: neither paused nor waiting for its probe's answer. */
+  anyAnswering(webhooks: readonly { id: string }[], now: number): boolean {
+    if (this.until.size === 0) return true;
+    return webhooks.some((webhook) => this.state(webhook.id, now) === 'running');
+  }
+
   /** The webhooks paused now. */
   pausedNow(now: number): string[] {
     const ids: string[] = [];

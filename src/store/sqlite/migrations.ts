@@ -207,14 +207,41 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX webhook_deliveries_log;
   CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at, event_sequence, id);
   `,
+  // The outbox row of a write in one B-tree (docs/decisions.md "Webhooks: the SQLite outbox row in one B-tree"): no
+  // index on the event's id (deliveries join their event by sequence, the rowid) nor on its time (pruning goes by
+  // sequence order), and no AUTOINCREMENT (its sqlite_sequence row was written by every event). A sequence is still
+  // never reused: pruning keeps the newest event, and the high-water mark of AUTOINCREMENT is kept here as a row of
+  // the newest sequence when pruning had removed the newest events (a ping's type: no cursor makes a delivery of it).
+  `
+  CREATE TABLE webhook_events_rowid (
+    sequence INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    workspace_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    model_id TEXT,
+    model_slug TEXT,
+    payload TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO webhook_events_rowid (sequence, id, workspace_id, type, model_id, model_slug, payload, created_at)
+    SELECT sequence, id, workspace_id, type, model_id, model_slug, payload, created_at FROM webhook_events;
+  INSERT INTO webhook_events_rowid (sequence, id, workspace_id, type, model_id, model_slug, payload, created_at)
+    SELECT seq, 'sequence-mark-' || seq, '', 'webhook.ping', NULL, NULL, '{}', 0 FROM sqlite_sequence
+    WHERE name = 'webhook_events' AND seq > (SELECT coalesce(max(sequence), 0) FROM webhook_events);
+  DROP TABLE webhook_events;
+  ALTER TABLE webhook_events_rowid RENAME TO webhook_events;
+  DROP INDEX webhook_deliveries_event;
+  CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_sequence);
+  `,
 ];
 
-export function migrate(db: Database.Database): void {
+/** `upTo`: the version to stop at (tests build the database of an earlier version with it). */
+export function migrate(db: Database.Database, upTo = MIGRATIONS.length): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const run = db.transaction(() => {
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number | null };
     const current = row.version ?? 0;
-    MIGRATIONS.slice(current).forEach((sql, index) => {
+    MIGRATIONS.slice(current, Math.max(current, upTo)).forEach((sql, index) => {
       db.exec(sql);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(current + index + 1, Date.now());
     });

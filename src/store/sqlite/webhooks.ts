@@ -87,8 +87,10 @@ export class SqliteOutbox {
     const { modelSlug, payload } = event.details();
     const { workspaceId, type, modelId, at } = event;
     this.insert({ id: newId(), workspaceId, type, modelId, modelSlug, payload, createdAt: at });
-    // The worker is woken only for a webhook that is not paused: a receiver that is down costs a write no claim.
-    if (this.paused.anyRunning(subscribers, Date.now())) this.wrote = true;
+    // The worker is woken only for a webhook that is running: a receiver that is down costs a write no claim, while
+    // paused or once the pause is over (the worker wakes at its end for the probe, whose answer resumes or pauses
+    // the webhook; a probe not yet made, for want of an event, is made by the worker's look every second).
+    if (this.paused.anyAnswering(subscribers, Date.now())) this.wrote = true;
   }
 
   /** The workspace's active webhooks: read once, then kept until a webhook changes (here or in another process). */
@@ -166,6 +168,9 @@ export class SqliteOutbox {
   }
 }
 
+/** Events a pass of probes only reads at most (the probes' events are the first past their cursors, filters aside). */
+const PROBE_READ = 16;
+
 /** Materialiser passes of one claim at most (each reads at most the claim's limit of events). */
 const MAX_PASSES = 8;
 
@@ -222,7 +227,8 @@ interface EventRow {
   created_at: number;
 }
 
-const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
+/** A delivery's event by its sequence (the rowid: events have no index on their id). */
+const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.sequence = d.event_sequence';
 /**
  * Newest first; in one millisecond, by event: a materialised delivery's id is made when the worker makes its row,
  * after the ids of deliveries (pings, redeliveries) made since its write. The id last, so that pages never overlap.
@@ -270,7 +276,7 @@ export class SqliteWebhookStore implements WebhookStore {
          SELECT id, webhook_id, event_id, attempts, event_sequence, next_attempt_at FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= ? AND id NOT IN (SELECT value FROM json_each(?))
          ORDER BY next_attempt_at, event_sequence LIMIT ?
-       ) d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
+       ) d JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.sequence = d.event_sequence
        ORDER BY d.next_attempt_at, d.event_sequence`,
     );
     this.selectEndpoint = db.prepare('SELECT url, secret, previous_secret, previous_secret_until FROM webhooks WHERE id = ?');
@@ -540,7 +546,8 @@ export class SqliteWebhookStore implements WebhookStore {
    * In a transaction: makes the delivery rows of at most `maxEvents` events past the cursors of the active webhooks
    * (`only`: of that one, paused or not), moves the cursors, and returns the deliveries due at once, in event order.
    * A paused webhook is left where it is (an outage adds no row per write); once its pause is over, one event at a
-   * time until it answers (the probe). `complete`: every event up to the last one was read.
+   * time until it answers (the probe). `complete`: every event up to the last one was read, or (probes only) every
+   * probe was made.
    */
   private materialiseNow(now: number, maxEvents: number, only: string | null): { fresh: FreshDelivery[]; complete: boolean } {
     const bound = this.selectBound.get() as number;
@@ -555,8 +562,10 @@ export class SqliteWebhookStore implements WebhookStore {
     if (cursors.length === 0) return { fresh: [], complete: true };
     let from = cursors[0]!.lastSequence;
     for (const cursor of cursors) from = Math.min(from, cursor.lastSequence);
-    const events = this.selectEvents.all(from, bound, maxEvents) as EventRow[];
-    const complete = events.length < maxEvents;
+    // Probes only: a few events, not a batch (an outage's backlog grows with every write, and a probe needs one).
+    const probesOnly = cursors.every((cursor) => cursor.limit !== Infinity);
+    const readLimit = probesOnly ? Math.min(maxEvents, PROBE_READ) : maxEvents;
+    const events = this.selectEvents.all(from, bound, readLimit) as EventRow[];
     const plan = planDeliveries(
       cursors,
       events.map((row) => ({
@@ -566,8 +575,10 @@ export class SqliteWebhookStore implements WebhookStore {
         modelId: row.model_id,
         row,
       })),
-      complete ? bound : events[events.length - 1]!.sequence,
+      events.length < readLimit ? bound : events[events.length - 1]!.sequence,
     );
+    // Every probe made: nothing more is wanted until the probes are answered (another pass would probe again).
+    const complete = events.length < readLimit || (probesOnly && plan.deliveries.length === cursors.length);
     const fresh: FreshDelivery[] = [];
     for (const { webhookId, event } of plan.deliveries) {
       const { row } = event;
@@ -682,10 +693,15 @@ export class SqliteWebhookStore implements WebhookStore {
         .prepare(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE ${settled})`)
         .run(before);
       const { changes } = this.db.prepare(`DELETE FROM webhook_deliveries WHERE ${settled}`).run(before);
+      // The events before the first one written at `before` or later, in sequence order (an event has no index on its
+      // time: sequence order is commit order). The newest is kept: without AUTOINCREMENT, its sequence is the one
+      // the next event's follows.
       this.db
         .prepare(
-          `DELETE FROM webhook_events WHERE created_at < ?
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)
+          `DELETE FROM webhook_events
+           WHERE sequence < coalesce((SELECT e.sequence FROM webhook_events e WHERE e.created_at >= ? ORDER BY e.sequence LIMIT 1),
+                                     (SELECT max(sequence) FROM webhook_events))
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_sequence = webhook_events.sequence)
            AND sequence <= coalesce((SELECT min(c.last_sequence) FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
                                      WHERE w.active = 1), (SELECT max(sequence) FROM webhook_events))`,
         )
