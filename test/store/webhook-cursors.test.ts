@@ -15,7 +15,7 @@ import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { PostgresOutbox } from '../../src/store/postgres/webhooks.js';
 import type { ClaimedDelivery, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
-import { ownedWorkspace } from '../support/workspaces.js';
+import { createNoteModel, ownedWorkspace } from '../support/workspaces.js';
 
 const postgres = await postgresTarget();
 const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
@@ -102,17 +102,7 @@ for (const target of targets) {
 
     async function setup() {
       const { workspace } = await ownedWorkspace(store);
-      const model = await store.models.create(workspace.id, newId(), {
-        name: 'note',
-        slug: 'note',
-        description: null,
-        icon: null,
-        color: null,
-        displayField: 'title',
-        fields: [{ key: 'title', label: 'title', type: 'text', required: false }],
-        product: null,
-        deliveryAccess: 'none',
-      });
+      const model = await createNoteModel(store, workspace.id);
       const context: WriteContext = { model, userId: null };
       const webhookId = newId();
       await createWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { migrate } from '../../src/store/sqlite/migrations.js';
 import type { Store } from '../../src/store/store.js';
 import { sqliteTarget } from '../support/databases.js';
+import { createNoteModel } from '../support/workspaces.js';
 
 const target = sqliteTarget();
 after(() => target.cleanup());
@@ -95,17 +95,7 @@ test('migration 12 upgrades a version 11 database: events, deliveries and sequen
     );
 
     // A new event follows the old high-water mark (5, pruned by the old version): the cursor at 5 does not skip it.
-    const model = await store.models.create(WORKSPACE, newId(), {
-      name: 'note',
-      slug: 'note',
-      description: null,
-      icon: null,
-      color: null,
-      displayField: 'title',
-      fields: [{ key: 'title', label: 'title', type: 'text', required: false }],
-      product: null,
-      deliveryAccess: 'none',
-    });
+    const model = await createNoteModel(store, WORKSPACE);
     assert.deepEqual(query(path, 'SELECT max(sequence) AS last FROM webhook_events'), [{ last: 6 }]);
     const later = Date.now();
     const next = await store.webhooks.claimDue({ token: 'b', now: later, leaseUntil: later + 60_000, limit: 10 });

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { ModelDefinition } from '../../src/domain/fields.js';
 import type { Workspace } from '../../src/domain/workspace.js';
+import { newId } from '../../src/ids.js';
 import type { Actor } from '../../src/services/actor.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -20,4 +22,19 @@ export async function ownedWorkspace(store: Store, orgSlug = `org-${randomBytes(
     defaultRole: 'owner',
   });
   return { orgSlug, workspace, actor: { workspaceId: workspace.id, userId: membership.userId, role: 'owner' } };
+}
+
+/** A model `note` with one optional text field `title`, not public, made directly in the store. */
+export function createNoteModel(store: Store, workspaceId: string): Promise<ModelDefinition> {
+  return store.models.create(workspaceId, newId(), {
+    name: 'note',
+    slug: 'note',
+    description: null,
+    icon: null,
+    color: null,
+    displayField: 'title',
+    fields: [{ key: 'title', label: 'title', type: 'text', required: false }],
+    product: null,
+    deliveryAccess: 'none',
+  });
 }
