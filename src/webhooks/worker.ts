@@ -27,7 +27,7 @@ export interface WorkerOptions {
   maxInFlightPerWebhook?: number;
   /**
    * How often the outbox is read when nothing wakes the worker: other processes' events on PostgreSQL (500 ms by
-   * default); on SQLite, which one process serves, every event wakes the worker and this is a safety net (1 s): it bounds the wait of anything a wake missed.
+   * default); on SQLite, which one process serves, every event wakes the worker and this is a safety net (1 s).
    */
   pollIntervalMs?: number;
   clock?: Clock;
@@ -251,11 +251,11 @@ export class DeliveryWorker {
           // The pause is over and nothing of the webhook is in hand: this one, the oldest claimed, is the probe.
           state.probeStartedAt = now;
           taken.push(delivery);
-          goingBack.set(webhookId, { until: now + pauseLength(state.pauses + 1, this.longestPauseMs), ids: [] });
+          goingBack.set(webhookId, { until: now + this.pauseLength(state.pauses + 1), ids: [] });
           continue;
         }
         // Paused, or a probe (or an attempt of before the pause) is out: until its pause would end.
-        const until = state.pausedUntil > now ? state.pausedUntil : now + pauseLength(state.pauses + 1, this.longestPauseMs);
+        const until = state.pausedUntil > now ? state.pausedUntil : now + this.pauseLength(state.pauses + 1);
         back = { until, ids: [] };
         goingBack.set(webhookId, back);
       }
@@ -288,12 +288,17 @@ export class DeliveryWorker {
       // After a probe, the pause counts from its start: the backlog was put off until then (deferPaused). A probe
       // slower than that still leaves a short pause, so that a receiver that hangs does not get one probe after another.
       state.pausedUntil = Math.max(
-        (state.probeStartedAt ?? now) + pauseLength(state.pauses, this.longestPauseMs),
+        (state.probeStartedAt ?? now) + this.pauseLength(state.pauses),
         now + Math.min(FIRST_PAUSE_MS, this.longestPauseMs),
       );
       state.probeStartedAt = null;
     }
     this.failing.set(webhookId, state);
+  }
+
+  /** The `count`th pause of a failing webhook, with this worker's longest pause. */
+  private pauseLength(count: number): number {
+    return pauseLength(count, this.longestPauseMs);
   }
 
   private take(delivery: ClaimedDelivery): void {

@@ -295,7 +295,8 @@ export class PostgresWebhookStore implements WebhookStore {
       subscription: { id: row.id, events: row.events, modelIds: row.model_ids },
       workspaceId: row.workspace_id,
       lastSequence: Number(row.last_sequence),
-      limit: only === null && this.outbox.paused.state(row.id, now) === 'probing' ? 1 : Infinity,
+      // (The webhooks paused now were left out above: `$2`.)
+      limit: only === null ? this.outbox.paused.cursorLimit(row.id, now) : Infinity,
     }));
     const complete = events.length < maxEvents;
     const plan = planDeliveries(cursors, events, complete ? bound : events[events.length - 1]!.sequence);
@@ -332,7 +333,7 @@ export class PostgresWebhookStore implements WebhookStore {
       `SELECT c.webhook_id AS id FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
        WHERE w.active AND c.last_sequence < (SELECT coalesce(max(sequence), 0) FROM webhook_events)`,
     );
-    if (!rows.some((row) => this.outbox.paused.state(row.id, now) !== 'paused')) return;
+    if (!this.outbox.paused.anyRunning(rows, now)) return;
     const bound = await this.currentBound();
     const { complete } = await inTransaction(this.pool, (client) =>
       this.materialiseOn(client, now, bound, MATERIALISE_BATCH, null),
@@ -622,10 +623,8 @@ export class PostgresWebhookStore implements WebhookStore {
       "SELECT min(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at > $1",
       [now],
     );
-    const due = rows[0]!.due === null ? null : toNumber(rows[0]!.due);
-    // The end of a pause: then the probe is materialised.
-    const pauseEnd = this.outbox.paused.nextEnd(now);
-    return due === null ? pauseEnd : pauseEnd === null ? due : Math.min(due, pauseEnd);
+    // Or the end of a pause: then the probe is materialised.
+    return this.outbox.paused.nextWake(rows[0]!.due === null ? null : toNumber(rows[0]!.due), now);
   }
 
   async prune(before: number): Promise<number> {

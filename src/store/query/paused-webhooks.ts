@@ -43,6 +43,15 @@ export class PausedWebhooks {
     return until > now ? 'paused' : 'probing';
   }
 
+  /**
+   * How many deliveries a materialiser pass may make for the webhook now: none while it is paused (its cursor stays
+   * where it is), one once the pause is over and until it answers (the probe), else any number.
+   */
+  cursorLimit(webhookId: string, now: number): number {
+    const state = this.state(webhookId, now);
+    return state === 'paused' ? 0 : state === 'probing' ? 1 : Infinity;
+  }
+
   /** When a delivery to the webhook made now is due: null for at once, or its pause's end. */
   dueAt(webhookId: string, now: number): number | null {
     const until = this.until.get(webhookId);
@@ -66,6 +75,12 @@ export class PausedWebhooks {
     const ids: string[] = [];
     for (const [id, until] of this.until) if (until > now) ids.push(id);
     return ids;
+  }
+
+  /** The earlier of `due` (the next due delivery, or null) and the end of a pause still running, or null. */
+  nextWake(due: number | null, now: number): number | null {
+    const pauseEnd = this.nextEnd(now);
+    return due === null ? pauseEnd : pauseEnd === null ? due : Math.min(due, pauseEnd);
   }
 
   /** The earliest end of a pause still running (the worker wakes then to materialise the probe), or null. */

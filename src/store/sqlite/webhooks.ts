@@ -539,7 +539,7 @@ export class SqliteWebhookStore implements WebhookStore {
   /** Whether an active webhook that is not paused has events past its cursor. */
   private behind(now: number): boolean {
     const rows = this.selectCursors.all(this.selectBound.get()) as CursorRow[];
-    return rows.some((row) => this.outbox.paused.state(row.id, now) !== 'paused');
+    return this.outbox.paused.anyRunning(rows, now);
   }
 
   /**
@@ -554,9 +554,8 @@ export class SqliteWebhookStore implements WebhookStore {
     const rows = (only === null ? this.selectCursors.all(bound) : this.selectCursor.all(bound, only)) as CursorRow[];
     const cursors: WebhookCursor[] = [];
     for (const row of rows) {
-      const state = only === null ? this.outbox.paused.state(row.id, now) : 'running';
-      if (state === 'paused') continue;
-      const limit = state === 'probing' ? 1 : Infinity;
+      const limit = only === null ? this.outbox.paused.cursorLimit(row.id, now) : Infinity;
+      if (limit === 0) continue;
       cursors.push({ subscription: toSubscription(row), workspaceId: row.workspace_id, lastSequence: row.last_sequence, limit });
     }
     if (cursors.length === 0) return { fresh: [], complete: true };
@@ -681,9 +680,7 @@ export class SqliteWebhookStore implements WebhookStore {
 
   /** The next due delivery, or the end of a pause (then the probe is materialised). */
   async nextDueAfter(now: number): Promise<number | null> {
-    const due = this.selectNextDue.get(now) as number | null;
-    const pauseEnd = this.outbox.paused.nextEnd(now);
-    return due === null ? pauseEnd : pauseEnd === null ? due : Math.min(due, pauseEnd);
+    return this.outbox.paused.nextWake(this.selectNextDue.get(now) as number | null, now);
   }
 
   async prune(before: number): Promise<number> {
