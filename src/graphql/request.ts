@@ -13,6 +13,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { ServiceError } from '../domain/errors.js';
+import { BoundedMap } from '../shared/bounded-map.js';
 import { isPlainObject } from '../shared/json.js';
 import { DEFAULT_LIMITS, limitRules, type GraphQLLimits } from './limits.js';
 import { coerceVariablesQuickly } from './variables.js';
@@ -118,7 +119,7 @@ export function operationKindOf(request: GraphQLRequest): OperationTypeNode | un
 }
 
 /** Parsed documents (null: does not parse) by query text, for operationKindOf: GET requests repeat their queries. */
-const parsedForKindCache = new Map<string, DocumentNode | null>();
+const parsedForKindCache = new BoundedMap<string, DocumentNode | null>(200);
 
 function parsedForKind(query: string): DocumentNode | null {
   let document = parsedForKindCache.get(query);
@@ -128,35 +129,30 @@ function parsedForKind(query: string): DocumentNode | null {
     } catch {
       document = null;
     }
-    if (query.length <= 20_000) {
-      if (parsedForKindCache.size >= 200) parsedForKindCache.delete(parsedForKindCache.keys().next().value as string);
-      parsedForKindCache.set(query, document);
-    }
+    if (query.length <= 20_000) parsedForKindCache.set(query, document);
   }
   return document;
 }
 
 /** Parsed and validated documents by query text: a script sends the same few queries again and again. */
 export class DocumentCache {
-  private readonly entries = new Map<string, DocumentNode | GraphQLRequestError>();
+  private readonly entries: BoundedMap<string, DocumentNode | GraphQLRequestError>;
   private readonly limitRules: ValidationRule[];
 
   constructor(
     private readonly schema: GraphQLSchema,
     limits: Partial<GraphQLLimits> = {},
-    private readonly capacity = 500,
+    capacity = 500,
   ) {
     this.limitRules = limitRules({ ...DEFAULT_LIMITS, ...limits });
+    this.entries = new BoundedMap(capacity);
   }
 
   get(query: string): DocumentNode {
     let entry = this.entries.get(query);
     if (entry === undefined) {
       entry = this.parseAndValidate(query);
-      if (query.length <= 20_000) {
-        if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-        this.entries.set(query, entry);
-      }
+      if (query.length <= 20_000) this.entries.set(query, entry);
     }
     if (entry instanceof GraphQLRequestError) throw entry;
     return entry;

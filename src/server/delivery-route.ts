@@ -7,6 +7,7 @@ import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/s
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
 import { authenticate } from '../auth/authenticate.js';
+import { BoundedMap } from '../shared/bounded-map.js';
 import { deepEqual } from '../shared/json.js';
 import type { Store } from '../store/store.js';
 import { answerFingerprint, deliveryCacheControl, entityTag, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
@@ -255,7 +256,7 @@ class KnownUrl {
 
 /** Known URLs (see KnownUrl), the most recently learnt 1000 of them up to 4 KB each. */
 class KnownUrls {
-  private readonly entries = new Map<string, KnownUrl>();
+  private readonly entries = new BoundedMap<string, KnownUrl>(1000);
 
   get(url: string): KnownUrl | undefined {
     return this.entries.get(url);
@@ -263,7 +264,6 @@ class KnownUrls {
 
   remember(url: string, known: KnownUrl): void {
     if (url.length > 4096) return;
-    if (this.entries.size >= 1000) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(url, known);
   }
 }

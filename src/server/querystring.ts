@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { BoundedMap } from '../shared/bounded-map.js';
 
 /** What the router makes of a query string: every parameter once as a string, a repeated one as an array. */
 export type ParsedQuerystring = Record<string, string | string[]>;
@@ -25,14 +26,13 @@ export function cachingQuerystringParser(
   parse: (query: string) => ParsedQuerystring,
   { maxEntries = 1000, maxLength = 4096 }: { maxEntries?: number; maxLength?: number } = {},
 ): (query: string) => ParsedQuerystring {
-  const kept = new Map<string, ParsedQuerystring>();
+  const kept = new BoundedMap<string, ParsedQuerystring>(maxEntries);
   return (query) => {
     if (query.length === 0) return {};
     if (query.length > maxLength) return parse(query);
     let parsed = kept.get(query);
     if (parsed === undefined) {
       parsed = parse(query);
-      if (kept.size >= maxEntries) kept.delete(kept.keys().next().value as string);
       kept.set(query, parsed);
     }
     return copyOf(parsed);

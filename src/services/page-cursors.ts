@@ -1,6 +1,7 @@
 import type { ModelDefinition } from '../domain/fields.js';
 import type { ListWindow } from '../domain/listing.js';
 import type { StoredRecord } from '../domain/stored-record.js';
+import { BoundedMap } from '../shared/bounded-map.js';
 import type { PageCursor } from '../store/store.js';
 
 interface Entry {
@@ -14,9 +15,11 @@ interface Entry {
  * write version (inserts and deletes) is the one it was made under; otherwise the plain offset is used.
  */
 export class PageCursors {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedMap<string, Entry>;
 
-  constructor(private readonly capacity = 10_000) {}
+  constructor(capacity = 10_000) {
+    this.entries = new BoundedMap(capacity);
+  }
 
   /** Whether a cursor may start this window (so the model is needed before the page is read). */
   mayStart(window: ListWindow): boolean {
@@ -34,7 +37,6 @@ export class PageCursors {
   remember(model: ModelDefinition, window: ListWindow, items: StoredRecord[]): void {
     const last = items[items.length - 1];
     if (!last || !window.sort.startsWith('createdAt')) return;
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key(model.id, window.sort, window.offset + items.length), {
       writeVersion: model.writeVersion,
       cursor: { time: Date.parse(last.createdAt), id: last.id },

@@ -1,12 +1,13 @@
 // JSON columns: SQLite hands back JSON as text, PostgreSQL parses it.
+import { BoundedMap } from '../../shared/bounded-map.js';
+
 export type Json<T> = T | string;
 
 export function fromJson<T>(value: Json<T>): T {
   return typeof value === 'string' ? (JSON.parse(value) as T) : value;
 }
 
-const sharedValues = new Map<string, unknown>();
-const SHARED_VALUES = 500;
+const sharedValues = new BoundedMap<string, unknown>(500);
 
 /**
  * JSON text (a model's fields or product settings, read for every record write and list) parsed once and then
@@ -19,7 +20,6 @@ export function sharedJson<T>(value: Json<T>): T {
   let parsed = sharedValues.get(value);
   if (parsed === undefined) {
     parsed = deepFreeze(internaliseStrings(JSON.parse(value)));
-    if (sharedValues.size >= SHARED_VALUES) sharedValues.delete(sharedValues.keys().next().value as string);
     sharedValues.set(value, parsed);
   }
   return parsed as T;
