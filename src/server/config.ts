@@ -89,5 +89,5 @@ export const DEFAULTS = {
     passwordHashCost: DEFAULT_PASSWORD_HASH_COST,
   },
   webhookTimeoutMs: 10_000,
-  webhookMaxInFlightPerWebhook: 8,
+  webhookMaxInFlightPerWebhook: 16,
 };
