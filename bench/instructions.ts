@@ -8,9 +8,11 @@
  * Compare runs with the same --ops: earlier operations change what the JIT made of the shared code.
  *
  *   node --import tsx bench/instructions.ts [--ops create,patch] [--requests 1000] [--warmup 3000] [--size 2000]
- *     [--db sqlite|postgres] [--webhook none|down]
+ *     [--db sqlite|postgres] [--webhook none|down|up]
  *
  * --webhook down: one webhook (all events) subscribed after the seed, to a port that refuses connections.
+ * --webhook up: the same to a receiver in this process that answers 204 at once; the count then goes on until every
+ * event written so far has arrived, and the deliveries counted are printed (the warm-up's late ones among them).
  *
  * Operations: create, patch (8 connections, --connections), list (limit 100, offset 0), delivery (the same page on
  * the delivery route by POST, no token), import (1000 rows a call; --requests / 50 calls are counted), deliver (the
@@ -23,7 +25,7 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Args } from './lib/args.js';
 import { importBodies, productRow, seedCatalog, skuPrefix } from './lib/catalog.js';
@@ -104,6 +106,11 @@ await new Promise<void>((resolve, reject) => {
 const control = (...flags: string[]) => execFileSync('callgrind_control', [...flags, String(child.pid)], { stdio: 'ignore' });
 const baseUrl = `http://127.0.0.1:${port}`;
 const setup = new GqlClient(baseUrl, workspace, 2);
+let receiver: Server | null = null;
+/** Deliveries the receiver of --webhook up has answered. */
+let delivered = 0;
+/** Events written since the webhook was made (creates only: the operations that write one each). */
+let eventsWritten = 0;
 try {
   const { modelId } = await seedCatalog(setup, size, 'product', 'public');
   if (webhook === 'down') {
@@ -116,7 +123,20 @@ try {
       input: { url: `http://127.0.0.1:${closedPort}/hook`, events: ['*'] },
     });
     console.log('one webhook (all events), receiver down');
-  } else if (webhook !== 'none') throw new Error('--webhook: none or down');
+  } else if (webhook === 'up') {
+    receiver = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        delivered++;
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
+    await setup.request('mutation ($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { id } } } }', {
+      input: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['*'] },
+    });
+    console.log('one webhook (all events), receiver up');
+  } else if (webhook !== 'none') throw new Error('--webhook: none, down or up');
   const ids: string[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await setup.request<{ record: { list: { hasMore: boolean; items: { id: string }[] } } }>(LIST_IDS, {
@@ -166,7 +186,10 @@ try {
     let next = 0;
     if (op === 'revalidate') etag = await currentTag();
     const one = (n: number) => {
-      if (op === 'create') return client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } });
+      if (op === 'create') {
+        eventsWritten++;
+        return client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } });
+      }
       if (op === 'patch')
         return client.request(PATCH, { input: { id: ids[n % ids.length]!, data: { price: (n % 1000) + 0.5, stock: n % 500 } } });
       if (op === 'import') return client.send(bodies[n]!);
@@ -187,7 +210,15 @@ try {
     control('--instr=on');
     control('--zero');
     const start = next;
+    const deliveredBefore = delivered;
     await runUntil(next + countedCalls);
+    if (receiver) {
+      const started = Date.now();
+      while (delivered < eventsWritten && Date.now() - started < 600_000) await new Promise((resolve) => setTimeout(resolve, 20));
+      console.log(
+        `${op}: ${delivered - deliveredBefore} deliveries while counting (${delivered} of ${eventsWritten} events so far)`,
+      );
+    }
     control('--dump');
     control('--instr=off');
     let total = 0;
@@ -208,6 +239,7 @@ try {
   await delivery.close();
 } finally {
   await setup.close();
+  receiver?.close();
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   await database.dispose();
