@@ -1,8 +1,8 @@
 // Delivery attempts sent from a thread of their own: an HTTP request costs the event loop about as much as the
-// write that made the event, so the worker hands the request (URL, signed body, headers) to this thread and gets the
+// write that made the event, so the worker hands the request (URL, body, what to sign) to this thread and gets the
 // outcome back; the server's event loop keeps serving writes. Same rules as sendWebhook (it is what the thread runs).
 import { Worker } from 'node:worker_threads';
-import type { SendOutcome, SendRequest } from './send.js';
+import type { SendOutcome, UnsignedSendRequest } from './send.js';
 
 interface Answer {
   id: number;
@@ -11,14 +11,14 @@ interface Answer {
 
 /** Requests and answers cross between the threads in batches, one message per turn of either event loop. */
 export interface RequestBatch {
-  requests: { id: number; request: SendRequest }[];
+  requests: { id: number; request: UnsignedSendRequest }[];
 }
 export interface AnswerBatch {
   answers: Answer[];
 }
 
 /**
- * One thread sending every attempt of this process; `send` has the signature of sendWebhook. The thread starts with
+ * One thread signing and sending every attempt of this process; `send` takes an unsigned request. The thread starts with
  * the first attempt (a server without webhooks never starts it). A thread that fails answers the attempts it held
  * as failed (they are retried like network errors), and the next attempt starts a new one.
  */
@@ -29,7 +29,7 @@ export class SendThread {
   private batch: RequestBatch['requests'] = [];
   private closed = false;
 
-  readonly send = (request: SendRequest): Promise<SendOutcome> => {
+  readonly send = (request: UnsignedSendRequest): Promise<SendOutcome> => {
     if (this.closed) return Promise.resolve(failed('the server is stopping'));
     const id = this.nextId++;
     return new Promise((resolve) => {

@@ -7,6 +7,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { resolveWebhookTarget, WebhookUrlError, type ResolvedAddress } from './address-guard.js';
+import { signWebhook } from './signing.js';
 
 export interface SendOutcome {
   /** The receiver's status code; null when no response came (the error says why). */
@@ -24,6 +25,19 @@ export interface SendRequest {
   headers: Record<string, string>;
   timeoutMs: number;
   allowPrivate: boolean;
+}
+
+/**
+ * An attempt as the delivery worker hands it over: what to sign instead of the signature, so that the HMAC over the
+ * body is computed where the request is sent (the sender thread), not on the server's event loop.
+ */
+export interface UnsignedSendRequest extends Omit<SendRequest, 'headers'> {
+  signature: { id: string; timestampSeconds: number; secrets: readonly string[] };
+}
+
+/** The request with its Standard Webhooks headers. */
+export function signRequest({ signature, ...request }: UnsignedSendRequest): SendRequest {
+  return { ...request, headers: signWebhook({ ...signature, body: request.body }) };
 }
 
 const USER_AGENT = 'content-service-webhooks/1';

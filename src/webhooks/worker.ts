@@ -5,8 +5,7 @@ import { renderEventBody } from '../domain/webhook-events.js';
 import { newId } from '../ids.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../store/store.js';
 import { isRetryable, nextStep } from './retry.js';
-import { sendWebhook, type SendOutcome, type SendRequest } from './send.js';
-import { signWebhook } from './signing.js';
+import { sendWebhook, signRequest, type SendOutcome, type UnsignedSendRequest } from './send.js';
 
 export interface WorkerLogger {
   info(object: object, message: string): void;
@@ -32,7 +31,7 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   clock?: Clock;
   /** Sends one attempt (tests of the worker's rules could pass another; serve uses the real one). */
-  send?: (request: SendRequest) => Promise<SendOutcome>;
+  send?: (request: UnsignedSendRequest) => Promise<SendOutcome>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -86,7 +85,7 @@ export class DeliveryWorker {
   private readonly store: WebhookStore;
   private readonly logger: WorkerLogger;
   private readonly clock: Clock;
-  private readonly send: (request: SendRequest) => Promise<SendOutcome>;
+  private readonly send: (request: UnsignedSendRequest) => Promise<SendOutcome>;
   private readonly maxInFlight: number;
   private readonly maxPerWebhook: number;
   private readonly pollIntervalMs: number;
@@ -120,7 +119,7 @@ export class DeliveryWorker {
     this.store = options.store;
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
-    this.send = options.send ?? sendWebhook;
+    this.send = options.send ?? ((request) => sendWebhook(signRequest(request)));
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
     this.pollIntervalMs =
@@ -352,11 +351,10 @@ export class DeliveryWorker {
     const body = renderEventBody(delivery.event);
     const secrets = [delivery.secret];
     if (delivery.previousSecret !== null && (delivery.previousSecretUntil ?? 0) > started) secrets.push(delivery.previousSecret);
-    const headers = signWebhook({ id: delivery.event.id, timestampSeconds: Math.floor(started / 1000), body, secrets });
     const outcome = await this.send({
       url: delivery.url,
       body,
-      headers,
+      signature: { id: delivery.event.id, timestampSeconds: Math.floor(started / 1000), secrets },
       timeoutMs: this.options.timeoutMs,
       allowPrivate: this.options.allowPrivate,
     });

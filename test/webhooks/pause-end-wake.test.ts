@@ -10,7 +10,7 @@ import { PING_EVENT } from '../../src/domain/webhook-events.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store, WebhookStore } from '../../src/store/store.js';
-import type { SendOutcome, SendRequest } from '../../src/webhooks/send.js';
+import type { SendOutcome, UnsignedSendRequest } from '../../src/webhooks/send.js';
 import { DeliveryWorker } from '../../src/webhooks/worker.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -87,8 +87,8 @@ for (const target of targets) {
       const { proxy, seen } = observed(store.webhooks, clock);
       let receiverUp = false;
       const sent: string[] = [];
-      const send = async (request: SendRequest): Promise<SendOutcome> => {
-        sent.push(request.headers['webhook-id']!);
+      const send = async (request: UnsignedSendRequest): Promise<SendOutcome> => {
+        sent.push(request.signature.id);
         return receiverUp
           ? { statusCode: 204, error: null, durationMs: 1, retryAfterSeconds: null }
           : { statusCode: null, error: 'connection refused', durationMs: 1, retryAfterSeconds: null };
