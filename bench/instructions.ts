@@ -109,7 +109,7 @@ const setup = new GqlClient(baseUrl, workspace, 2);
 let receiver: Server | null = null;
 /** Deliveries the receiver of --webhook up has answered. */
 let delivered = 0;
-/** Events written since the webhook was made (creates only: the operations that write one each). */
+/** Events written by the operations since the webhook was made: one a create, a patch or an import call. */
 let eventsWritten = 0;
 try {
   const { modelId } = await seedCatalog(setup, size, 'product', 'public');
@@ -186,10 +186,8 @@ try {
     let next = 0;
     if (op === 'revalidate') etag = await currentTag();
     const one = (n: number) => {
-      if (op === 'create') {
-        eventsWritten++;
-        return client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } });
-      }
+      if (op === 'create' || op === 'patch' || op === 'import') eventsWritten++;
+      if (op === 'create') return client.request(CREATE, { input: { modelId, data: productRow(prefix, created++) } });
       if (op === 'patch')
         return client.request(PATCH, { input: { id: ids[n % ids.length]!, data: { price: (n % 1000) + 0.5, stock: n % 500 } } });
       if (op === 'import') return client.send(bodies[n]!);

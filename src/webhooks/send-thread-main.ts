@@ -1,7 +1,7 @@
 // The sender thread (send-thread.ts): signs each request it is given and sends it with sendWebhook, and posts the
 // outcomes back, those that come in the same turn of its event loop in one message.
 import { parentPort } from 'node:worker_threads';
-import { sendWebhook, signRequest } from './send.js';
+import { signAndSend } from './send.js';
 import type { AnswerBatch, RequestBatch } from './send-thread.js';
 
 let answers: AnswerBatch['answers'] = [];
@@ -13,7 +13,7 @@ const flush = (): void => {
 
 parentPort!.on('message', ({ requests }: RequestBatch) => {
   for (const { id, request } of requests) {
-    void sendWebhook(signRequest(request)).then((outcome) => {
+    void signAndSend(request).then((outcome) => {
       answers.push({ id, outcome });
       if (answers.length === 1) setImmediate(flush);
     });

@@ -36,8 +36,13 @@ export interface UnsignedSendRequest extends Omit<SendRequest, 'headers'> {
 }
 
 /** The request with its Standard Webhooks headers. */
-export function signRequest({ signature, ...request }: UnsignedSendRequest): SendRequest {
+function signRequest({ signature, ...request }: UnsignedSendRequest): SendRequest {
   return { ...request, headers: signWebhook({ ...signature, body: request.body }) };
+}
+
+/** Signs the attempt and makes it (sendWebhook), where it runs: the sender thread, or the worker without one. */
+export function signAndSend(request: UnsignedSendRequest): Promise<SendOutcome> {
+  return sendWebhook(signRequest(request));
 }
 
 const USER_AGENT = 'content-service-webhooks/1';

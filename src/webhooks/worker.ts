@@ -5,7 +5,7 @@ import { renderEventBody } from '../domain/webhook-events.js';
 import { newId } from '../ids.js';
 import type { AttemptRecord, ClaimedDelivery, WebhookStore } from '../store/store.js';
 import { isRetryable, nextStep } from './retry.js';
-import { sendWebhook, signRequest, type SendOutcome, type UnsignedSendRequest } from './send.js';
+import { signAndSend, type SendOutcome, type UnsignedSendRequest } from './send.js';
 
 export interface WorkerLogger {
   info(object: object, message: string): void;
@@ -119,7 +119,7 @@ export class DeliveryWorker {
     this.store = options.store;
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
-    this.send = options.send ?? ((request) => sendWebhook(signRequest(request)));
+    this.send = options.send ?? signAndSend;
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
     this.pollIntervalMs =
