@@ -29,6 +29,13 @@ export interface WorkerOptions {
    * default); on SQLite, which one process serves, every event wakes the worker and this is a safety net (1 s).
    */
   pollIntervalMs?: number;
+  /**
+   * How long work gathers before the worker turns to the store: a wake waits this long, and the attempts that end
+   * meanwhile are recorded together. On PostgreSQL each claim and record is a round trip and a statement planned
+   * and run, which cost this process and the database much more than the rows in them, so one pass for many events
+   * is worth a short wait (50 ms by default); SQLite's statements are calls in this process: at once (0).
+   */
+  gatherMs?: number;
   clock?: Clock;
   /** Sends one attempt (tests of the worker's rules could pass another; serve uses the real one). */
   send?: (request: UnsignedSendRequest) => Promise<SendOutcome>;
@@ -39,6 +46,7 @@ const DEFAULT_MAX_IN_FLIGHT = 32;
 const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
 const DEFAULT_POLL_INTERVAL_MS = 500;
 const SINGLE_PROCESS_POLL_INTERVAL_MS = 1_000;
+const SHARED_STORE_GATHER_MS = 50;
 const QUIET_AFTER_DEFERRING_MS = 250;
 /** Attempts recorded in one transaction at most (those that end in the same turn of the event loop go together). */
 const MAX_RECORD_BATCH = 64;
@@ -89,6 +97,7 @@ export class DeliveryWorker {
   private readonly maxInFlight: number;
   private readonly maxPerWebhook: number;
   private readonly pollIntervalMs: number;
+  private readonly gatherMs: number;
   private readonly longestPauseMs: number;
   /** How long a claim holds: enough for every attempt this worker may hold to wait its turn and time out. */
   readonly leaseMs: number;
@@ -97,6 +106,9 @@ export class DeliveryWorker {
   private wakeAgain = false;
   private timer: NodeJS.Timeout | null = null;
   private quietTimer: NodeJS.Timeout | null = null;
+  private gatherTimer: NodeJS.Timeout | null = null;
+  /** The last claim took as many as it asked for: more are due (a backlog), and no wake waits for gatherMs. */
+  private moreDue = false;
   /** Until then, new events do not wake the worker at once (its last claim went back whole). */
   private quietUntil = 0;
   private lastPrune = 0;
@@ -124,6 +136,7 @@ export class DeliveryWorker {
     this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
     this.pollIntervalMs =
       options.pollIntervalMs ?? (this.store.sharedByProcesses ? DEFAULT_POLL_INTERVAL_MS : SINGLE_PROCESS_POLL_INTERVAL_MS);
+    this.gatherMs = options.gatherMs ?? (this.store.sharedByProcesses ? SHARED_STORE_GATHER_MS : 0);
     this.minimumClaim = Math.max(1, Math.floor(this.maxInFlight / 4));
     this.longestPauseMs = longestPause(options.retryDelaysSeconds);
     this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
@@ -134,7 +147,7 @@ export class DeliveryWorker {
     await this.store.releaseClaims();
     this.running = true;
     this.store.onEventsWritten(this.onEventsWritten);
-    this.wake();
+    this.wakeNow();
   }
 
   /** Takes no more deliveries and waits for the attempts in flight; deliveries still waiting are left to their lease. */
@@ -144,6 +157,8 @@ export class DeliveryWorker {
     this.timer = null;
     if (this.quietTimer) clearTimeout(this.quietTimer);
     this.quietTimer = null;
+    if (this.gatherTimer) clearTimeout(this.gatherTimer);
+    this.gatherTimer = null;
     for (const state of this.perWebhook.values()) {
       this.held -= state.waiting.length;
       state.inHand -= state.waiting.length;
@@ -171,7 +186,22 @@ export class DeliveryWorker {
     this.quietTimer.unref();
   };
 
+  /** New events, an attempt's end: a pass after gatherMs (at once on SQLite, or with a backlog to drain). */
   private readonly wake = (): void => {
+    if (!this.running) return;
+    if (this.gatherMs === 0 || this.moreDue) {
+      this.wakeNow();
+      return;
+    }
+    if (this.gatherTimer) return;
+    this.gatherTimer = setTimeout(() => {
+      this.gatherTimer = null;
+      this.wakeNow();
+    }, this.gatherMs);
+    this.gatherTimer.unref();
+  };
+
+  private readonly wakeNow = (): void => {
     if (!this.running) return;
     if (this.looping) {
       this.wakeAgain = true;
@@ -199,7 +229,8 @@ export class DeliveryWorker {
         const token = newId();
         const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
         await this.deferPaused(claimed, token, now);
-        if (claimed.length === free) this.wakeAgain = true;
+        this.moreDue = claimed.length === free;
+        if (this.moreDue) this.wakeAgain = true;
       } while (this.running && this.wakeAgain);
       // With deliveries in hand, the end of each attempt wakes the worker: retries that come due meanwhile are claimed then.
       if (this.running && this.held + this.recording === 0) {
@@ -217,10 +248,10 @@ export class DeliveryWorker {
     }
     if (!this.running) return;
     if (this.wakeAgain) {
-      this.wake();
+      this.wakeNow();
       return;
     }
-    this.timer = setTimeout(this.wake, delay);
+    this.timer = setTimeout(this.wakeNow, delay);
     this.timer.unref();
   }
 
@@ -391,13 +422,14 @@ export class DeliveryWorker {
     if (!recorded) this.logger.warn({ deliveryId: delivery.id }, 'webhooks: the claim ran out before the attempt was recorded');
   }
 
-  /** Records the attempt with the others that end in this turn: one transaction for them all. */
+  /** Records the attempt with the others that end in this turn (within gatherMs): one statement for them all. */
   private record(attempt: AttemptRecord): Promise<boolean> {
     return new Promise((settle, fail) => {
       this.toRecord.push({ attempt, settle, fail });
       if (this.recordScheduled) return;
       this.recordScheduled = true;
-      setImmediate(() => void this.recordBatches());
+      if (this.gatherMs === 0 || this.moreDue) setImmediate(() => void this.recordBatches());
+      else setTimeout(() => void this.recordBatches(), this.gatherMs);
     });
   }
 

@@ -43,12 +43,15 @@ function observed(store: WebhookStore, clock: ManualClock) {
   return { proxy, seen };
 }
 
-/** Waits until the worker makes no store call for 50 ms (the manual clock stands still: its timers wait 1 s or more). */
+/**
+ * Waits until the worker makes no store call for 150 ms: longer than it lets work gather on PostgreSQL (50 ms); the
+ * manual clock stands still, and its timers wait 1 s or more.
+ */
 async function settled(seen: { calls: number }): Promise<void> {
   let before = -1;
   while (seen.calls !== before) {
     before = seen.calls;
-    await sleep(50);
+    await sleep(150);
   }
 }
 

@@ -64,7 +64,7 @@ export interface WrittenEvent {
  * takes it exclusively for a moment to learn the bound below which no event can still commit (OutboxBound).
  */
 export const OUTBOX_LOCK = 0x43530002;
-const OUTBOX_LOCK_KEY = `${OUTBOX_LOCK}, hashtext(current_schema())`;
+export const OUTBOX_LOCK_KEY = `${OUTBOX_LOCK}, hashtext(current_schema())`;
 
 /**
  * One statement: the shared outbox lock (in a materialised CTE, so it is held before the INSERT takes the identity's
