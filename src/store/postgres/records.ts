@@ -101,8 +101,8 @@ export class PostgresRecordStore implements RecordStore {
 
   /**
    * One statement, committed on its own (INSERT_RECORD): the record, its links, its event when a webhook wants it, and
-   * the model's count. One round trip where a transaction took five: on PostgreSQL a create's cost to this process is
-   * mostly its round trips.
+   * the model's count. One round trip where a transaction took four to seven: on PostgreSQL a create's cost to this
+   * process is mostly its round trips.
    */
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const { model, userId } = context;
