@@ -41,6 +41,9 @@ const COLUMNS_WITHOUT_DATA = COLUMN_LIST_WITHOUT_DATA.join(', ');
 const CONTENT_COUNTER_SHARDS = 16;
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
+/** A created record's row, with the ids of the webhooks that took its event (null: none). */
+type InsertedRow = RecordRow & { subscribers: { id: string }[] | null };
+
 /**
  * A create as one statement. `writer` takes the outbox lock (OUTBOX_LOCK, shared) when the workspace has an active
  * webhook, before anything else: the record's INSERT reads from it, and the event takes its sequence after that
@@ -107,9 +110,9 @@ export class PostgresRecordStore implements RecordStore {
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const { model, userId } = context;
     const now = Date.now();
-    let rows: (RecordRow & { subscribers: { id: string }[] | null })[];
+    let rows: InsertedRow[];
     try {
-      ({ rows } = await this.pool.query<RecordRow & { subscribers: { id: string }[] | null }>(INSERT_RECORD, [
+      ({ rows } = await this.pool.query<InsertedRow>(INSERT_RECORD, [
         record.id,
         model.id,
         model.workspaceId,
