@@ -118,7 +118,7 @@ describe('a flood of sign-ins (limits raised out of the way, 2 password hashes a
     await server?.dispose();
   });
 
-  test('200 sign-ins at once: the excess is refused at once with 429, and an API read meanwhile answers in under a second', async (t) => {
+  test('200 sign-ins at once: the excess is refused at once with 429, and API reads meanwhile stay quick', async (t) => {
     let flooding = true;
     const flood = Promise.all(
       Array.from({ length: 200 }, (_, index) => signInFrom(server, '127.0.0.61', `flood-${index}@acme.test`, 'Summer2024!')),
@@ -151,9 +151,13 @@ describe('a flood of sign-ins (limits raised out of the way, 2 password hashes a
         ],
       });
     }
+    // Hashes made on the event loop (each tens to hundreds of ms at this cost) would hold up most reads. The 200
+    // requests themselves are read and answered by the event loop too, so a read that arrives with them waits for
+    // them: on a loaded machine that one read alone can take a second, and only a stall takes several.
+    const sorted = [...readTimes].sort((a, b) => a - b);
     assert.ok(
-      Math.max(...readTimes) < 1000,
-      `API reads during the flood took ${readTimes.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+      sorted[Math.floor(sorted.length / 2)]! < 100 && sorted[sorted.length - 1]! < 3000,
+      `API reads during the flood (median under 100 ms, none over 3 s) took ${readTimes.map((ms) => ms.toFixed(0)).join(', ')} ms`,
     );
 
     const after = await signInFrom(server, '127.0.0.61', 'owner@acme.test', PASSWORD);
