@@ -186,10 +186,15 @@ export class DeliveryWorker {
     this.quietTimer.unref();
   };
 
-  /** New events, an attempt's end: a pass after gatherMs (at once on SQLite, or with a backlog to drain). */
+  /** Whether work waits gatherMs before a pass and a record: not on SQLite (0), nor with a backlog to drain. */
+  private get gathering(): boolean {
+    return this.gatherMs > 0 && !this.moreDue;
+  }
+
+  /** New events, an attempt's end: a pass after gatherMs, unless gathering is off. */
   private readonly wake = (): void => {
     if (!this.running) return;
-    if (this.gatherMs === 0 || this.moreDue) {
+    if (!this.gathering) {
       this.wakeNow();
       return;
     }
@@ -428,7 +433,7 @@ export class DeliveryWorker {
       this.toRecord.push({ attempt, settle, fail });
       if (this.recordScheduled) return;
       this.recordScheduled = true;
-      if (this.gatherMs === 0 || this.moreDue) setImmediate(() => void this.recordBatches());
+      if (!this.gathering) setImmediate(() => void this.recordBatches());
       else setTimeout(() => void this.recordBatches(), this.gatherMs);
     });
   }

@@ -41,27 +41,37 @@ const COLUMNS_WITHOUT_DATA = COLUMN_LIST_WITHOUT_DATA.join(', ');
 const CONTENT_COUNTER_SHARDS = 16;
 const MARK_LARGE = 'UPDATE models SET has_large_records = true WHERE id = $1 AND NOT has_large_records';
 
+/** The write's outcome; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
+async function refusingGoneModel<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw modelGone();
+    throw error;
+  }
+}
+
 /** A created record's row, with the ids of the webhooks that took its event (null: none). */
 type InsertedRow = RecordRow & { subscribers: { id: string }[] | null };
 
 /**
- * A create as one statement. `writer` takes the outbox lock (OUTBOX_LOCK, shared) when the workspace has an active
- * webhook, before anything else: the record's INSERT reads from it, and the event takes its sequence after that
- * INSERT (its EXISTS) and the model's row lock comes last (the data-modifying CTEs that the final SELECT does not read
- * run after it), the order the writes of several statements keep. A SKU taken already inserts nothing, so nothing
+ * A create as one statement. `subscribers` are the webhooks that take the event (isSubscribed's rule); `writer` takes
+ * the outbox lock (OUTBOX_LOCK, shared) when there are any, before anything is written: the record's INSERT reads
+ * from it, the event takes its sequence after that INSERT (its EXISTS), and the model's row lock comes last (the
+ * data-modifying CTEs that the final SELECT does not read run after it), the order the writes of several statements
+ * keep. A SKU taken already inserts nothing, so nothing
  * else happens and no row comes back. The event's body is recordPayload's, made here from the parameters: $4 is the
- * data as the client's JSON text, $8 the time as toRecord shows it. Which webhooks want it is isSubscribed's rule.
+ * data as the client's JSON text, $8 the time as toRecord shows it.
  */
-const INSERT_RECORD = `WITH writer AS MATERIALIZED (
-    SELECT CASE WHEN EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $3 AND active)
-      THEN pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) END AS locked
+const INSERT_RECORD = `WITH subscribers AS MATERIALIZED (
+    SELECT w.id FROM webhooks w WHERE w.workspace_id = $3 AND w.active
+      AND (w.events ? 'record.created' OR w.events ? '${ALL_EVENTS}') AND (w.model_ids IS NULL OR w.model_ids ? $2)
+  ), writer AS MATERIALIZED (
+    SELECT CASE WHEN EXISTS (SELECT 1 FROM subscribers) THEN pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) END AS locked
   ), ins AS (
     INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
     SELECT $1, $2, $3, $4::text::jsonb, $5, $6, $6, $7, $7 FROM writer
     ON CONFLICT (model_id, sku) DO NOTHING RETURNING ${COLUMNS}
-  ), subscribers AS (
-    SELECT w.id FROM webhooks w WHERE w.workspace_id = $3 AND w.active
-      AND (w.events ? 'record.created' OR w.events ? '${ALL_EVENTS}') AND (w.model_ids IS NULL OR w.model_ids ? $2)
   ), links AS (
     INSERT INTO record_links (target_id, source_id, field_key)
     SELECT l.target_id, $1, l.field_key FROM unnest($9::text[], $10::text[]) AS l (target_id, field_key)
@@ -93,13 +103,8 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   /** A transaction that writes records; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
-  private async writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    try {
-      return await inTransaction(this.pool, work);
-    } catch (error) {
-      if (isForeignKeyViolation(error)) throw modelGone();
-      throw error;
-    }
+  private writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return refusingGoneModel(inTransaction(this.pool, work));
   }
 
   /**
@@ -110,9 +115,8 @@ export class PostgresRecordStore implements RecordStore {
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const { model, userId } = context;
     const now = Date.now();
-    let rows: InsertedRow[];
-    try {
-      ({ rows } = await this.pool.query<InsertedRow>(INSERT_RECORD, [
+    const { rows } = await refusingGoneModel(
+      this.pool.query<InsertedRow>(INSERT_RECORD, [
         record.id,
         model.id,
         model.workspaceId,
@@ -126,15 +130,11 @@ export class PostgresRecordStore implements RecordStore {
         newId(),
         model.slug,
         isLargeRecord(record.dataText),
-      ]));
-    } catch (error) {
-      if (isForeignKeyViolation(error)) throw modelGone();
-      throw error;
-    }
+      ]),
+    );
     if (!rows[0]) throw skuConflict(model);
     const { subscribers, ...insertedRow } = rows[0];
-    // Woken when some webhook that wants the event is not paused by this process (PostgresOutbox.add).
-    this.outbox.committed(subscribers !== null && this.outbox.paused.anyRunning(subscribers, Date.now()));
+    this.outbox.committed(subscribers !== null && this.outbox.wakesFor(subscribers));
     this.statistics.wrote(1);
     return toRecord(insertedRow);
   }

@@ -104,6 +104,11 @@ export class PostgresOutbox {
     if (subscribers.length === 0) return false;
     const { workspaceId, type, modelId, modelSlug, at } = event;
     await client.query(INSERT_EVENT, [newId(), workspaceId, type, modelId, modelSlug, event.payload(), at]);
+    return this.wakesFor(subscribers);
+  }
+
+  /** Whether an event stored for these webhooks wakes the worker: one of them is not paused by this process. */
+  wakesFor(subscribers: readonly { id: string }[]): boolean {
     return this.paused.anyRunning(subscribers, Date.now());
   }
 
