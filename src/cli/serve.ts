@@ -241,7 +241,7 @@ export function registerServe(program: Command): void {
     .action(async (options: ServeOptions) => {
       const config = resolveConfig(options);
       const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
-      const store = await openStore(config.databaseUrl);
+      const store = await openStore(config.databaseUrl, { server: true });
       const redisUrl = options.redis ?? process.env.REDIS_URL;
       const redis = redisUrl ? await (await import('../budget/redis-limiters.js')).connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;

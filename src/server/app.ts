@@ -21,6 +21,7 @@ import { DEFAULTS, type ServerConfig } from './config.js';
 import { connectionOptions, type ConnectionLimits } from './connection-limits.js';
 import { registerDeliveryRoute } from './delivery-route.js';
 import { registerGraphiqlAssets } from './graphiql.js';
+import { serverWithEarlyAnswers, type EarlyAnswer } from './http-server.js';
 import { registerMcpRoute } from './mcp-route.js';
 import { cachingQuerystringParser, routerQuerystringParser } from './querystring.js';
 import { sendRefusal } from './reply.js';
@@ -58,7 +59,11 @@ export async function buildApp({
   clock = systemClock,
   webhookAllowPrivate = false,
 }: AppOptions): Promise<FastifyInstance> {
+  // The delivery route's revalidations are answered before Fastify (http-server.ts), except while shutting down.
+  let earlyAnswer: EarlyAnswer | null = null;
+  let draining = false;
   const app = Fastify({
+    serverFactory: serverWithEarlyAnswers(() => (draining ? null : earlyAnswer)),
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: config.bodyLimitBytes,
@@ -101,7 +106,6 @@ export async function buildApp({
   });
   // While shutting down, answers to requests still in flight close their connection, so that the server
   // is not left waiting on keep-alive connections once the last answer is out.
-  let draining = false;
   app.addHook('preClose', (done) => {
     draining = true;
     done();
@@ -159,7 +163,7 @@ export async function buildApp({
   const { hashing, passwordHashCost } = registerSessionRoutes(app, { store, ...signIn, clock });
   registerSignInLinkRoute(app, { store, clock, hashing, passwordHashCost });
   registerMcpRoute(app, { store, clock });
-  await registerDeliveryRoute(app, {
+  const revalidation = await registerDeliveryRoute(app, {
     store,
     services,
     corsOrigins: config.corsOrigins,
@@ -168,6 +172,7 @@ export async function buildApp({
     maxResponseBytes,
     maxAgeSeconds: config.deliveryMaxAge ?? DEFAULTS.deliveryMaxAge,
   });
+  earlyAnswer = (request, response, next) => revalidation.take(request, response, next);
   registerGraphiqlAssets(app);
   registerAdminApp(app);
   return app;

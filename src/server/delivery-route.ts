@@ -7,12 +7,10 @@ import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/s
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
 import { authenticate } from '../auth/authenticate.js';
-import { BoundedMap } from '../shared/bounded-map.js';
-import { deepEqual } from '../shared/json.js';
 import type { Store } from '../store/store.js';
-import { answerFingerprint, deliveryCacheControl, entityTag, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
-import type { VersionedWorkspace } from '../store/store.js';
-import { answerGraphQL, CacheableAnswer, graphQLContentType, readGetRequest, sendNotModified } from './reply.js';
+import { answerFingerprint, deliveryCacheControl, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
+import { DeliveryRevalidation, KnownUrl, type CorsHeadersOf } from './delivery-revalidation.js';
+import { answerGraphQL, CacheableAnswer, graphQLContentType, readGetRequest } from './reply.js';
 
 export interface DeliveryRouteOptions {
   store: Store;
@@ -34,55 +32,19 @@ export interface DeliveryRouteOptions {
  * workspace's content version before anything runs, so a GET whose If-None-Match is current is answered 304
  * without running its query (delivery-cache.ts).
  */
-export async function registerDeliveryRoute(app: FastifyInstance, options: DeliveryRouteOptions): Promise<void> {
+export async function registerDeliveryRoute(app: FastifyInstance, options: DeliveryRouteOptions): Promise<DeliveryRevalidation> {
   const schema = buildDeliverySchema();
   const documents = new DocumentCache(schema, { introspection: options.introspection ?? true });
-  const fingerprint = answerFingerprint(schema);
-  const cacheControl = deliveryCacheControl(options.maxAgeSeconds ?? 0);
-  const knownUrls = new KnownUrls();
-  /** The workspace's version as the revalidation fast path read it, for the full answer when the copy was not current. */
-  const versionsRead = new WeakMap<FastifyRequest, VersionedWorkspace>();
+  const corsHeadersOf = simpleCorsHeaders(options.corsOrigins);
+  const revalidation = new DeliveryRevalidation(
+    options.store,
+    answerFingerprint(schema),
+    deliveryCacheControl(options.maxAgeSeconds ?? 0),
+    corsHeadersOf,
+    app.log,
+  );
+  const knownUrls = revalidation.knownUrls;
   type Route = { Params: { org: string; workspace: string } };
-  const headersOf = (known: KnownUrl, versioned: VersionedWorkspace, contentType: string) => ({
-    etag: known.tag(fingerprint, versioned, contentType),
-    'cache-control': cacheControl,
-    vary: 'Accept',
-  });
-
-  /**
-   * The revalidation fast path, in onRequest: a GET (or HEAD) with If-None-Match whose URL was answered before is
-   * what that URL was then (the same query, variables, operation and slugs, all found valid), so what is left of
-   * the route's work is the version read, the tag (kept per URL and version) and the comparison; a 304 is sent
-   * from here, before the body, the route handler and answerGraphQL. Anything else (no match, `*`, an error) goes
-   * on to the route, which makes the same decision from scratch.
-   */
-  const revalidateEarly = (request: FastifyRequest, reply: FastifyReply): boolean | Promise<boolean> => {
-    const known = knownUrls.get(request.url);
-    if (!known) return false;
-    const tenancy = options.store.tenancy;
-    // Read synchronously where the store can (SQLite): the 304 is then sent within this hook, with no promise.
-    if (tenancy.findWorkspaceWithContentVersionSync !== undefined) {
-      return decideEarly(request, reply, known, tenancy.findWorkspaceWithContentVersionSync(known.org, known.workspace));
-    }
-    return tenancy
-      .findWorkspaceWithContentVersion(known.org, known.workspace)
-      .then((versioned) => decideEarly(request, reply, known, versioned));
-  };
-  const decideEarly = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    known: KnownUrl,
-    versioned: VersionedWorkspace | null,
-  ): boolean => {
-    if (!versioned) return false;
-    const headers = headersOf(known, versioned, graphQLContentType(request));
-    if (evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag) !== 'match') {
-      versionsRead.set(request, versioned);
-      return false;
-    }
-    sendNotModified(reply, new CacheableAnswer(null, headers));
-    return true;
-  };
 
   const answer = (request: FastifyRequest<Route>, reply: FastifyReply, read: () => GraphQLRequest) => {
     // Until the answer turns out to be one caches may keep: refusals and answers with errors are never kept.
@@ -99,7 +61,7 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         // answer, never newer, so a cache cannot keep an old answer under a current tag.
         // (Read after the request arrived, by the fast path or here: either is as recent as the request.)
         const versioned =
-          versionsRead.get(request) ??
+          revalidation.versionReadFor(request.raw) ??
           (await options.store.tenancy.findWorkspaceWithContentVersion(request.params.org, request.params.workspace));
         if (!versioned) throw new ServiceError('NOT_FOUND', 'Workspace not found');
         let known = request.method === 'POST' ? undefined : knownUrls.get(request.url);
@@ -107,7 +69,7 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
           known = new KnownUrl(request.params.org, request.params.workspace, graphqlRequest);
           if (request.method !== 'POST') knownUrls.remember(request.url, known);
         }
-        const headers = headersOf(known, versioned, graphQLContentType(request));
+        const headers = revalidation.headersOf(known, versioned, graphQLContentType(request));
         // Conditional requests are GET's (and HEAD's): what caches send. A POST is always answered in full.
         const condition =
           request.method === 'POST' ? 'none' : evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag);
@@ -124,7 +86,6 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
     );
   };
 
-  const corsHeaders = simpleCorsHeaders(options.corsOrigins);
   await app.register(
     async (scope) => {
       // Preflight (OPTIONS /public/*): @fastify/cors, in a scope of its own, so that its per-request hook (which
@@ -141,29 +102,10 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
       });
       await scope.register((routes, _options, registered) => {
         // Every answer of the route: the CORS headers @fastify/cors gives a request that is not a preflight (the
-        // same headers, in the same order), then the revalidation fast path, so that a 304 sent there carries them.
+        // same headers, in the same order). (A current revalidation is answered before Fastify: DeliveryRevalidation.)
         routes.addHook('onRequest', (request, reply, done) => {
-          corsHeaders(request, reply);
-          if ((request.method !== 'GET' && request.method !== 'HEAD') || request.headers['if-none-match'] === undefined) {
-            done();
-            return;
-          }
-          // On an error the route makes the same reads again and answers the error as it answers any.
-          let answered: boolean | Promise<boolean>;
-          try {
-            answered = revalidateEarly(request, reply);
-          } catch {
-            done();
-            return;
-          }
-          if (answered === false) done();
-          else if (answered !== true)
-            answered.then(
-              (sent) => {
-                if (!sent) done();
-              },
-              () => done(),
-            );
+          for (const [name, value] of corsHeadersOf(request.headers.origin)) reply.header(name, value);
+          done();
         });
         routes.post<Route>('/:org/:workspace/graphql', { bodyLimit: options.bodyLimitBytes }, (request, reply) =>
           answer(request, reply, () => readGraphQLRequest(request.body)),
@@ -176,6 +118,7 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
     },
     { prefix: '/public' },
   );
+  return revalidation;
 }
 
 /** The response headers a page may read (Access-Control-Expose-Headers). */
@@ -184,24 +127,21 @@ const CORS_EXPOSED_HEADERS = ['x-request-id', 'etag'];
 /**
  * The CORS headers of an answer that is not a preflight, as @fastify/cors sets them with these options (origin a
  * string or a list, no credentials, exposed headers), made once rather than per request: with a list of origins
- * `Vary: Origin` and the request's Origin when it is listed; with `*` (or a list holding `*`) `*`; then the
- * exposed headers.
+ * `Vary: Origin` (the answer's first Vary; the route adds Accept to it) and the request's Origin when it is listed;
+ * with `*` (or a list holding `*`) `*`; then the exposed headers.
  */
-function simpleCorsHeaders(origins: string[] | '*'): (request: FastifyRequest, reply: FastifyReply) => void {
-  const exposed = CORS_EXPOSED_HEADERS.join(', ');
+function simpleCorsHeaders(origins: string[] | '*'): CorsHeadersOf {
+  const exposed = ['access-control-expose-headers', CORS_EXPOSED_HEADERS.join(', ')] as const;
   if (origins === '*' || origins.includes('*')) {
-    return (_request, reply) => {
-      reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', exposed);
-    };
+    const headers = [['access-control-allow-origin', '*'] as const, exposed];
+    return () => headers;
   }
   const allowed = new Set(origins);
-  return (request, reply) => {
-    // The first Vary of the answer: this hook runs before anything else sets one (the route adds Accept, reply.ts).
-    reply.header('vary', 'Origin');
-    const origin = request.headers.origin;
-    if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin);
-    reply.header('access-control-expose-headers', exposed);
-  };
+  const unlisted = [['vary', 'Origin'] as const, exposed];
+  return (origin) =>
+    origin !== undefined && allowed.has(origin)
+      ? [['vary', 'Origin'], ['access-control-allow-origin', origin], exposed]
+      : unlisted;
 }
 
 /**
@@ -217,53 +157,5 @@ async function isMemberToken(store: Store, request: FastifyRequest, workspaceId:
     return actor.workspaceId === workspaceId;
   } catch {
     return false;
-  }
-}
-
-/**
- * What a GET's URL asks, once the route has read it whole: its request parsed, validated as a query of this schema,
- * and its slugs checked. The URL decides all of that, so a later request with the same URL needs none of it again.
- * Keeps the tag it last made, with the version and content type it was made from.
- */
-class KnownUrl {
-  private lastVersioned: VersionedWorkspace | null = null;
-  private lastContentType = '';
-  private lastTag = '';
-
-  constructor(
-    readonly org: string,
-    readonly workspace: string,
-    private readonly request: GraphQLRequest,
-  ) {}
-
-  tag(fingerprint: string, versioned: VersionedWorkspace, contentType: string): string {
-    // The same object on SQLite (the store hands out the one it keeps until the database changes); an equal one
-    // (a new row read) on PostgreSQL. Equal workspaces have the same JSON: the row mapper builds them in one key order.
-    const last = this.lastVersioned;
-    if (
-      last === null ||
-      contentType !== this.lastContentType ||
-      (versioned !== last &&
-        (versioned.contentVersion !== last.contentVersion || !deepEqual(versioned.workspace, last.workspace)))
-    ) {
-      this.lastTag = entityTag(fingerprint, versioned, this.request, contentType);
-      this.lastContentType = contentType;
-    }
-    this.lastVersioned = versioned;
-    return this.lastTag;
-  }
-}
-
-/** Known URLs (see KnownUrl), the most recently learnt 1000 of them up to 4 KB each. */
-class KnownUrls {
-  private readonly entries = new BoundedMap<string, KnownUrl>(1000);
-
-  get(url: string): KnownUrl | undefined {
-    return this.entries.get(url);
-  }
-
-  remember(url: string, known: KnownUrl): void {
-    if (url.length > 4096) return;
-    this.entries.set(url, known);
   }
 }

@@ -17,12 +17,12 @@ export function sendGraphQL(request: FastifyRequest, reply: FastifyReply, status
 
 /** The content type of the request's answers: the one thing in them that depends on a request header (Accept). */
 export function graphQLContentType(request: FastifyRequest): string {
-  return acceptsGraphQLResponse(request) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
+  return contentTypeFor(request.headers.accept);
 }
 
-function acceptsGraphQLResponse(request: FastifyRequest): boolean {
-  const accept = request.headers.accept;
-  return accept !== undefined && accept.includes(GRAPHQL_RESPONSE_TYPE);
+/** The content type of the answers to a request with this Accept header. */
+export function contentTypeFor(accept: string | undefined): string {
+  return accept !== undefined && accept.includes(GRAPHQL_RESPONSE_TYPE) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
 }
 
 const GRAPHQL_RESPONSE_TYPE_UTF8 = `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`;
@@ -110,7 +110,7 @@ export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error:
     return sendGraphQL(request, reply, 405, { errors: [serviceErrorBody(error)] });
   }
   if (error instanceof GraphQLRequestError) {
-    const status = acceptsGraphQLResponse(request) ? statusFor(error) : 200;
+    const status = graphQLContentType(request) === GRAPHQL_RESPONSE_TYPE_UTF8 ? statusFor(error) : 200;
     return sendGraphQL(request, reply, status, { errors: requestErrorBodies(error) });
   }
   return sendGraphQL(request, reply, statusFor(error), { errors: [serviceErrorBody(error)] });

@@ -16,4 +16,8 @@ export class BoundedMap<K, V> {
     }
     this.entries.set(key, value);
   }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
 }

@@ -6,7 +6,7 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/content.db';
  * Opens the store a database URL names: `sqlite:<path>` (the embedded default) or `postgres://…` /
  * `postgresql://…` (with optional `?schema=<name>` and `?pool=<N>`).
  */
-export async function openStore(databaseUrl: string): Promise<Store> {
+export async function openStore(databaseUrl: string, { server = false }: { server?: boolean } = {}): Promise<Store> {
   // Each driver is loaded only when its database is used: a command on SQLite never loads pg, nor the reverse.
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStore } = await import('./sqlite/index.js');
@@ -14,7 +14,7 @@ export async function openStore(databaseUrl: string): Promise<Store> {
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const { openPostgresStore } = await import('./postgres/index.js');
-    return openPostgresStore(databaseUrl);
+    return openPostgresStore(databaseUrl, { keepVersions: server });
   }
   throw new Error(`Unsupported database URL "${redactUrl(databaseUrl)}": use sqlite:<path> or postgres://…`);
 }

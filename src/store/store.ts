@@ -143,10 +143,11 @@ export interface TenancyStore {
    */
   findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null>;
   /**
-   * The same, without a promise, where the store reads it synchronously (SQLite); absent where it cannot
-   * (PostgreSQL). The delivery route's revalidation fast path then answers a 304 within its onRequest hook.
+   * The same, without a promise, where the store knows it without waiting: SQLite reads it synchronously;
+   * PostgreSQL returns the version it keeps while its server is the only process on the database, and undefined
+   * when only a read can tell. The delivery route's revalidation fast path then answers a 304 with no promise.
    */
-  findWorkspaceWithContentVersionSync?(orgSlug: string, workspaceSlug: string): VersionedWorkspace | null;
+  findWorkspaceWithContentVersionSync?(orgSlug: string, workspaceSlug: string): VersionedWorkspace | null | undefined;
   setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean>;
   setDefaultLocale(workspaceId: string, locale: string): Promise<boolean>;
   createToken(token: NewToken): Promise<void>;

@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
+import { WritersMembership } from '../../src/store/postgres/sole-server.js';
 
 /** Executes `sql` on the database of `databaseUrl` (`sqlite:<path>` or `postgres://…?schema=…`). */
 export async function execDirect(databaseUrl: string, sql: string): Promise<void> {
@@ -16,12 +17,16 @@ export async function execDirect(databaseUrl: string, sql: string): Promise<void
     }
     return;
   }
-  // The URL's schema becomes the search path (parsePostgresUrl), as for the server.
-  const client = new pg.Client({ connectionString: parsePostgresUrl(databaseUrl).connectionString });
+  // The URL's schema becomes the search path (parsePostgresUrl), as for the server. Like any process that writes
+  // to the schema, this one first counts itself among its processes (a sole server then stops keeping versions).
+  const { connectionString, schema } = parsePostgresUrl(databaseUrl);
+  const membership = await WritersMembership.join(connectionString, schema);
+  const client = new pg.Client({ connectionString });
   await client.connect();
   try {
     await client.query(sql);
   } finally {
     await client.end();
+    await membership.close();
   }
 }

@@ -5,7 +5,10 @@ import { PostgresModelStore } from './models.js';
 import { RecordStatistics } from './record-statistics.js';
 import { PostgresRecordStore } from './records.js';
 import { PostgresMemberStore } from './members.js';
-import { PostgresTenancyStore } from './tenancy.js';
+import { KeptVersions } from './kept-versions.js';
+import { WritersMembership } from './sole-server.js';
+import { PostgresTenancyStore, READ_STATEMENTS } from './tenancy.js';
+import { trackWrites, WriteTracker } from './write-tracker.js';
 import { quoteIdentifier } from './sql.js';
 import { postgresLimiters } from './limiters.js';
 import { PostgresOutbox, PostgresWebhookStore } from './webhooks.js';
@@ -50,23 +53,40 @@ export function parsePostgresUrl(databaseUrl: string, env: NodeJS.ProcessEnv = p
   return { connectionString: url.toString(), schema, poolSize };
 }
 
+export interface OpenPostgresOptions {
+  /**
+   * A server: it keeps the content versions it reads while it is the only process on the schema (sole-server.ts).
+   * Every process counts itself among the schema's processes before its first statement, whatever this says.
+   */
+  keepVersions?: boolean;
+}
+
 /** Connects a pool to the database the URL names and brings its schema up to date. */
-export async function openPostgresStore(databaseUrl: string): Promise<Store> {
+export async function openPostgresStore(databaseUrl: string, { keepVersions = false }: OpenPostgresOptions = {}): Promise<Store> {
   const options = parsePostgresUrl(databaseUrl);
+  let membership: WritersMembership;
+  try {
+    membership = await WritersMembership.join(options.connectionString, options.schema);
+  } catch (error) {
+    throw new Error(`PostgreSQL at ${describeServer(options.connectionString)}: ${(error as Error).message}`, { cause: error });
+  }
   const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize });
   // An idle connection that breaks (server restart) is dropped by the pool; without a listener it would crash the process.
   pool.on('error', () => {});
+  const tracker = new WriteTracker();
+  trackWrites(pool, tracker, READ_STATEMENTS);
   try {
     await migrate(pool, options.schema);
   } catch (error) {
-    await pool.end().catch(() => {});
+    await Promise.all([pool.end().catch(() => {}), membership.close()]);
     throw new Error(`PostgreSQL at ${describeServer(options.connectionString)}: ${(error as Error).message}`, { cause: error });
   }
+  if (keepVersions) membership.keepTryingToBeSole();
   let closed: Promise<void> | null = null;
   const outbox = new PostgresOutbox();
   const statistics = new RecordStatistics(pool);
   return {
-    tenancy: new PostgresTenancyStore(pool),
+    tenancy: new PostgresTenancyStore(pool, keepVersions ? new KeptVersions(tracker, membership) : null),
     models: new PostgresModelStore(pool, outbox),
     records: new PostgresRecordStore(pool, outbox, statistics),
     webhooks: new PostgresWebhookStore(pool, outbox),
@@ -76,7 +96,10 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
       await pool.query('SELECT 1');
     },
     close() {
-      closed ??= statistics.settled().then(() => pool.end());
+      closed ??= statistics
+        .settled()
+        .then(() => pool.end())
+        .then(() => membership.close());
       return closed;
     },
   };

@@ -7,7 +7,7 @@ import { LINK_USER_FROM, MEMBER_SELECT, toMemberInfo, usableLinkCondition, type 
 import { inTransaction, type Queryable } from './sql.js';
 
 /** Any fixed number: the first key of the advisory lock that serialises the member changes of one workspace. */
-const MEMBERS_LOCK_CLASS = 0x43530002;
+const MEMBERS_LOCK_CLASS = 0x43530003;
 
 export class PostgresMemberStore implements MemberStore {
   constructor(private readonly pool: Pool) {}

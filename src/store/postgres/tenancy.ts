@@ -16,6 +16,7 @@ import type {
   VersionedWorkspace,
 } from '../store.js';
 import { inTransaction } from './sql.js';
+import type { KeptVersions } from './kept-versions.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
 import {
   TOKEN_INFO_SELECT,
@@ -45,6 +46,20 @@ const VERSIONED_WORKSPACE_SELECT = `SELECT w.id, w.slug, w.org_id, o.slug AS org
   FROM workspaces w JOIN organisations o ON o.id = w.org_id
   WHERE o.slug = $1 AND w.slug = $2`;
 
+/** The statements of this store that only read, named (write-tracker.ts does not count them as writes). */
+export const VERSIONED_WORKSPACE_STATEMENT = 'versioned-workspace';
+export const READ_STATEMENTS: ReadonlySet<string> = new Set([
+  VERSIONED_WORKSPACE_STATEMENT,
+  'workspace_by_slugs',
+  'token_by_hash',
+  'model_by_id',
+  'model_workspace_version',
+]);
+
+function slugsKey(orgSlug: string, workspaceSlug: string): string {
+  return `${orgSlug}\u0000${workspaceSlug}`;
+}
+
 type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
 
 /**
@@ -52,7 +67,10 @@ type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
  * the same names at once, the second insert waits for the first transaction and then finds its row.
  */
 export class PostgresTenancyStore implements TenancyStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly keptVersions: KeptVersions | null = null,
+  ) {}
 
   async hasAnyOrganisation(): Promise<boolean> {
     return (await this.pool.query('SELECT 1 FROM organisations LIMIT 1')).rows.length > 0;
@@ -105,14 +123,23 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
+    const moment = this.keptVersions?.moment() ?? null;
     // Prepared once per connection (a named statement): planning this query costs several times its execution, and
     // it runs before every delivery answer, alone when it finds the client's copy current.
     const { rows } = await this.pool.query<VersionedWorkspaceRow>({
-      name: 'versioned-workspace',
+      name: VERSIONED_WORKSPACE_STATEMENT,
       text: VERSIONED_WORKSPACE_SELECT,
       values: [orgSlug, workspaceSlug],
     });
-    return rows[0] ? { workspace: toWorkspace(rows[0]), contentVersion: rows[0].content_version } : null;
+    if (!rows[0]) return null;
+    const versioned = { workspace: toWorkspace(rows[0]), contentVersion: rows[0].content_version };
+    this.keptVersions?.remember(slugsKey(orgSlug, workspaceSlug), versioned, moment);
+    return versioned;
+  }
+
+  /** The version kept while this server is the only process on the schema (kept-versions.ts); else undefined. */
+  findWorkspaceWithContentVersionSync(orgSlug: string, workspaceSlug: string): VersionedWorkspace | undefined {
+    return this.keptVersions?.current(slugsKey(orgSlug, workspaceSlug));
   }
 
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {

@@ -1,0 +1,222 @@
+import pg from 'pg';
+
+/**
+ * Which processes use one schema of a PostgreSQL database, so that a server that is the only one may keep the
+ * content versions it reads in memory, exactly (decisions.md, "The sole server"):
+ *
+ * - Every process that opens the store holds the writers' advisory lock *shared* on a connection of its own for as
+ *   long as it runs, and takes it before its first statement.
+ * - A server also tries, now and then, to take it *exclusively* on that connection: it succeeds only when no other
+ *   process holds it. While it holds it, no other process can have joined, so no statement but its own can change
+ *   a content version. It checks every RENEW_MS that the connection (and so the lock) is still there, and trusts
+ *   that it is sole until LEASE_MS after the last check it sent.
+ * - A process that finds the lock held exclusively notifies the holder (NOTIFY) and tries again. The holder stops
+ *   trusting at once and gives the exclusive lock up; the joiner then takes it shared, and waits LEASE_MS more before
+ *   its first statement, in case the holder was cut off rather than asked (its lease runs out first).
+ */
+const WRITERS_LOCK = 0x43530004;
+const LOCK_KEY = `${WRITERS_LOCK}, hashtext($1)`;
+const CHANNEL = 'content_service_writers';
+export const LEASE_MS = 500;
+const RENEW_MS = 150;
+const JOIN_RETRY_MS = 20;
+const JOIN_TIMEOUT_MS = 30_000;
+/** How often a server that is not sole tries again (other processes may have left). */
+const SOLE_RETRY_MS = 2_000;
+
+export class WritersMembership {
+  private sole = false;
+  private trustedUntil = 0;
+  private epochCount = 0;
+  private renewTimer: NodeJS.Timeout | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  private listening = false;
+
+  private constructor(
+    private client: pg.Client,
+    private readonly connectionString: string,
+    private readonly schema: string,
+  ) {}
+
+  /**
+   * Joins the processes of the schema (null: the connection's own, which is there before any migration): resolves
+   * once this process may write.
+   */
+  static async join(connectionString: string, schemaName: string | null): Promise<WritersMembership> {
+    const client = await connectClient(connectionString);
+    try {
+      const schema =
+        schemaName ??
+        (await client.query<{ schema: string | null }>('SELECT current_schema() AS schema')).rows[0]!.schema ??
+        'public';
+      const membership = new WritersMembership(client, connectionString, schema);
+      membership.watch(client);
+      await membership.takeShared();
+      return membership;
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** True while this process is the only one on the schema (a kept content version is then current). */
+  get isSole(): boolean {
+    return this.sole && Date.now() < this.trustedUntil;
+  }
+
+  /** Moves whenever this process becomes or stops being the sole one: a value kept in another epoch is not used. */
+  get epoch(): number {
+    return this.epochCount;
+  }
+
+  /** For a server: tries to become the sole process now, and again while it is not. */
+  keepTryingToBeSole(): void {
+    this.listening = true;
+    this.listen();
+  }
+
+  private listen(): void {
+    const client = this.client;
+    client.on('notification', (message) => {
+      if (message.channel === CHANNEL && message.payload === this.schema) this.giveWay();
+    });
+    client.query(`LISTEN ${CHANNEL}`).then(
+      () => void this.tryExclusive(),
+      () => this.lose(client),
+    );
+  }
+
+  private watch(client: pg.Client): void {
+    client.on('error', () => this.lose(client));
+    client.on('end', () => this.lose(client));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stopTrusting();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.client.end().catch(() => {});
+  }
+
+  private async takeShared(): Promise<void> {
+    const started = Date.now();
+    let waited = false;
+    for (;;) {
+      const { rows } = await this.client.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock_shared(${LOCK_KEY}) AS taken`, [
+        this.schema,
+      ]);
+      if (rows[0]!.taken) break;
+      waited = true;
+      if (Date.now() - started > JOIN_TIMEOUT_MS) {
+        throw new Error('another server process using this database did not let this one in within 30 s');
+      }
+      await this.client.query('SELECT pg_notify($1, $2)', [CHANNEL, this.schema]);
+      await sleep(JOIN_RETRY_MS);
+    }
+    // The holder may have been cut off rather than asked: its trust runs out LEASE_MS after its last check.
+    if (waited) await sleep(LEASE_MS);
+  }
+
+  private async tryExclusive(): Promise<void> {
+    this.retryTimer = null;
+    if (this.closed) return;
+    try {
+      const sentAt = Date.now();
+      const { rows } = await this.client.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS taken`, [
+        this.schema,
+      ]);
+      if (rows[0]!.taken && !this.closed) {
+        this.sole = true;
+        this.trustedUntil = sentAt + LEASE_MS;
+        this.epochCount++;
+        this.renew();
+        return;
+      }
+    } catch {
+      this.lose(this.client);
+      return;
+    }
+    this.retryTimer = setTimeout(() => void this.tryExclusive(), SOLE_RETRY_MS);
+    this.retryTimer.unref();
+  }
+
+  private renew(): void {
+    this.renewTimer = setTimeout(() => {
+      const sentAt = Date.now();
+      this.client.query('SELECT 1').then(
+        () => {
+          if (!this.sole) return;
+          this.trustedUntil = sentAt + LEASE_MS;
+          this.renew();
+        },
+        () => this.lose(this.client),
+      );
+    }, RENEW_MS);
+    this.renewTimer.unref();
+  }
+
+  /** Another process wants in: stop trusting now, then give the exclusive lock up (the shared one stays). */
+  private giveWay(): void {
+    if (!this.sole) return;
+    this.stopTrusting();
+    this.client.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`, [this.schema]).then(
+      () => {
+        if (this.closed) return;
+        this.retryTimer = setTimeout(() => void this.tryExclusive(), SOLE_RETRY_MS);
+        this.retryTimer.unref();
+      },
+      () => this.lose(this.client),
+    );
+  }
+
+  private stopTrusting(): void {
+    if (this.sole) this.epochCount++;
+    this.sole = false;
+    this.trustedUntil = 0;
+    if (this.renewTimer) clearTimeout(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  /**
+   * The connection (and with it the locks) is gone or going: stop trusting, and join again on a new one. (Until it
+   * has, this process writes without being counted; a sole server elsewhere keeps a version at most KEPT_MS.)
+   */
+  private lose(client: pg.Client): void {
+    if (client !== this.client) return;
+    this.stopTrusting();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    client.end().catch(() => {});
+    if (!this.closed) void this.rejoin(client);
+  }
+
+  private async rejoin(lost: pg.Client, delayMs = 200): Promise<void> {
+    await sleep(delayMs);
+    if (this.closed || this.client !== lost) return;
+    try {
+      const client = await connectClient(this.connectionString);
+      this.client = client;
+      this.watch(client);
+      await this.takeShared();
+      if (this.listening) this.listen();
+    } catch {
+      if (!this.closed) void this.rejoin(this.client, Math.min(delayMs * 2, 5_000));
+    }
+  }
+}
+
+/** How long a sole server keeps a content version it read: a bound on staleness should a process be uncounted. */
+export const KEPT_MS = 1_000;
+
+async function connectClient(connectionString: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString });
+  client.on('error', () => {});
+  await client.connect();
+  return client;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,85 @@
+import type { Pool, PoolClient, QueryConfig } from 'pg';
+
+/**
+ * This process's statements that may write, as they start and end: a value kept from the database (a content
+ * version) is only as current as the generation it was read in, and none is current while one is running.
+ */
+export class WriteTracker {
+  private running = 0;
+  private count = 0;
+
+  /** Moves at every start and end of a statement (or transaction) that may write. */
+  get generation(): number {
+    return this.count;
+  }
+
+  /** No statement that may write is running. */
+  get quiet(): boolean {
+    return this.running === 0;
+  }
+
+  begin(): void {
+    this.running++;
+    this.count++;
+  }
+
+  end(): void {
+    this.running--;
+    this.count++;
+  }
+}
+
+/**
+ * Makes the pool report to `tracker` every query and every checked-out connection (a transaction) but the named
+ * statements in `reads`, which only read: the query from its start until its answer is in, the connection until
+ * it is released.
+ */
+export function trackWrites(pool: Pool, tracker: WriteTracker, reads: ReadonlySet<string>): void {
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  const tracked = (...args: unknown[]): unknown => {
+    const config = args[0] as Partial<QueryConfig> | string;
+    const isRead = typeof config === 'object' && config.name !== undefined && reads.has(config.name);
+    if (isRead || args.some((arg) => typeof arg === 'function')) return query(...args);
+    tracker.begin();
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      tracker.end();
+    };
+    try {
+      return (query(...args) as Promise<unknown>).finally(end);
+    } catch (error) {
+      end();
+      throw error;
+    }
+  };
+  const trackedConnect = (...args: unknown[]): unknown => {
+    // With a callback: the pool's own query, tracked as a query above.
+    if (args.length > 0) return connect(...args);
+    return checkout();
+  };
+  const checkout = async (): Promise<PoolClient> => {
+    tracker.begin();
+    let client: PoolClient;
+    try {
+      client = (await connect()) as PoolClient;
+    } catch (error) {
+      tracker.end();
+      throw error;
+    }
+    // The pool gives every checkout a release of its own, so this wraps only this checkout's.
+    const release = client.release.bind(client);
+    let released = false;
+    client.release = (destroy?: boolean | Error) => {
+      if (!released) {
+        released = true;
+        tracker.end();
+      }
+      release(destroy);
+    };
+    return client;
+  };
+  Object.assign(pool, { query: tracked, connect: trackedConnect });
+}
