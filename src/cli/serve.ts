@@ -241,7 +241,16 @@ export function registerServe(program: Command): void {
     .action(async (options: ServeOptions) => {
       const config = resolveConfig(options);
       const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
-      const store = await openStore(config.databaseUrl, { server: true });
+      const store = await openStore(config.databaseUrl, {
+        server: true,
+        onSoleChange: (sole) =>
+          logger.info(
+            { soleServer: sole },
+            sole
+              ? 'the only process on this database: revalidations use the content versions kept in memory'
+              : 'another process uses this database: revalidations read the content version from it',
+          ),
+      });
       const redisUrl = options.redis ?? process.env.REDIS_URL;
       const redis = redisUrl ? await (await import('../budget/redis-limiters.js')).connectRedisLimiters(redisUrl) : null;
       const limiters = redis?.limiters ?? store.sharedLimiters ?? memoryLimiters;

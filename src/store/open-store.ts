@@ -6,7 +6,10 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/content.db';
  * Opens the store a database URL names: `sqlite:<path>` (the embedded default) or `postgres://…` /
  * `postgresql://…` (with optional `?schema=<name>` and `?pool=<N>`).
  */
-export async function openStore(databaseUrl: string, { server = false }: { server?: boolean } = {}): Promise<Store> {
+export async function openStore(
+  databaseUrl: string,
+  { server = false, onSoleChange }: { server?: boolean; onSoleChange?: (sole: boolean) => void } = {},
+): Promise<Store> {
   // Each driver is loaded only when its database is used: a command on SQLite never loads pg, nor the reverse.
   if (databaseUrl.startsWith('sqlite:')) {
     const { openSqliteStore } = await import('./sqlite/index.js');
@@ -14,7 +17,7 @@ export async function openStore(databaseUrl: string, { server = false }: { serve
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const { openPostgresStore } = await import('./postgres/index.js');
-    return openPostgresStore(databaseUrl, { keepVersions: server });
+    return openPostgresStore(databaseUrl, { keepVersions: server, onSoleChange });
   }
   throw new Error(`Unsupported database URL "${redactUrl(databaseUrl)}": use sqlite:<path> or postgres://…`);
 }

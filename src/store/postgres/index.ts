@@ -59,10 +59,15 @@ export interface OpenPostgresOptions {
    * Every process counts itself among the schema's processes before its first statement, whatever this says.
    */
   keepVersions?: boolean;
+  /** Told when the server becomes, or stops being, the only process on the schema (for its log). */
+  onSoleChange?: (sole: boolean) => void;
 }
 
 /** Connects a pool to the database the URL names and brings its schema up to date. */
-export async function openPostgresStore(databaseUrl: string, { keepVersions = false }: OpenPostgresOptions = {}): Promise<Store> {
+export async function openPostgresStore(
+  databaseUrl: string,
+  { keepVersions = false, onSoleChange }: OpenPostgresOptions = {},
+): Promise<Store> {
   const options = parsePostgresUrl(databaseUrl);
   let membership: WritersMembership;
   try {
@@ -81,7 +86,7 @@ export async function openPostgresStore(databaseUrl: string, { keepVersions = fa
     await Promise.all([pool.end().catch(() => {}), membership.close()]);
     throw new Error(`PostgreSQL at ${describeServer(options.connectionString)}: ${(error as Error).message}`, { cause: error });
   }
-  if (keepVersions) membership.keepTryingToBeSole();
+  if (keepVersions) membership.keepTryingToBeSole(onSoleChange);
   let closed: Promise<void> | null = null;
   const outbox = new PostgresOutbox();
   const statistics = new RecordStatistics(pool);

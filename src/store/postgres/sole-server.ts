@@ -33,6 +33,7 @@ export class WritersMembership {
   private closed = false;
 
   private listening = false;
+  private onChange: (sole: boolean) => void = () => {};
 
   private constructor(
     private client: pg.Client,
@@ -72,7 +73,8 @@ export class WritersMembership {
   }
 
   /** For a server: tries to become the sole process now, and again while it is not. */
-  keepTryingToBeSole(): void {
+  keepTryingToBeSole(onChange: (sole: boolean) => void = () => {}): void {
+    this.onChange = onChange;
     this.listening = true;
     this.listen();
   }
@@ -132,6 +134,7 @@ export class WritersMembership {
         this.trustedUntil = sentAt + LEASE_MS;
         this.epochCount++;
         this.renew();
+        this.onChange(true);
         return;
       }
     } catch {
@@ -172,11 +175,13 @@ export class WritersMembership {
   }
 
   private stopTrusting(): void {
-    if (this.sole) this.epochCount++;
+    if (!this.sole) return;
+    this.epochCount++;
     this.sole = false;
     this.trustedUntil = 0;
     if (this.renewTimer) clearTimeout(this.renewTimer);
     this.renewTimer = null;
+    this.onChange(false);
   }
 
   /**

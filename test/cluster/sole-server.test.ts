@@ -1,0 +1,118 @@
+// A server that is the only process on its PostgreSQL schema keeps the content versions it reads and answers
+// revalidations from them (sole-server.ts, kept-versions.ts). Exactness: its own writes, a process that joins to
+// write, and a second server each move the tag of the very next revalidation; it says in its log when it starts and
+// stops keeping them, and starts again once the others have left.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Admin, request, uniqueSlug, type GqlResponse } from '../support/client.js';
+import { postgresTarget, type Target } from '../support/databases.js';
+import { execDirect } from '../support/direct-sql.js';
+import { bootstrapArgs, runCli, startServer, type BootstrapResult, type TestServer } from '../support/server.js';
+import { waitFor } from '../support/wait-for.js';
+
+const postgres = await postgresTarget();
+if ('failure' in postgres) {
+  test('sole server (CI=true requires PostgreSQL)', () => assert.fail(postgres.failure));
+}
+const skip = 'failure' in postgres ? postgres.failure : postgres.skip;
+
+describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }, () => {
+  let server: TestServer;
+  let owner: Admin;
+  let shelf: { id: string; slug: string };
+  let pageUrl: string;
+
+  before(async () => {
+    server = await startServer({ databaseUrl: (postgres as Target).url('sole') });
+    owner = await bootstrapByCli(server);
+    shelf = await owner.createSimpleModel({ slug: uniqueSlug('shelf'), deliveryAccess: 'public' });
+    await owner.importRows(shelf.id, [{ title: 'first' }, { title: 'second' }]);
+    const query = `{ public { model { records(modelSlug: "${shelf.slug}", limit: 10) { total items { id } } } } }`;
+    pageUrl = `${server.deliveryUrl('acme', 'main')}?${new URLSearchParams({ query })}`;
+  });
+
+  after(async () => {
+    await server?.dispose();
+    if (!('failure' in postgres)) await postgres.cleanup();
+  });
+
+  /**
+   * The CLI's bootstrap, a process of its own that leaves (the harness's in-process setup store would stay open, and
+   * the server would never be the only process).
+   */
+  async function bootstrapByCli(of: TestServer): Promise<Admin> {
+    const result = await runCli(bootstrapArgs({ org: 'acme', workspace: 'main', email: 'owner@acme.test' }, of.databaseUrl));
+    assert.equal(result.code, 0, result.stderr);
+    const { token, workspaceId } = JSON.parse(result.stdout.trim()) as BootstrapResult;
+    return new Admin(of, { token, workspaceId });
+  }
+
+  /** The server's log lines that say whether it is the only process, in order. */
+  function soleStates(of: TestServer = server): boolean[] {
+    return of.stdout
+      .split('\n')
+      .filter((line) => line.includes('"soleServer":'))
+      .map((line) => (JSON.parse(line) as { soleServer: boolean }).soleServer);
+  }
+
+  async function untilSole(): Promise<number> {
+    await waitFor(() => soleStates().at(-1) === true, { timeoutMs: 15_000, message: 'the server says it is the only process' });
+    return soleStates().length;
+  }
+
+  function page(etag?: string): Promise<GqlResponse> {
+    return request(pageUrl, { headers: { accept: 'application/json', ...(etag ? { 'if-none-match': etag } : {}) } });
+  }
+
+  async function currentTag(): Promise<string> {
+    const answer = await page();
+    assert.equal(answer.status, 200, answer.text);
+    const etag = answer.headers.get('etag');
+    assert.ok(etag);
+    // Answered from the version the server keeps (a URL it knows): 304.
+    assert.equal((await page(etag)).status, 304);
+    assert.equal((await page(etag)).status, 304);
+    return etag;
+  }
+
+  test('sole server: its own writes move the tag of the next revalidation, while it stays the only process', async () => {
+    for (let round = 0; round < 3; round++) {
+      const states = await untilSole();
+      const etag = await currentTag();
+      await owner.createRecord(shelf.id, { title: `own write ${round}` });
+      const after = await page(etag);
+      assert.equal(after.status, 200, `round ${round}: ${after.status}`);
+      assert.notEqual(after.headers.get('etag'), etag);
+      assert.equal(soleStates().length, states, 'still the only process: the write itself made the kept version stale');
+    }
+  });
+
+  test('sole server: a process that joins to write (a CLI, a script) makes it stop keeping versions before it writes', async () => {
+    for (let round = 0; round < 3; round++) {
+      const states = await untilSole();
+      const etag = await currentTag();
+      await execDirect(server.databaseUrl, `UPDATE models SET content_version = content_version + 1 WHERE id = '${shelf.id}'`);
+      assert.equal(soleStates()[states], false, `round ${round}: the server gave way before the write`);
+      const after = await page(etag);
+      assert.equal(after.status, 200, `round ${round}: ${after.status} ${after.text}`);
+      assert.notEqual(after.headers.get('etag'), etag);
+    }
+  });
+
+  test('sole server: a second server makes the first read versions again; when it stops, the first keeps them again', async () => {
+    const states = await untilSole();
+    const etag = await currentTag();
+    const second = await startServer({ dir: server.dir, databaseUrl: server.databaseUrl });
+    try {
+      assert.equal(soleStates()[states], false, 'the first gave way to the second');
+      const secondOwner = await bootstrapByCli(second);
+      await secondOwner.createRecord(shelf.id, { title: 'through the second server' });
+      const after = await page(etag);
+      assert.equal(after.status, 200, `${after.status} ${after.text}`);
+      assert.ok(!soleStates(second).includes(true), 'neither server is the only one while both run');
+    } finally {
+      await second.stop();
+    }
+    await untilSole();
+  });
+});
