@@ -2,6 +2,7 @@ import pg from 'pg';
 import { syncFieldIndexes } from '../postgres/field-indexes.js';
 import { parsePostgresUrl } from '../postgres/index.js';
 import { migrate } from '../postgres/migrations.js';
+import { WritersMembership } from '../postgres/sole-server.js';
 import { quoteIdentifier } from '../postgres/sql.js';
 import { NULL_TEXT, type ChunkDigest } from './checksum.js';
 import { copyIn, copyText } from './postgres-copy-in.js';
@@ -36,7 +37,11 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
   // One connection: a source reads in one snapshot, a target writes one batch at a time.
   const client = new pg.Client({ connectionString: options.connectionString, connectionTimeoutMillis: 10_000 });
   client.on('error', () => {});
+  let membership: WritersMembership | null = null;
   try {
+    // A target is written to: it counts itself among the schema's processes first, as every writer does
+    // (a sole server there then stops keeping content versions).
+    if (role === 'target') membership = await WritersMembership.join(options.connectionString, options.schema);
     await client.connect();
     await client.query('SELECT 1');
     // A batch lost to a crash of the server is written again by --resume, and the copy is verified at the end: it
@@ -44,6 +49,7 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
     if (role === 'target') await client.query('SET synchronous_commit = off');
   } catch (error) {
     await client.end().catch(() => {});
+    await membership?.close();
     throw new Error(`${role}: cannot reach PostgreSQL at ${description}: ${(error as Error).message}`, { cause: error });
   }
   const types = new Map<string, ColumnType[]>();
@@ -209,6 +215,7 @@ export async function openPostgresSide(databaseUrl: string, role: 'source' | 'ta
     },
     async close() {
       await client.end().catch(() => {});
+      await membership?.close();
     },
   };
 }
