@@ -87,6 +87,33 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
     }
   });
 
+  test('sole server: every kind of write through it moves the tag of the next revalidation', async () => {
+    const states = await untilSole();
+    const records = (await owner.list(shelf.id)).items;
+    const update = 'mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { id } } }';
+    const workspace = 'mutation($input: UpdateWorkspaceInput!) { workspace { update(input: $input) { defaultLocale } } }';
+    let created: { id: string } | undefined;
+    const writes: [string, () => Promise<unknown>][] = [
+      ['record.create', () => owner.createRecord(shelf.id, { title: 'new' })],
+      ['record.import', () => owner.importRows(shelf.id, [{ title: 'imported' }])],
+      ['record.patch', () => owner.patchRaw(records[0]!.id, { title: 'patched' })],
+      ['record.update', () => owner.updateRaw(records[1]!.id, { title: 'updated' })],
+      ['record.delete', () => owner.deleteRaw(records[2]!.id)],
+      ['model.update', () => owner.ok(update, { input: { id: shelf.id, name: 'Bookshelf' } })],
+      ['workspace.update', () => owner.ok(workspace, { input: { defaultLocale: 'de' } })],
+      ['model.create', async () => (created = await owner.createSimpleModel({ deliveryAccess: 'public' }))],
+      ['model.delete', () => owner.ok('mutation($id: ID!) { model { delete(id: $id) { deleted } } }', { id: created!.id })],
+    ];
+    for (const [what, write] of writes) {
+      const etag = await currentTag();
+      await write();
+      const after = await page(etag);
+      assert.equal(after.status, 200, `${what}: ${after.status} ${after.text}`);
+      assert.notEqual(after.headers.get('etag'), etag, what);
+    }
+    assert.equal(soleStates().length, states, 'the server stayed the only process throughout');
+  });
+
   test('sole server: a process that joins to write (a CLI, a script) makes it stop keeping versions before it writes', async () => {
     for (let round = 0; round < 3; round++) {
       const states = await untilSole();
