@@ -33,6 +33,9 @@ export class WritersMembership {
   private closed = false;
 
   private listening = false;
+  /** The server session that holds this process's shared lock; another one answering means a pooler in between. */
+  private backendPid = 0;
+  private pooled = false;
   private onChange: (sole: boolean) => void = () => {};
 
   private constructor(
@@ -106,10 +109,14 @@ export class WritersMembership {
     const started = Date.now();
     let waited = false;
     for (;;) {
-      const { rows } = await this.client.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock_shared(${LOCK_KEY}) AS taken`, [
-        this.schema,
-      ]);
-      if (rows[0]!.taken) break;
+      const { rows } = await this.client.query<{ taken: boolean; pid: number }>(
+        `SELECT pg_try_advisory_lock_shared(${LOCK_KEY}) AS taken, pg_backend_pid() AS pid`,
+        [this.schema],
+      );
+      if (rows[0]!.taken) {
+        this.backendPid = rows[0]!.pid;
+        break;
+      }
       waited = true;
       if (Date.now() - started > JOIN_TIMEOUT_MS) {
         throw new Error('another server process using this database did not let this one in within 30 s');
@@ -123,12 +130,17 @@ export class WritersMembership {
 
   private async tryExclusive(): Promise<void> {
     this.retryTimer = null;
-    if (this.closed) return;
+    if (this.closed || this.pooled) return;
     try {
       const sentAt = Date.now();
-      const { rows } = await this.client.query<{ taken: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_KEY}) AS taken`, [
-        this.schema,
-      ]);
+      const { rows } = await this.client.query<{ taken: boolean; pid: number }>(
+        `SELECT pg_try_advisory_lock(${LOCK_KEY}) AS taken, pg_backend_pid() AS pid`,
+        [this.schema],
+      );
+      if (rows[0]!.pid !== this.backendPid) {
+        this.onPooledSession();
+        return;
+      }
       if (rows[0]!.taken && !this.closed) {
         this.sole = true;
         this.trustedUntil = sentAt + LEASE_MS;
@@ -148,9 +160,13 @@ export class WritersMembership {
   private renew(): void {
     this.renewTimer = setTimeout(() => {
       const sentAt = Date.now();
-      this.client.query('SELECT 1').then(
-        () => {
+      this.client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid').then(
+        ({ rows }) => {
           if (!this.sole) return;
+          if (rows[0]!.pid !== this.backendPid) {
+            this.onPooledSession();
+            return;
+          }
           this.trustedUntil = sentAt + LEASE_MS;
           this.renew();
         },
@@ -172,6 +188,18 @@ export class WritersMembership {
       },
       () => this.lose(this.client),
     );
+  }
+
+  /**
+   * The connection's statements run in more than one server session: a pooler in transaction mode is between this
+   * process and PostgreSQL, and a session's lock means nothing there. Never sole, then (each revalidation reads).
+   */
+  private onPooledSession(): void {
+    this.stopTrusting();
+    this.listening = false;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.pooled = true;
   }
 
   private stopTrusting(): void {
