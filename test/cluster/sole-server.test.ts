@@ -4,6 +4,8 @@
 // stops keeping them, and starts again once the others have left.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { Admin, request, uniqueSlug, type GqlResponse } from '../support/client.js';
 import { postgresTarget, type Target } from '../support/databases.js';
 import { execDirect } from '../support/direct-sql.js';
@@ -124,6 +126,33 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
       assert.equal(after.status, 200, `round ${round}: ${after.status} ${after.text}`);
       assert.notEqual(after.headers.get('etag'), etag);
     }
+  });
+
+  test('sole server: when its lock connection is cut, it stops keeping versions at once, joins again and becomes sole again', async () => {
+    const states = await untilSole();
+    const etag = await currentTag();
+    const admin = new pg.Client({ connectionString: parsePostgresUrl(server.databaseUrl).connectionString });
+    await admin.connect();
+    try {
+      // The session that holds the writers' lock exclusively: the server's lock connection.
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND mode = 'ExclusiveLock' AND granted`,
+        [0x43530004],
+      );
+      assert.equal(rows.length, 1, 'one session holds the lock exclusively');
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    } finally {
+      await admin.end();
+    }
+    await waitFor(() => soleStates()[states] === false, { timeoutMs: 5000, message: 'the server says it stopped' });
+    await owner.createRecord(shelf.id, { title: 'while it joined again' });
+    const after = await page(etag);
+    assert.equal(after.status, 200, `${after.status} ${after.text}`);
+    await waitFor(() => soleStates().length > states + 1 && soleStates().at(-1) === true, {
+      timeoutMs: 15_000,
+      message: 'the server becomes sole again on a new connection',
+    });
+    assert.equal((await page(after.headers.get('etag')!)).status, 304);
   });
 
   test('sole server: a second server makes the first read versions again; when it stops, the first keeps them again', async () => {

@@ -33,6 +33,7 @@ export class WritersMembership {
   private closed = false;
 
   private listening = false;
+  private rejoining = false;
   /** The server session that holds this process's shared lock; another one answering means a pooler in between. */
   private backendPid = 0;
   private pooled = false;
@@ -222,21 +223,34 @@ export class WritersMembership {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
     client.end().catch(() => {});
-    if (!this.closed) void this.rejoin(client);
+    // One rejoin at a time: a broken connection reports both 'error' and 'end'.
+    if (!this.closed && !this.rejoining) {
+      this.rejoining = true;
+      void this.rejoin();
+    }
   }
 
-  private async rejoin(lost: pg.Client, delayMs = 200): Promise<void> {
+  private async rejoin(delayMs = 200): Promise<void> {
     await sleep(delayMs);
-    if (this.closed || this.client !== lost) return;
+    if (this.closed) {
+      this.rejoining = false;
+      return;
+    }
+    let client: pg.Client | null = null;
     try {
-      const client = await connectClient(this.connectionString);
+      client = await connectClient(this.connectionString);
+      if (this.closed) throw new Error('closed');
       this.client = client;
       this.watch(client);
       await this.takeShared();
-      if (this.listening) this.listen();
     } catch {
-      if (!this.closed) void this.rejoin(this.client, Math.min(delayMs * 2, 5_000));
+      await client?.end().catch(() => {});
+      if (this.closed) this.rejoining = false;
+      else void this.rejoin(Math.min(delayMs * 2, 5_000));
+      return;
     }
+    this.rejoining = false;
+    if (this.listening) this.listen();
   }
 }
 

@@ -48,12 +48,17 @@ export function trackWrites(pool: Pool, tracker: WriteTracker, reads: ReadonlySe
       ended = true;
       tracker.end();
     };
+    let result: unknown;
     try {
-      return (query(...args) as Promise<unknown>).finally(end);
+      result = query(...args);
     } catch (error) {
       end();
       throw error;
     }
+    // A promise (what the stores use); anything else (a submittable such as a cursor) is not followed.
+    if (result instanceof Promise) return result.finally(end);
+    end();
+    return result;
   };
   const trackedConnect = (...args: unknown[]): unknown => {
     // With a callback: the pool's own query, tracked as a query above.
