@@ -79,7 +79,7 @@ export async function openPostgresStore(
   // An idle connection that breaks (server restart) is dropped by the pool; without a listener it would crash the process.
   pool.on('error', () => {});
   const tracker = new WriteTracker();
-  trackWrites(pool, tracker, READ_STATEMENTS);
+  trackWrites(pool, tracker, READ_STATEMENTS, () => membership.whenCounted());
   try {
     await migrate(pool, options.schema);
   } catch (error) {

@@ -33,7 +33,8 @@ export class WritersMembership {
   private closed = false;
 
   private listening = false;
-  private rejoining = false;
+  /** While this process joins again after its lock connection broke: resolved once it holds its shared lock again. */
+  private rejoined: { promise: Promise<void>; resolve: () => void } | null = null;
   /** The server session that holds this process's shared lock; another one answering means a pooler in between. */
   private backendPid = 0;
   private pooled = false;
@@ -214,8 +215,10 @@ export class WritersMembership {
   }
 
   /**
-   * The connection (and with it the locks) is gone or going: stop trusting, and join again on a new one. (Until it
-   * has, this process writes without being counted; a sole server elsewhere keeps a version at most KEPT_MS.)
+   * The connection (and with it the locks) is gone or going: stop trusting, and join again on a new one. Until it
+   * has, the store's statements wait (whenCounted), so that none runs uncounted while a server elsewhere may have
+   * become the sole one; one already running when the connection broke is not held back, and a sole server elsewhere
+   * keeps a version at most KEPT_MS, which bounds that case.
    */
   private lose(client: pg.Client): void {
     if (client !== this.client) return;
@@ -224,8 +227,10 @@ export class WritersMembership {
     this.retryTimer = null;
     client.end().catch(() => {});
     // One rejoin at a time: a broken connection reports both 'error' and 'end'.
-    if (!this.closed && !this.rejoining) {
-      this.rejoining = true;
+    if (!this.closed && this.rejoined === null) {
+      let resolve = () => {};
+      const promise = new Promise<void>((done) => (resolve = done));
+      this.rejoined = { promise, resolve };
       void this.rejoin();
     }
   }
@@ -233,7 +238,7 @@ export class WritersMembership {
   private async rejoin(delayMs = 200): Promise<void> {
     await sleep(delayMs);
     if (this.closed) {
-      this.rejoining = false;
+      this.endRejoin();
       return;
     }
     let client: pg.Client | null = null;
@@ -245,14 +250,31 @@ export class WritersMembership {
       await this.takeShared();
     } catch {
       await client?.end().catch(() => {});
-      if (this.closed) this.rejoining = false;
+      if (this.closed) this.endRejoin();
       else void this.rejoin(Math.min(delayMs * 2, 5_000));
       return;
     }
-    this.rejoining = false;
+    this.endRejoin();
     if (this.listening) this.listen();
   }
+
+  private endRejoin(): void {
+    this.rejoined?.resolve();
+    this.rejoined = null;
+  }
+
+  /**
+   * Null while this process is counted; while it joins again, a promise of that (at most `maxWaitMs`: a database
+   * that is away fails the statement that waited, as before).
+   */
+  whenCounted(maxWaitMs = REJOIN_WAIT_MS): Promise<void> | null {
+    if (this.rejoined === null) return null;
+    return Promise.race([this.rejoined.promise, sleep(maxWaitMs)]);
+  }
 }
+
+/** How long a statement waits for its process to be counted again before it runs anyway. */
+const REJOIN_WAIT_MS = 2_000;
 
 /** How long a sole server keeps a content version it read: a bound on staleness should a process be uncounted. */
 export const KEPT_MS = 1_000;

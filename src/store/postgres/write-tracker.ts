@@ -34,13 +34,24 @@ export class WriteTracker {
  * statements in `reads`, which only read: the query from its start until its answer is in, the connection until
  * it is released.
  */
-export function trackWrites(pool: Pool, tracker: WriteTracker, reads: ReadonlySet<string>): void {
+export function trackWrites(
+  pool: Pool,
+  tracker: WriteTracker,
+  reads: ReadonlySet<string>,
+  /** A promise to wait for before a statement that may write (the process is being counted again); null: none. */
+  gate: () => Promise<void> | null = () => null,
+): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
   const tracked = (...args: unknown[]): unknown => {
     const config = args[0] as Partial<QueryConfig> | string;
     const isRead = typeof config === 'object' && config.name !== undefined && reads.has(config.name);
     if (isRead || args.some((arg) => typeof arg === 'function')) return query(...args);
+    const waiting = gate();
+    if (waiting !== null) return waiting.then(() => run(args));
+    return run(args);
+  };
+  const run = (args: unknown[]): unknown => {
     tracker.begin();
     let ended = false;
     const end = () => {
@@ -66,6 +77,8 @@ export function trackWrites(pool: Pool, tracker: WriteTracker, reads: ReadonlySe
     return checkout();
   };
   const checkout = async (): Promise<PoolClient> => {
+    const waiting = gate();
+    if (waiting !== null) await waiting;
     tracker.begin();
     let client: PoolClient;
     try {

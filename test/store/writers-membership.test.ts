@@ -1,0 +1,94 @@
+// The processes of a PostgreSQL schema (sole-server.ts): every process holds the writers' lock shared; a server holds
+// it exclusively while it is alone and gives way to a process that joins; a process whose lock connection breaks
+// joins again, and the store's statements that may write wait for that (write-tracker.ts), so none runs uncounted.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { parsePostgresUrl } from '../../src/store/postgres/index.js';
+import { WritersMembership } from '../../src/store/postgres/sole-server.js';
+import { trackWrites, WriteTracker } from '../../src/store/postgres/write-tracker.js';
+import { postgresTarget, type Target } from '../support/databases.js';
+import { waitFor } from '../support/wait-for.js';
+
+const postgres = await postgresTarget();
+if ('failure' in postgres) {
+  test('writers membership (CI=true requires PostgreSQL)', () => assert.fail(postgres.failure));
+}
+const skip = 'failure' in postgres ? postgres.failure : postgres.skip;
+const WRITERS_LOCK = 0x43530004;
+
+describe('PostgreSQL: the writers of a schema', { skip }, () => {
+  const { connectionString, schema } = parsePostgresUrl((postgres as Target).url('writers'));
+  const admin = () => new pg.Client({ connectionString });
+
+  after(async () => {
+    if (!('failure' in postgres)) await postgres.cleanup();
+  });
+
+  /** The sessions holding the schema's writers' lock, with their mode. */
+  const HOLDERS = `SELECT pid, mode FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${WRITERS_LOCK}
+      AND objid::bigint = (hashtext($1)::bigint + 4294967296) % 4294967296 ORDER BY pid, mode`;
+
+  async function holders(): Promise<{ pid: number; mode: string }[]> {
+    const client = admin();
+    await client.connect();
+    try {
+      return (await client.query<{ pid: number; mode: string }>(HOLDERS, [schema])).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  test('writers: a server alone holds the lock exclusively; a joiner makes it give way first, then holds it shared', async () => {
+    const server = await WritersMembership.join(connectionString, schema);
+    const changes: boolean[] = [];
+    server.keepTryingToBeSole((sole) => changes.push(sole));
+    try {
+      await waitFor(() => server.isSole, { timeoutMs: 5000, message: 'the server becomes sole' });
+      assert.deepEqual(
+        (await holders()).map((holder) => holder.mode),
+        ['ExclusiveLock', 'ShareLock'],
+      );
+      const joiner = await WritersMembership.join(connectionString, schema);
+      try {
+        assert.equal(server.isSole, false, 'the server stopped before the joiner was let in');
+        assert.deepEqual(changes, [true, false]);
+        assert.deepEqual(
+          (await holders()).map((holder) => holder.mode),
+          ['ShareLock', 'ShareLock'],
+        );
+      } finally {
+        await joiner.close();
+      }
+      await waitFor(() => server.isSole, { timeoutMs: 5000, message: 'the server is sole again once the joiner left' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('writers: a statement that may write waits until its process, whose lock connection broke, holds the lock again', async () => {
+    const membership = await WritersMembership.join(connectionString, schema);
+    const pool = new pg.Pool({ connectionString, max: 2 });
+    trackWrites(pool, new WriteTracker(), new Set(), () => membership.whenCounted());
+    try {
+      const [before] = await holders();
+      assert.ok(before, 'the process holds the lock');
+      const client = admin();
+      await client.connect();
+      await client.query('SELECT pg_terminate_backend($1)', [before.pid]);
+      await client.end();
+      await waitFor(() => membership.whenCounted() !== null, { timeoutMs: 5000, message: 'the process saw its lock go' });
+      // Runs once the process is counted again: at that moment a new session of it holds the lock.
+      const { rows } = await pool.query<{ pid: number }>(
+        HOLDERS.replace('SELECT pid, mode', 'SELECT pid').replace('ORDER BY pid, mode', ''),
+        [schema],
+      );
+      assert.equal(rows.length, 1, 'the lock was held again when the statement ran');
+      assert.notEqual(rows[0]!.pid, before.pid);
+      assert.equal(membership.whenCounted(), null);
+    } finally {
+      await pool.end();
+      await membership.close();
+    }
+  });
+});
