@@ -251,7 +251,7 @@ export class WritersMembership {
     } catch {
       await client?.end().catch(() => {});
       if (this.closed) this.endRejoin();
-      else void this.rejoin(Math.min(delayMs * 2, 5_000));
+      else void this.rejoin(Math.min(delayMs * 2, REJOIN_RETRY_MAX_MS));
       return;
     }
     this.endRejoin();
@@ -275,6 +275,8 @@ export class WritersMembership {
 
 /** How long a statement waits for its process to be counted again before it runs anyway. */
 const REJOIN_WAIT_MS = 2_000;
+/** The longest pause between two attempts to join again (they start 200 ms apart and double). */
+const REJOIN_RETRY_MAX_MS = 1_000;
 
 /** How long a sole server keeps a content version it read: a bound on staleness should a process be uncounted. */
 export const KEPT_MS = 1_000;
