@@ -42,6 +42,7 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     maxResponseBytes: envInt('MAX_RESPONSE_BYTES') ?? DEFAULTS.maxResponseBytes,
     publicBodyLimitBytes: envInt('PUBLIC_BODY_LIMIT_BYTES') ?? DEFAULTS.publicBodyLimitBytes,
     deliveryMaxAge: options.deliveryMaxAge ?? envSeconds('DELIVERY_MAX_AGE') ?? DEFAULTS.deliveryMaxAge,
+    soleServer: envTrueFalse('SOLE_SERVER') ?? true,
     requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
@@ -242,7 +243,7 @@ export function registerServe(program: Command): void {
       const config = resolveConfig(options);
       const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
       const store = await openStore(config.databaseUrl, {
-        server: true,
+        keepVersions: config.soleServer,
         onSoleChange: (sole) =>
           logger.info(
             { soleServer: sole },

@@ -27,6 +27,11 @@ export interface ServerConfig {
    * they revalidate (s-maxage, stale-while-revalidate); 0: revalidate every time (--delivery-max-age, env DELIVERY_MAX_AGE).
    */
   deliveryMaxAge: number;
+  /**
+   * On PostgreSQL: keep the content versions read while this is the only process on the schema (env SOLE_SERVER;
+   * default true). Off for databases whose advisory locks are no-ops.
+   */
+  soleServer: boolean;
   /** Time a client has to send a whole request, headers and body (env REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   /** Time a client has to send the request headers (env HEADERS_TIMEOUT_MS; at most the request timeout). */

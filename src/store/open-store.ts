@@ -8,7 +8,14 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/content.db';
  */
 export async function openStore(
   databaseUrl: string,
-  { server = false, onSoleChange }: { server?: boolean; onSoleChange?: (sole: boolean) => void } = {},
+  {
+    keepVersions = false,
+    onSoleChange,
+  }: {
+    /** A server on PostgreSQL: keep the content versions it reads while it is the only process (sole-server.ts). */
+    keepVersions?: boolean;
+    onSoleChange?: (sole: boolean) => void;
+  } = {},
 ): Promise<Store> {
   // Each driver is loaded only when its database is used: a command on SQLite never loads pg, nor the reverse.
   if (databaseUrl.startsWith('sqlite:')) {
@@ -17,7 +24,7 @@ export async function openStore(
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const { openPostgresStore } = await import('./postgres/index.js');
-    return openPostgresStore(databaseUrl, { keepVersions: server, onSoleChange });
+    return openPostgresStore(databaseUrl, { keepVersions, onSoleChange });
   }
   throw new Error(`Unsupported database URL "${redactUrl(databaseUrl)}": use sqlite:<path> or postgres://…`);
 }

@@ -171,4 +171,22 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
     }
     await untilSole();
   });
+
+  test('sole server: SOLE_SERVER=false keeps it from ever keeping versions; revalidations still answer 304', async () => {
+    const off = await startServer({ databaseUrl: (postgres as Target).url('sole_off'), env: { SOLE_SERVER: 'false' } });
+    try {
+      const offOwner = await bootstrapByCli(off);
+      const model = await offOwner.createSimpleModel({ slug: uniqueSlug('shelf'), deliveryAccess: 'public' });
+      const query = `{ public { model { records(modelSlug: "${model.slug}", limit: 10) { total } } } }`;
+      const url = `${off.deliveryUrl('acme', 'main')}?${new URLSearchParams({ query })}`;
+      const answer = await request(url, { headers: { accept: 'application/json' } });
+      const etag = answer.headers.get('etag')!;
+      assert.equal((await request(url, { headers: { accept: 'application/json', 'if-none-match': etag } })).status, 304);
+      // Longer than a server takes to become sole (it tries at start and every 2 s).
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      assert.deepEqual(soleStates(off), [], 'never sole');
+    } finally {
+      await off.dispose();
+    }
+  });
 });
