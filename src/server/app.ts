@@ -25,6 +25,7 @@ import { serverWithEarlyAnswers, type EarlyAnswer } from './http-server.js';
 import { registerMcpRoute } from './mcp-route.js';
 import { cachingQuerystringParser, routerQuerystringParser } from './querystring.js';
 import { sendRefusal } from './reply.js';
+import { requestLogFields } from './request-log.js';
 import { answerClientError, answerFrameworkError, answerNotFound } from './router-errors.js';
 import { registerSessionRoutes, type SignInOptions } from './session-routes.js';
 import { registerSignInLinkRoute } from './sign-in-link-route.js';
@@ -115,18 +116,7 @@ export async function buildApp({
     done(null, payload);
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const url = request.url;
-    const queryStart = url.indexOf('?');
-    request.log.info(
-      {
-        method: request.method,
-        // The path: the query string may hold anything a client sent (it is not logged).
-        url: queryStart === -1 ? url : url.slice(0, queryStart),
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request',
-    );
+    request.log.info(requestLogFields(request.method, request.url, reply.statusCode, reply.elapsedTime), 'request');
     done();
   });
   app.removeContentTypeParser(['text/plain', 'application/json']);

@@ -8,6 +8,7 @@ import { deepEqual } from '../shared/json.js';
 import type { Store, VersionedWorkspace } from '../store/store.js';
 import { entityTag, evaluateIfNoneMatch } from './delivery-cache.js';
 import { contentTypeFor } from './reply.js';
+import { requestLogFields } from './request-log.js';
 
 /** The ETag, Cache-Control and Vary of a delivery answer. */
 export interface CacheHeaders {
@@ -16,7 +17,7 @@ export interface CacheHeaders {
   vary: string;
 }
 
-/** The CORS headers of a delivery answer that is not a preflight, for the request's Origin (delivery-cors.ts). */
+/** The CORS headers of a delivery answer that is not a preflight, for the request's Origin (delivery-route.ts). */
 export type CorsHeadersOf = (origin: string | undefined) => readonly (readonly [string, string])[];
 
 /**
@@ -106,19 +107,10 @@ export class DeliveryRevalidation {
     headers.vary = vary === undefined ? cache.vary : `${vary}, ${cache.vary}`;
     // As Fastify's HEAD routes answer (a cache does not take Content-Length from a 304: RFC 9111 §3.2).
     if (request.method === 'HEAD') headers['content-length'] = '0';
+    // The line Fastify's requests get (app.ts), with the request id its child logger would add.
     response.once('finish', () => {
-      const url = request.url ?? '';
-      const queryStart = url.indexOf('?');
-      this.logger.info(
-        {
-          requestId,
-          method: request.method,
-          url: queryStart === -1 ? url : url.slice(0, queryStart),
-          status: 304,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
-        },
-        'request',
-      );
+      const fields = requestLogFields(request.method, request.url ?? '', 304, performance.now() - started);
+      this.logger.info({ requestId, ...fields }, 'request');
     });
     response.writeHead(304, headers);
     response.end();

@@ -16,7 +16,7 @@ export type EarlyAnswer = (request: IncomingMessage, response: ServerResponse, n
 /**
  * The HTTP server Fastify would make (its `serverFactory`, with the settings Fastify gives its own server), whose
  * requests are offered to `earlyAnswer()` first: the delivery route's revalidations, which are cheaper answered
- * here than after Fastify's per-request work (a fifth of a 304's time is the 304 itself).
+ * here than after Fastify's per-request work (145 k instructions a 304 inside Fastify, 127 k here: benchmarks.md).
  */
 export function serverWithEarlyAnswers(earlyAnswer: () => EarlyAnswer | null) {
   return (handler: RequestListener, options: Record<string, unknown>): Server => {

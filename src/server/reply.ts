@@ -22,7 +22,11 @@ export function graphQLContentType(request: FastifyRequest): string {
 
 /** The content type of the answers to a request with this Accept header. */
 export function contentTypeFor(accept: string | undefined): string {
-  return accept !== undefined && accept.includes(GRAPHQL_RESPONSE_TYPE) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
+  return acceptsGraphQLResponse(accept) ? GRAPHQL_RESPONSE_TYPE_UTF8 : JSON_TYPE_UTF8;
+}
+
+function acceptsGraphQLResponse(accept: string | undefined): boolean {
+  return accept !== undefined && accept.includes(GRAPHQL_RESPONSE_TYPE);
 }
 
 const GRAPHQL_RESPONSE_TYPE_UTF8 = `${GRAPHQL_RESPONSE_TYPE}; charset=utf-8`;
@@ -74,7 +78,7 @@ export async function answerGraphQL(
 }
 
 /** 304 (RFC 9110 §15.4.5): no body, and the headers a 200 would have had for caches to update their copy with. */
-export function sendNotModified(reply: FastifyReply, answer: CacheableAnswer) {
+function sendNotModified(reply: FastifyReply, answer: CacheableAnswer) {
   setCacheHeaders(reply, answer);
   return reply.code(304).send();
 }
@@ -110,7 +114,7 @@ export function sendRefusal(request: FastifyRequest, reply: FastifyReply, error:
     return sendGraphQL(request, reply, 405, { errors: [serviceErrorBody(error)] });
   }
   if (error instanceof GraphQLRequestError) {
-    const status = graphQLContentType(request) === GRAPHQL_RESPONSE_TYPE_UTF8 ? statusFor(error) : 200;
+    const status = acceptsGraphQLResponse(request.headers.accept) ? statusFor(error) : 200;
     return sendGraphQL(request, reply, status, { errors: requestErrorBodies(error) });
   }
   return sendGraphQL(request, reply, statusFor(error), { errors: [serviceErrorBody(error)] });

@@ -1,6 +1,6 @@
 import { BoundedMap } from '../../shared/bounded-map.js';
 import type { VersionedWorkspace } from '../store.js';
-import { KEPT_MS, type WritersMembership } from './sole-server.js';
+import type { WritersMembership } from './sole-server.js';
 import type { WriteTracker } from './write-tracker.js';
 
 /** When a version read was sent: what must not have moved by the time it is kept, and by the time it is used. */
@@ -9,6 +9,9 @@ export interface ReadMoment {
   epoch: number;
   at: number;
 }
+
+/** How long a sole server keeps a content version it read: a bound on staleness should a process be uncounted. */
+const KEPT_MS = 1_000;
 
 interface Kept extends ReadMoment {
   versioned: VersionedWorkspace;

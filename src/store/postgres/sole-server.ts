@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 /**
  * Which processes use one schema of a PostgreSQL database, so that a server that is the only one may keep the
- * content versions it reads in memory, exactly (decisions.md, "The sole server"):
+ * content versions it reads in memory, exactly (decisions.md, "On PostgreSQL, the sole server keeps the versions it
+ * reads"):
  *
  * - Every process that opens the store holds the writers' advisory lock *shared* on a connection of its own for as
  *   long as it runs, and takes it before its first statement.
@@ -17,7 +19,7 @@ import pg from 'pg';
 const WRITERS_LOCK = 0x43530004;
 const LOCK_KEY = `${WRITERS_LOCK}, hashtext($1)`;
 const CHANNEL = 'content_service_writers';
-export const LEASE_MS = 500;
+const LEASE_MS = 500;
 const RENEW_MS = 150;
 const JOIN_RETRY_MS = 20;
 const JOIN_TIMEOUT_MS = 30_000;
@@ -218,7 +220,7 @@ export class WritersMembership {
    * The connection (and with it the locks) is gone or going: stop trusting, and join again on a new one. Until it
    * has, the store's statements wait (whenCounted), so that none runs uncounted while a server elsewhere may have
    * become the sole one; one already running when the connection broke is not held back, and a sole server elsewhere
-   * keeps a version at most KEPT_MS, which bounds that case.
+   * keeps a version at most KEPT_MS (kept-versions.ts), which bounds that case.
    */
   private lose(client: pg.Client): void {
     if (client !== this.client) return;
@@ -269,7 +271,8 @@ export class WritersMembership {
    */
   whenCounted(maxWaitMs = REJOIN_WAIT_MS): Promise<void> | null {
     if (this.rejoined === null) return null;
-    return Promise.race([this.rejoined.promise, sleep(maxWaitMs)]);
+    // The bound's timer does not keep the process alive (a command that has finished exits at once).
+    return Promise.race([this.rejoined.promise, sleep(maxWaitMs, undefined, { ref: false })]);
   }
 }
 
@@ -278,16 +281,9 @@ const REJOIN_WAIT_MS = 2_000;
 /** The longest pause between two attempts to join again (they start 200 ms apart and double). */
 const REJOIN_RETRY_MAX_MS = 1_000;
 
-/** How long a sole server keeps a content version it read: a bound on staleness should a process be uncounted. */
-export const KEPT_MS = 1_000;
-
 async function connectClient(connectionString: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString });
   client.on('error', () => {});
   await client.connect();
   return client;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -53,22 +53,16 @@ export function trackWrites(
   };
   const run = (args: unknown[]): unknown => {
     tracker.begin();
-    let ended = false;
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      tracker.end();
-    };
     let result: unknown;
     try {
       result = query(...args);
     } catch (error) {
-      end();
+      tracker.end();
       throw error;
     }
     // A promise (what the stores use); anything else (a submittable such as a cursor) is not followed.
-    if (result instanceof Promise) return result.finally(end);
-    end();
+    if (result instanceof Promise) return result.finally(() => tracker.end());
+    tracker.end();
     return result;
   };
   const trackedConnect = (...args: unknown[]): unknown => {
