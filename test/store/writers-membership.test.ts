@@ -3,11 +3,13 @@
 // joins again, and the store's statements that may write wait for that (write-tracker.ts), so none runs uncounted.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { WritersMembership } from '../../src/store/postgres/sole-server.js';
 import { trackWrites, WriteTracker } from '../../src/store/postgres/write-tracker.js';
 import { postgresTarget, type Target } from '../support/databases.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait-for.js';
 
 const postgres = await postgresTarget();
@@ -89,6 +91,37 @@ describe('PostgreSQL: the writers of a schema', { skip }, () => {
     } finally {
       await pool.end();
       await membership.close();
+    }
+  });
+
+  test('writers: while the database cannot be reached, a statement that may write does not wait to be counted', async () => {
+    const direct = new URL(connectionString);
+    const proxy = new TcpProxy(direct.hostname, Number(direct.port || 5432));
+    await proxy.open();
+    const viaProxy = new URL(connectionString);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const membership = await WritersMembership.join(viaProxy.toString(), schema);
+    const pool = new pg.Pool({ connectionString: viaProxy.toString(), max: 2 });
+    pool.on('error', () => {});
+    trackWrites(pool, new WriteTracker(), new Set(), () => membership.whenCounted());
+    try {
+      await proxy.cut();
+      await sleep(300); // the process has seen its lock connection go, and tried to connect again
+      const started = performance.now();
+      await assert.rejects(pool.query('SELECT 1'));
+      const failedAfterMs = performance.now() - started;
+      // The wait for the lock, when the database answers, lasts up to 2 s.
+      assert.ok(failedAfterMs < 1000, `the statement failed after ${Math.round(failedAfterMs)} ms`);
+
+      await proxy.open();
+      await waitFor(async () => (await holders()).length === 1, { timeoutMs: 5000, message: 'the process joined again' });
+      assert.equal(membership.whenCounted(), null);
+      assert.deepEqual((await pool.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
+    } finally {
+      await pool.end();
+      await membership.close();
+      await proxy.cut();
     }
   });
 });

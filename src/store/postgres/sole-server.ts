@@ -37,6 +37,8 @@ export class WritersMembership {
   private listening = false;
   /** While this process joins again after its lock connection broke: resolved once it holds its shared lock again. */
   private rejoined: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** The last attempt to join again could not connect: the database is away, and statements do not wait for it. */
+  private unreachable = false;
   /** The server session that holds this process's shared lock; another one answering means a pooler in between. */
   private backendPid = 0;
   private pooled = false;
@@ -230,22 +232,26 @@ export class WritersMembership {
     client.end().catch(() => {});
     // One rejoin at a time: a broken connection reports both 'error' and 'end'.
     if (!this.closed && this.rejoined === null) {
-      let resolve = () => {};
-      const promise = new Promise<void>((done) => (resolve = done));
-      this.rejoined = { promise, resolve };
-      void this.rejoin();
+      this.rejoined = pending();
+      void this.rejoin(0);
     }
   }
 
-  private async rejoin(delayMs = 200): Promise<void> {
-    await sleep(delayMs);
+  private async rejoin(delayMs: number): Promise<void> {
+    if (delayMs > 0) await sleep(delayMs);
     if (this.closed) {
       this.endRejoin();
       return;
     }
     let client: pg.Client | null = null;
     try {
-      client = await connectClient(this.connectionString);
+      try {
+        client = await connectClient(this.connectionString);
+      } catch (error) {
+        this.releaseWhileUnreachable();
+        throw error;
+      }
+      this.unreachable = false;
       if (this.closed) throw new Error('closed');
       this.client = client;
       this.watch(client);
@@ -253,7 +259,7 @@ export class WritersMembership {
     } catch {
       await client?.end().catch(() => {});
       if (this.closed) this.endRejoin();
-      else void this.rejoin(Math.min(delayMs * 2, REJOIN_RETRY_MAX_MS));
+      else void this.rejoin(Math.min(Math.max(delayMs * 2, REJOIN_RETRY_FIRST_MS), REJOIN_RETRY_MAX_MS));
       return;
     }
     this.endRejoin();
@@ -261,16 +267,28 @@ export class WritersMembership {
   }
 
   private endRejoin(): void {
+    this.unreachable = false;
     this.rejoined?.resolve();
     this.rejoined = null;
   }
 
   /**
-   * Null while this process is counted; while it joins again, a promise of that (at most `maxWaitMs`: a database
-   * that is away fails the statement that waited, as before).
+   * The database cannot be reached: the statements waiting go on (and fail as they would have without the lock),
+   * and new ones do not wait, until an attempt to join again connects.
+   */
+  private releaseWhileUnreachable(): void {
+    this.unreachable = true;
+    if (!this.rejoined) return;
+    this.rejoined.resolve();
+    this.rejoined = pending();
+  }
+
+  /**
+   * Null while this process is counted, or while the database cannot be reached (a statement then fails at once,
+   * as it would without the lock); while it joins again, a promise of that (at most `maxWaitMs`).
    */
   whenCounted(maxWaitMs = REJOIN_WAIT_MS): Promise<void> | null {
-    if (this.rejoined === null) return null;
+    if (this.rejoined === null || this.unreachable) return null;
     // The bound's timer does not keep the process alive (a command that has finished exits at once).
     return Promise.race([this.rejoined.promise, sleep(maxWaitMs, undefined, { ref: false })]);
   }
@@ -278,8 +296,15 @@ export class WritersMembership {
 
 /** How long a statement waits for its process to be counted again before it runs anyway. */
 const REJOIN_WAIT_MS = 2_000;
-/** The longest pause between two attempts to join again (they start 200 ms apart and double). */
+/** The first attempt to join again is made at once; the next ones REJOIN_RETRY_FIRST_MS apart, doubling up to REJOIN_RETRY_MAX_MS. */
+const REJOIN_RETRY_FIRST_MS = 200;
 const REJOIN_RETRY_MAX_MS = 1_000;
+
+function pending(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
 
 async function connectClient(connectionString: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString });
