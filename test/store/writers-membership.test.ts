@@ -54,6 +54,7 @@ describe('PostgreSQL: the writers of a schema', { skip }, () => {
       const joiner = await WritersMembership.join(connectionString, schema);
       try {
         assert.equal(server.isSole, false, 'the server stopped before the joiner was let in');
+        assert.equal(joiner.waitedForLease, false, 'a holder that gave way is not waited for');
         assert.deepEqual(changes, [true, false]);
         assert.deepEqual(
           (await holders()).map((holder) => holder.mode),
@@ -65,6 +66,33 @@ describe('PostgreSQL: the writers of a schema', { skip }, () => {
       await waitFor(() => server.isSole, { timeoutMs: 5000, message: 'the server is sole again once the joiner left' });
     } finally {
       await server.close();
+    }
+  });
+
+  test('writers: a joiner waits out the lease of a holder whose session ended instead of giving way', async () => {
+    // A holder that does not answer (no LISTEN): only the end of its session lets the joiner in.
+    const holder = admin();
+    holder.on('error', () => {});
+    await holder.connect();
+    await holder.query(`SELECT pg_advisory_lock(${WRITERS_LOCK}, hashtext($1))`, [schema]);
+    const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    let joined = false;
+    const joining = WritersMembership.join(connectionString, schema).then((membership) => {
+      joined = true;
+      return membership;
+    });
+    await sleep(200);
+    assert.equal(joined, false, 'the joiner waits while the lock is held');
+    const killer = admin();
+    await killer.connect();
+    await killer.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+    await killer.end();
+    await holder.end().catch(() => {});
+    const joiner = await joining;
+    try {
+      assert.equal(joiner.waitedForLease, true);
+    } finally {
+      await joiner.close();
     }
   });
 

@@ -13,8 +13,9 @@ import pg from 'pg';
  *   a content version. It checks every RENEW_MS that the connection (and so the lock) is still there, and trusts
  *   that it is sole until LEASE_MS after the last check it sent.
  * - A process that finds the lock held exclusively notifies the holder (NOTIFY) and tries again. The holder stops
- *   trusting at once and gives the exclusive lock up; the joiner then takes it shared, and waits LEASE_MS more before
- *   its first statement, in case the holder was cut off rather than asked (its lease runs out first).
+ *   trusting at once and gives the exclusive lock up; the joiner then takes it shared. If the holder's server session
+ *   is gone rather than still there, the holder was cut off rather than asked: the joiner then waits LEASE_MS more
+ *   before its first statement (the holder's lease runs out first).
  */
 const WRITERS_LOCK = 0x43530004;
 const LOCK_KEY = `${WRITERS_LOCK}, hashtext($1)`;
@@ -42,6 +43,8 @@ export class WritersMembership {
   /** The server session that holds this process's shared lock; another one answering means a pooler in between. */
   private backendPid = 0;
   private pooled = false;
+  /** Whether joining waited out a holder's lease (its session had ended instead of giving the lock up). */
+  waitedForLease = false;
   private onChange: (sole: boolean) => void = () => {};
 
   private constructor(
@@ -113,7 +116,9 @@ export class WritersMembership {
 
   private async takeShared(): Promise<void> {
     const started = Date.now();
-    let waited = false;
+    /** The sessions seen holding the lock exclusively while this one waited (pid and start, as pids are reused). */
+    const holders = new Set<string>();
+    let unknownHolder = false;
     for (;;) {
       const { rows } = await this.client.query<{ taken: boolean; pid: number }>(
         `SELECT pg_try_advisory_lock_shared(${LOCK_KEY}) AS taken, pg_backend_pid() AS pid`,
@@ -123,15 +128,43 @@ export class WritersMembership {
         this.backendPid = rows[0]!.pid;
         break;
       }
-      waited = true;
+      const seen = await this.exclusiveHolders();
+      // Given up meanwhile, or its session is not shown: nothing says it gave way, so its lease is waited out.
+      if (seen.length === 0 || seen.includes(null)) unknownHolder = true;
+      for (const holder of seen) if (holder !== null) holders.add(holder);
       if (Date.now() - started > JOIN_TIMEOUT_MS) {
         throw new Error('another server process using this database did not let this one in within 30 s');
       }
       await this.client.query('SELECT pg_notify($1, $2)', [CHANNEL, this.schema]);
       await sleep(JOIN_RETRY_MS);
     }
-    // The holder may have been cut off rather than asked: its trust runs out LEASE_MS after its last check.
-    if (waited) await sleep(LEASE_MS);
+    // A holder gives the lock up (pg_advisory_unlock) only after it stopped trusting; a holder whose session ended
+    // may have been cut off rather than asked, and trusts until LEASE_MS after its last check.
+    this.waitedForLease = false;
+    if (unknownHolder || (holders.size > 0 && !(await this.allAlive(holders)))) {
+      this.waitedForLease = true;
+      await sleep(LEASE_MS);
+    }
+  }
+
+  /** The server sessions holding the lock exclusively (null for one whose start this role may not see). */
+  private async exclusiveHolders(): Promise<(string | null)[]> {
+    const { rows } = await this.client.query<{ session: string | null }>(
+      `SELECT a.pid || ' ' || a.backend_start AS session FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted AND l.mode = 'ExclusiveLock' AND l.classid = ${WRITERS_LOCK}
+         AND l.objid::bigint = (hashtext($1)::bigint + 4294967296) % 4294967296`,
+      [this.schema],
+    );
+    return rows.map((row) => row.session);
+  }
+
+  /** Whether every one of these server sessions is still there. */
+  private async allAlive(sessions: Set<string>): Promise<boolean> {
+    const { rows } = await this.client.query<{ alive: number }>(
+      `SELECT count(*)::int AS alive FROM pg_stat_activity WHERE (pid || ' ' || backend_start) = ANY($1)`,
+      [[...sessions]],
+    );
+    return rows[0]!.alive === sessions.size;
   }
 
   private async tryExclusive(): Promise<void> {
@@ -233,12 +266,12 @@ export class WritersMembership {
     // One rejoin at a time: a broken connection reports both 'error' and 'end'.
     if (!this.closed && this.rejoined === null) {
       this.rejoined = pending();
-      void this.rejoin(0);
+      void this.rejoin(REJOIN_RETRY_FIRST_MS);
     }
   }
 
   private async rejoin(delayMs: number): Promise<void> {
-    if (delayMs > 0) await sleep(delayMs);
+    await sleep(delayMs);
     if (this.closed) {
       this.endRejoin();
       return;
@@ -259,7 +292,7 @@ export class WritersMembership {
     } catch {
       await client?.end().catch(() => {});
       if (this.closed) this.endRejoin();
-      else void this.rejoin(Math.min(Math.max(delayMs * 2, REJOIN_RETRY_FIRST_MS), REJOIN_RETRY_MAX_MS));
+      else void this.rejoin(Math.min(delayMs * 2, REJOIN_RETRY_MAX_MS));
       return;
     }
     this.endRejoin();
@@ -296,7 +329,7 @@ export class WritersMembership {
 
 /** How long a statement waits for its process to be counted again before it runs anyway. */
 const REJOIN_WAIT_MS = 2_000;
-/** The first attempt to join again is made at once; the next ones REJOIN_RETRY_FIRST_MS apart, doubling up to REJOIN_RETRY_MAX_MS. */
+/** Attempts to join again start REJOIN_RETRY_FIRST_MS after the loss and apart, doubling up to REJOIN_RETRY_MAX_MS. */
 const REJOIN_RETRY_FIRST_MS = 200;
 const REJOIN_RETRY_MAX_MS = 1_000;
 
