@@ -1,5 +1,5 @@
 // A server that is the only process on its PostgreSQL schema keeps the content versions it reads and answers
-// revalidations from them (sole-server.ts, kept-versions.ts). Exactness: its own writes, a process that joins to
+// revalidations from them (sole-server.ts, kept-reads.ts). Exactness: its own writes, a process that joins to
 // write, and a second server each move the tag of the very next revalidation; it says in its log when it starts and
 // stops keeping them, and starts again once the others have left.
 import assert from 'node:assert/strict';
@@ -170,6 +170,30 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
       await second.stop();
     }
     await untilSole();
+  });
+
+  test('sole server: a kept token stops working on the very next request once revoked, through it or by a process that joins', async () => {
+    const create = 'mutation($input: CreateApiTokenInput!) { token { create(input: $input) { token apiToken { id } } } }';
+    const newToken = async (name: string) => {
+      const created = (await owner.ok(create, { input: { name } })).token.create as { token: string; apiToken: { id: string } };
+      return { id: created.apiToken.id, client: new Admin(server, { token: created.token, workspaceId: owner.workspaceId }) };
+    };
+    const READ = '{ workspace { current { defaultLocale } } }';
+    const readWith = async (client: Admin) => (await client.q(READ)).body.errors?.[0]?.extensions?.code ?? 'OK';
+
+    const throughServer = await newToken('revoked through the server');
+    const states = await untilSole();
+    for (let n = 0; n < 3; n++) assert.equal(await readWith(throughServer.client), 'OK');
+    await owner.ok('mutation($id: ID!) { token { revoke(id: $id) { deleted } } }', { id: throughServer.id });
+    assert.equal(await readWith(throughServer.client), 'UNAUTHENTICATED');
+    assert.equal(soleStates().length, states, 'still the only process: the revocation itself dropped the kept token');
+
+    const byCli = await newToken('revoked by the CLI');
+    await untilSole();
+    for (let n = 0; n < 3; n++) assert.equal(await readWith(byCli.client), 'OK');
+    const revoked = await runCli(['token', 'revoke', '--token-id', byCli.id, '--database', server.databaseUrl]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.equal(await readWith(byCli.client), 'UNAUTHENTICATED');
   });
 
   test('sole server: SOLE_SERVER=false keeps it from ever keeping versions; revalidations still answer 304', async () => {

@@ -5,7 +5,7 @@ import { PostgresModelStore } from './models.js';
 import { RecordStatistics } from './record-statistics.js';
 import { PostgresRecordStore } from './records.js';
 import { PostgresMemberStore } from './members.js';
-import { KeptVersions } from './kept-versions.js';
+import { KeptReads } from './kept-reads.js';
 import { WritersMembership } from './sole-server.js';
 import { PostgresTenancyStore, READ_STATEMENTS } from './tenancy.js';
 import { trackWrites, WriteTracker } from './write-tracker.js';
@@ -91,7 +91,10 @@ export async function openPostgresStore(
   const outbox = new PostgresOutbox();
   const statistics = new RecordStatistics(pool);
   return {
-    tenancy: new PostgresTenancyStore(pool, keepVersions ? new KeptVersions(tracker, membership) : null),
+    tenancy: new PostgresTenancyStore(
+      pool,
+      keepVersions ? { versions: new KeptReads(tracker, membership), tokens: new KeptReads(tracker, membership) } : null,
+    ),
     models: new PostgresModelStore(pool, outbox),
     records: new PostgresRecordStore(pool, outbox, statistics),
     webhooks: new PostgresWebhookStore(pool, outbox),

@@ -255,7 +255,7 @@ export class WritersMembership {
    * The connection (and with it the locks) is gone or going: stop trusting, and join again on a new one. Until it
    * has, the store's statements wait (whenCounted), so that none runs uncounted while a server elsewhere may have
    * become the sole one; one already running when the connection broke is not held back, and a sole server elsewhere
-   * keeps a version at most KEPT_MS (kept-versions.ts), which bounds that case.
+   * keeps a version at most KEPT_MS (kept-reads.ts), which bounds that case.
    */
   private lose(client: pg.Client): void {
     if (client !== this.client) return;

@@ -16,7 +16,7 @@ import type {
   VersionedWorkspace,
 } from '../store.js';
 import { inTransaction } from './sql.js';
-import type { KeptVersions } from './kept-versions.js';
+import type { KeptReads } from './kept-reads.js';
 import { SESSION_SELECT, toSession, type SessionRow } from '../rows/session-rows.js';
 import {
   TOKEN_INFO_SELECT,
@@ -66,10 +66,16 @@ type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
  * Every "create when missing" is `INSERT … ON CONFLICT DO NOTHING` and then a read: when two processes bootstrap
  * the same names at once, the second insert waits for the first transaction and then finds its row.
  */
+/** What a sole server keeps of its reads (kept-reads.ts): content versions by slugs, tokens by hash. */
+export interface KeptTenancyReads {
+  versions: KeptReads<VersionedWorkspace>;
+  tokens: KeptReads<TokenRecord>;
+}
+
 export class PostgresTenancyStore implements TenancyStore {
   constructor(
     private readonly pool: Pool,
-    private readonly keptVersions: KeptVersions | null = null,
+    private readonly kept: KeptTenancyReads | null = null,
   ) {}
 
   async hasAnyOrganisation(): Promise<boolean> {
@@ -123,7 +129,7 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findWorkspaceWithContentVersion(orgSlug: string, workspaceSlug: string): Promise<VersionedWorkspace | null> {
-    const moment = this.keptVersions?.moment() ?? null;
+    const moment = this.kept?.versions.moment() ?? null;
     // Prepared once per connection (a named statement): planning this query costs several times its execution, and
     // it runs before every delivery answer, alone when it finds the client's copy current.
     const { rows } = await this.pool.query<VersionedWorkspaceRow>({
@@ -133,13 +139,13 @@ export class PostgresTenancyStore implements TenancyStore {
     });
     if (!rows[0]) return null;
     const versioned = { workspace: toWorkspace(rows[0]), contentVersion: rows[0].content_version };
-    this.keptVersions?.remember(slugsKey(orgSlug, workspaceSlug), versioned, moment);
+    this.kept?.versions.remember(slugsKey(orgSlug, workspaceSlug), versioned, moment);
     return versioned;
   }
 
-  /** The version kept while this server is the only process on the schema (kept-versions.ts); else undefined. */
+  /** The version kept while this server is the only process on the schema (kept-reads.ts); else undefined. */
   findWorkspaceWithContentVersionSync(orgSlug: string, workspaceSlug: string): VersionedWorkspace | undefined {
-    return this.keptVersions?.current(slugsKey(orgSlug, workspaceSlug));
+    return this.kept?.versions.current(slugsKey(orgSlug, workspaceSlug));
   }
 
   async setWriteBudget(workspaceId: string, budget: number | null): Promise<boolean> {
@@ -169,13 +175,19 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
+    const kept = this.kept?.tokens.current(hash);
+    if (kept !== undefined) return kept;
+    const moment = this.kept?.tokens.moment() ?? null;
     // A named statement: read on every request with a token, parsed and planned once per connection.
     const { rows } = await this.pool.query<TokenRow>({
       name: 'token_by_hash',
       text: `${TOKEN_SELECT} WHERE t.token_hash = $1`,
       values: [hash],
     });
-    return rows[0] ? toTokenRecord(rows[0]) : null;
+    if (!rows[0]) return null;
+    const token = toTokenRecord(rows[0]);
+    this.kept?.tokens.remember(hash, token, moment);
+    return token;
   }
 
   async markTokenUsed(id: string, at: number, minIntervalMs: number): Promise<void> {

@@ -29,10 +29,23 @@ export class WriteTracker {
   }
 }
 
+const SELECT = /^\s*SELECT\s/i;
+
 /**
- * Makes the pool report to `tracker` every query and every checked-out connection (a transaction) but the named
- * statements in `reads`, which only read: the query from its start until its answer is in, the connection until
- * it is released.
+ * A statement on the pool (outside a transaction) that only reads: named in `reads`, or one whose text begins with
+ * SELECT. No SELECT of the stores calls a function that writes (they define none); a statement that writes begins
+ * with INSERT, UPDATE, DELETE or WITH, and a SELECT … FOR UPDATE runs on a checked-out connection, which is counted.
+ */
+function onlyReads(config: Partial<QueryConfig> | string, reads: ReadonlySet<string>): boolean {
+  if (typeof config === 'string') return SELECT.test(config);
+  if (config.name !== undefined && reads.has(config.name)) return true;
+  return typeof config.text === 'string' && SELECT.test(config.text);
+}
+
+/**
+ * Makes the pool report to `tracker` every query and every checked-out connection (a transaction) but the
+ * statements that only read (onlyReads): the query from its start until its answer is in, the connection until it
+ * is released.
  */
 export function trackWrites(
   pool: Pool,
@@ -44,9 +57,9 @@ export function trackWrites(
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
   const tracked = (...args: unknown[]): unknown => {
-    const config = args[0] as Partial<QueryConfig> | string;
-    const isRead = typeof config === 'object' && config.name !== undefined && reads.has(config.name);
-    if (isRead || args.some((arg) => typeof arg === 'function')) return query(...args);
+    if (onlyReads(args[0] as Partial<QueryConfig> | string, reads) || args.some((arg) => typeof arg === 'function')) {
+      return query(...args);
+    }
     const waiting = gate();
     if (waiting !== null) return waiting.then(() => run(args));
     return run(args);
