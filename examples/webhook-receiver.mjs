@@ -5,7 +5,7 @@
 //   npm install standardwebhooks
 //   WEBHOOK_SECRET=whsec_... PORT=3000 node webhook-receiver.mjs
 //
-// It prints one line of JSON per event it applies. A real receiver keeps `handled` and `newest` in its database
+// It prints one line of JSON per event it handles (an event it skips as stale with "stale": true). A real receiver keeps `handled` and `newest` in its database
 // and answers quickly (2xx within the 10 s timeout), doing slow work after answering.
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';

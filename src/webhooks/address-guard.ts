@@ -87,6 +87,13 @@ export function isForbiddenAddress(ip: string): boolean {
   return ipv4 !== null && forbidden.check(ipv4, 'ipv4');
 }
 
+/** The IPv4 address an IPv6 address carries (what isForbiddenAddress judges it by); null for others, :: and ::1. */
+function carriedIPv4(ip: string): string | null {
+  const bytes = isIP(ip) === 6 ? ipv6Bytes(ip) : null;
+  const ipv4 = bytes === null ? null : embeddedIPv4(bytes);
+  return ipv4 === '0.0.0.0' || ipv4 === '0.0.0.1' ? null : ipv4;
+}
+
 export interface ResolvedAddress {
   address: string;
   family: 4 | 6;
@@ -148,8 +155,12 @@ export async function resolveWebhookTarget(url: string, options: { allowPrivate:
   if (!options.allowPrivate) {
     const refused = addresses.find(({ address }) => isForbiddenAddress(address));
     if (refused) {
+      const ipv4 = carriedIPv4(refused.address);
+      const shown = ipv4 === null ? refused.address : `${refused.address}, IPv4 ${ipv4}`;
       const what =
-        refused.address === host ? `${host} is a private address` : `${host} resolves to a private address (${refused.address})`;
+        refused.address === host
+          ? `${host} is a private address${ipv4 === null ? '' : ` (IPv4 ${ipv4})`}`
+          : `${host} resolves to a private address (${shown})`;
       throw new WebhookUrlError(`url: ${what}; webhooks go to public addresses only`);
     }
   }

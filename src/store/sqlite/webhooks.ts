@@ -489,9 +489,10 @@ export class SqliteWebhookStore implements WebhookStore {
         .get(event.workspaceId, webhookId);
       return exists === undefined ? null : this.outbox.storeFor(event, webhookId);
     });
+    // Before the commit wakes the worker: its claim reads the database for this delivery (no cursor makes it).
+    this.databaseDueAt = 0;
     const deliveryId = this.outbox.transaction(() => run.immediate());
     if (deliveryId === null) return null;
-    this.databaseDueAt = 0;
     return this.delivery(deliveryId);
   }
 
