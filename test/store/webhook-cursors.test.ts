@@ -15,7 +15,7 @@ import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { PostgresOutbox } from '../../src/store/postgres/webhooks.js';
 import type { ClaimedDelivery, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
-import { createNoteModel, ownedWorkspace } from '../support/workspaces.js';
+import { createNoteModel, createStoreWebhook, ownedWorkspace } from '../support/workspaces.js';
 
 const postgres = await postgresTarget();
 const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
@@ -50,21 +50,6 @@ async function deliveryCount(url: string, webhookId: string): Promise<number> {
 }
 
 let tokens = 0;
-/** An active webhook for every event, with a placeholder secret. */
-async function createWebhook(store: Store, id: string, workspaceId: string, url: string): Promise<void> {
-  await store.webhooks.create({
-    id,
-    workspaceId,
-    url,
-    events: ['*'],
-    modelIds: null,
-    description: null,
-    active: true,
-    secret: 'whsec_AAAA',
-    createdAt: Date.now(),
-  });
-}
-
 async function claim(store: Store, now = Date.now()): Promise<ClaimedDelivery[]> {
   return store.webhooks.claimDue({ token: `t${tokens++}`, now, leaseUntil: now + 60_000, limit: 32 });
 }
@@ -105,7 +90,7 @@ for (const target of targets) {
       const model = await createNoteModel(store, workspace.id);
       const context: WriteContext = { model, userId: null };
       const webhookId = newId();
-      await createWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');
+      await createStoreWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');
       const write = async (title: string) => {
         const data: RecordData = { title };
         return (await store.records.insert(context, { id: newId(), data, dataText: JSON.stringify(data), sku: null, links: [] }))
@@ -183,7 +168,7 @@ for (const target of targets) {
       await store.webhooks.update(workspaceId, webhookId, { active: false }, Date.now());
       // Another webhook keeps events being written.
       const other = newId();
-      await createWebhook(store, other, workspaceId, 'http://127.0.0.1:9/other');
+      await createStoreWebhook(store, other, workspaceId, 'http://127.0.0.1:9/other');
       await write('while inactive');
       await store.webhooks.update(workspaceId, webhookId, { active: true }, Date.now());
       await write('after');
@@ -251,7 +236,7 @@ if (!('failure' in postgres)) {
         await store.webhooks.releaseClaims();
         const { workspace } = await ownedWorkspace(store);
         const webhookId = newId();
-        await createWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');
+        await createStoreWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');
         const subscriptions = [{ id: webhookId, events: ['*'], modelIds: null }];
         const outbox = new PostgresOutbox();
         const connect = async () => {

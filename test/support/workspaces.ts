@@ -38,3 +38,24 @@ export function createNoteModel(store: Store, workspaceId: string): Promise<Mode
     deliveryAccess: 'none',
   });
 }
+
+/** An active webhook for every event with a placeholder secret, made directly in the store (the URL is not checked). */
+export async function createStoreWebhook(
+  store: Store,
+  id: string,
+  workspaceId: string,
+  url: string,
+  createdAt: number = Date.now(),
+): Promise<void> {
+  await store.webhooks.create({
+    id,
+    workspaceId,
+    url,
+    events: ['*'],
+    modelIds: null,
+    description: null,
+    active: true,
+    secret: 'whsec_AAAA',
+    createdAt,
+  });
+}

@@ -1,8 +1,10 @@
-// The delivery worker wakes at a paused webhook's end even when that end passes while a claim runs (issue 15): a
-// timer fires a millisecond early (Node's timers count from the event loop's cached time), the claim finds the
-// webhook still paused, and by the time the worker asks what comes due next the pause is over. The worker must not
-// then sleep until its safety poll: it asks what comes due after the claim's own time. Run on SQLite always and on
-// PostgreSQL when DATABASE_URL is set (the worker is the same; each store answers nextDueAfter).
+// The delivery worker wakes at once, not at its safety poll (issue 15), when:
+// - a paused webhook's pause ends while a claim runs: a timer fires a millisecond early (Node's timers count from the
+//   event loop's cached time), the claim finds the webhook still paused, and by the time the worker asks what comes
+//   due next the pause is over. It must ask what comes due after the claim's own time.
+// - a ping is written (webhook.ping: an event with its one delivery, which no cursor makes). On SQLite the worker
+//   claims what this process's writes made from memory; a ping's delivery row must make that claim read the database.
+// Run on SQLite always and on PostgreSQL when DATABASE_URL is set (the worker is the same; each store answers).
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +16,7 @@ import type { SendOutcome, UnsignedSendRequest } from '../../src/webhooks/send.j
 import { DeliveryWorker } from '../../src/webhooks/worker.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { ownedWorkspace } from '../support/workspaces.js';
+import { createStoreWebhook, ownedWorkspace } from '../support/workspaces.js';
 
 const postgres = await postgresTarget();
 const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
@@ -58,12 +60,12 @@ async function settled(seen: { calls: number }): Promise<void> {
 const silent = { info() {}, warn() {}, error() {} };
 
 for (const target of targets) {
-  describe(`The worker at a pause's end on ${target.name}`, { skip: target.skip }, () => {
+  describe(`The worker's wakes on ${target.name}`, { skip: target.skip }, () => {
     let store: Store;
     let worker: DeliveryWorker | null = null;
 
     before(async () => {
-      store = await openStore(target.url('pause_end'));
+      store = await openStore(target.url('worker_wake'));
     });
 
     after(async () => {
@@ -76,17 +78,7 @@ for (const target of targets) {
       const clock = new ManualClock();
       const { workspace } = await ownedWorkspace(store);
       const webhookId = newId();
-      await store.webhooks.create({
-        id: webhookId,
-        workspaceId: workspace.id,
-        url: 'http://127.0.0.1:9/hook',
-        events: ['*'],
-        modelIds: null,
-        description: null,
-        active: true,
-        secret: 'whsec_AAAA',
-        createdAt: clock.now(),
-      });
+      await createStoreWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook', clock.now());
       const { proxy, seen } = observed(store.webhooks, clock);
       let receiverUp = false;
       const sent: string[] = [];
@@ -144,6 +136,45 @@ for (const target of targets) {
       await settled(seen);
       assert.deepEqual(sent.slice(6).sort(), ['e1', 'e2', 'e3', 'e4', 'e5', 'wake']);
       await worker.stop();
+    });
+
+    test('each ping is sent when it is written, not at the next poll', async () => {
+      const { workspace } = await ownedWorkspace(store);
+      const webhookId = newId();
+      await createStoreWebhook(store, webhookId, workspace.id, 'http://127.0.0.1:9/hook');
+      const sent: string[] = [];
+      await worker?.stop();
+      worker = new DeliveryWorker({
+        store: store.webhooks,
+        logger: silent,
+        allowPrivate: true,
+        timeoutMs: 1_000,
+        retryDelaysSeconds: [30],
+        pollIntervalMs: 60_000,
+        send: async (request): Promise<SendOutcome> => {
+          sent.push(request.signature.id);
+          return { statusCode: 204, error: null, durationMs: 1, retryAfterSeconds: null };
+        },
+      });
+      await worker.start();
+      await sleep(200); // the first pass (at start) is over: from now on only a wake makes one
+
+      for (let n = 0; n < 5; n++) {
+        const id = newId();
+        await store.webhooks.addEventFor(webhookId, {
+          id,
+          workspaceId: workspace.id,
+          type: PING_EVENT,
+          modelId: null,
+          modelSlug: null,
+          payload: '{}',
+          createdAt: Date.now(),
+        });
+        // Far less than the poll: the wake sends it (within milliseconds; 50 ms of gathering on PostgreSQL).
+        const deadline = Date.now() + 5_000;
+        while (!sent.includes(id) && Date.now() < deadline) await sleep(5);
+        assert.ok(sent.includes(id), `ping ${n + 1} was not sent within 5 s (the poll is 60 s)`);
+      }
     });
   });
 }
