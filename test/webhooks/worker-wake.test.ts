@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { PING_EVENT } from '../../src/domain/webhook-events.js';
+import { PING_EVENT, type NewWebhookEvent } from '../../src/domain/webhook-events.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store, WebhookStore } from '../../src/store/store.js';
@@ -59,6 +59,11 @@ async function settled(seen: { calls: number }): Promise<void> {
 
 const silent = { info() {}, warn() {}, error() {} };
 
+/** A ping's event (addEventFor stores it with its one delivery, as webhook.ping does). */
+function ping(id: string, workspaceId: string, createdAt: number): NewWebhookEvent {
+  return { id, workspaceId, type: PING_EVENT, modelId: null, modelSlug: null, payload: '{}', createdAt };
+}
+
 for (const target of targets) {
   describe(`The worker's wakes on ${target.name}`, { skip: target.skip }, () => {
     let store: Store;
@@ -99,16 +104,7 @@ for (const target of targets) {
         send,
       });
       // An event for the one webhook (a ping's path: the same on both stores); it wakes the worker.
-      const write = (id: string) =>
-        store.webhooks.addEventFor(webhookId, {
-          id,
-          workspaceId: workspace.id,
-          type: PING_EVENT,
-          modelId: null,
-          modelSlug: null,
-          payload: '{}',
-          createdAt: clock.now(),
-        });
+      const write = (id: string) => store.webhooks.addEventFor(webhookId, ping(id, workspace.id, clock.now()));
       await worker.start();
       await settled(seen);
 
@@ -161,15 +157,7 @@ for (const target of targets) {
 
       for (let n = 0; n < 5; n++) {
         const id = newId();
-        await store.webhooks.addEventFor(webhookId, {
-          id,
-          workspaceId: workspace.id,
-          type: PING_EVENT,
-          modelId: null,
-          modelSlug: null,
-          payload: '{}',
-          createdAt: Date.now(),
-        });
+        await store.webhooks.addEventFor(webhookId, ping(id, workspace.id, Date.now()));
         // Far less than the poll: the wake sends it (within milliseconds; 50 ms of gathering on PostgreSQL).
         const deadline = Date.now() + 5_000;
         while (!sent.includes(id) && Date.now() < deadline) await sleep(5);
