@@ -8,12 +8,15 @@ import { skuFieldConflict, slugConflict } from '../conflicts.js';
 import { lockModelDefinitions, syncFieldIndexes } from './field-indexes.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
 import type { PostgresOutbox } from './webhooks.js';
+import type { KeptReads } from './kept-reads.js';
 
 export class PostgresModelStore implements ModelStore {
   constructor(
     private readonly pool: Pool,
     /** Model writes add their webhook events here, in their own transaction. */
     private readonly outbox: PostgresOutbox,
+    /** Definitions a sole server keeps (kept-reads.ts), by workspace and id; null: always read. */
+    private readonly kept: KeptReads<ModelDefinition> | null = null,
   ) {}
 
   /** In the write's transaction: the event of the model as it is now; true when one was stored. */
@@ -37,7 +40,14 @@ export class PostgresModelStore implements ModelStore {
   }
 
   async get(workspaceId: string, id: string): Promise<ModelDefinition | null> {
-    return selectModel(this.pool, workspaceId, id);
+    const key = `${workspaceId}\u0000${id}`;
+    // A copy each way: a caller may change the definition it gets, and the kept one must stay as it was read.
+    const kept = this.kept?.current(key);
+    if (kept !== undefined) return structuredClone(kept);
+    const moment = this.kept?.moment() ?? null;
+    const model = await selectModel(this.pool, workspaceId, id);
+    if (model !== null) this.kept?.remember(key, structuredClone(model), moment);
+    return model;
   }
 
   async getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null> {
