@@ -101,7 +101,7 @@ describe('PostgreSQL: the writers of a schema', { skip }, () => {
   test('writers: a statement that may write waits until its process, whose lock connection broke, holds the lock again', async () => {
     const membership = await WritersMembership.join(connectionString, schema);
     const pool = new pg.Pool({ connectionString, max: 2 });
-    trackWrites(pool, new WriteTracker(), new Set(), () => membership.whenCounted());
+    trackWrites(pool, new WriteTracker(), () => membership.whenCounted());
     try {
       const [before] = await holders();
       assert.ok(before, 'the process holds the lock');
@@ -135,7 +135,7 @@ describe('PostgreSQL: the writers of a schema', { skip }, () => {
     const membership = await WritersMembership.join(viaProxy.toString(), schema);
     const pool = new pg.Pool({ connectionString: viaProxy.toString(), max: 2 });
     pool.on('error', () => {});
-    trackWrites(pool, new WriteTracker(), new Set(), () => membership.whenCounted());
+    trackWrites(pool, new WriteTracker(), () => membership.whenCounted());
     try {
       await proxy.cut();
       await sleep(300); // the process has seen its lock connection go, and tried to connect again

@@ -7,7 +7,7 @@ import { PostgresRecordStore } from './records.js';
 import { PostgresMemberStore } from './members.js';
 import { KeptReads } from './kept-reads.js';
 import { WritersMembership } from './sole-server.js';
-import { PostgresTenancyStore, READ_STATEMENTS } from './tenancy.js';
+import { PostgresTenancyStore } from './tenancy.js';
 import { trackWrites, WriteTracker } from './write-tracker.js';
 import { quoteIdentifier } from './sql.js';
 import { postgresLimiters } from './limiters.js';
@@ -79,7 +79,7 @@ export async function openPostgresStore(
   // An idle connection that breaks (server restart) is dropped by the pool; without a listener it would crash the process.
   pool.on('error', () => {});
   const tracker = new WriteTracker();
-  trackWrites(pool, tracker, READ_STATEMENTS, () => membership.whenCounted());
+  trackWrites(pool, tracker, () => membership.whenCounted());
   try {
     await migrate(pool, options.schema);
   } catch (error) {

@@ -46,32 +46,22 @@ const VERSIONED_WORKSPACE_SELECT = `SELECT w.id, w.slug, w.org_id, o.slug AS org
   FROM workspaces w JOIN organisations o ON o.id = w.org_id
   WHERE o.slug = $1 AND w.slug = $2`;
 
-/** The statements of this store that only read, named (write-tracker.ts does not count them as writes). */
-export const VERSIONED_WORKSPACE_STATEMENT = 'versioned-workspace';
-export const READ_STATEMENTS: ReadonlySet<string> = new Set([
-  VERSIONED_WORKSPACE_STATEMENT,
-  'workspace_by_slugs',
-  'token_by_hash',
-  'model_by_id',
-  'model_workspace_version',
-]);
-
 function slugsKey(orgSlug: string, workspaceSlug: string): string {
   return `${orgSlug}\u0000${workspaceSlug}`;
 }
 
 type VersionedWorkspaceRow = WorkspaceRow & { content_version: string };
 
-/**
- * Every "create when missing" is `INSERT … ON CONFLICT DO NOTHING` and then a read: when two processes bootstrap
- * the same names at once, the second insert waits for the first transaction and then finds its row.
- */
 /** What a sole server keeps of its reads (kept-reads.ts): content versions by slugs, tokens by hash. */
 export interface KeptTenancyReads {
   versions: KeptReads<VersionedWorkspace>;
   tokens: KeptReads<TokenRecord>;
 }
 
+/**
+ * Every "create when missing" is `INSERT … ON CONFLICT DO NOTHING` and then a read: when two processes bootstrap
+ * the same names at once, the second insert waits for the first transaction and then finds its row.
+ */
 export class PostgresTenancyStore implements TenancyStore {
   constructor(
     private readonly pool: Pool,
@@ -133,7 +123,7 @@ export class PostgresTenancyStore implements TenancyStore {
     // Prepared once per connection (a named statement): planning this query costs several times its execution, and
     // it runs before every delivery answer, alone when it finds the client's copy current.
     const { rows } = await this.pool.query<VersionedWorkspaceRow>({
-      name: VERSIONED_WORKSPACE_STATEMENT,
+      name: 'versioned-workspace',
       text: VERSIONED_WORKSPACE_SELECT,
       values: [orgSlug, workspaceSlug],
     });

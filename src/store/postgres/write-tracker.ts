@@ -32,14 +32,14 @@ export class WriteTracker {
 const SELECT = /^\s*SELECT\s/i;
 
 /**
- * A statement on the pool (outside a transaction) that only reads: named in `reads`, or one whose text begins with
- * SELECT. No SELECT of the stores calls a function that writes (they define none); a statement that writes begins
- * with INSERT, UPDATE, DELETE or WITH, and a SELECT … FOR UPDATE runs on a checked-out connection, which is counted.
+ * A statement on the pool (outside a transaction) that only reads: its text begins with SELECT (named statements
+ * too: the text comes with the name). No SELECT of the stores calls a function that writes (they define none); a
+ * statement that writes begins with INSERT, UPDATE, DELETE or WITH, and a SELECT … FOR UPDATE runs on a checked-out
+ * connection, which is counted.
  */
-function onlyReads(config: Partial<QueryConfig> | string, reads: ReadonlySet<string>): boolean {
-  if (typeof config === 'string') return SELECT.test(config);
-  if (config.name !== undefined && reads.has(config.name)) return true;
-  return typeof config.text === 'string' && SELECT.test(config.text);
+function onlyReads(config: Partial<QueryConfig> | string): boolean {
+  const text = typeof config === 'string' ? config : config.text;
+  return typeof text === 'string' && SELECT.test(text);
 }
 
 /**
@@ -50,14 +50,13 @@ function onlyReads(config: Partial<QueryConfig> | string, reads: ReadonlySet<str
 export function trackWrites(
   pool: Pool,
   tracker: WriteTracker,
-  reads: ReadonlySet<string>,
   /** A promise to wait for before a statement that may write (the process is being counted again); null: none. */
   gate: () => Promise<void> | null = () => null,
 ): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
   const tracked = (...args: unknown[]): unknown => {
-    if (onlyReads(args[0] as Partial<QueryConfig> | string, reads) || args.some((arg) => typeof arg === 'function')) {
+    if (onlyReads(args[0] as Partial<QueryConfig> | string) || args.some((arg) => typeof arg === 'function')) {
       return query(...args);
     }
     const waiting = gate();
