@@ -71,3 +71,8 @@ export function unparsedData(record: object): JsonText | undefined {
   const text = DataText.peek(record);
   return text === undefined ? undefined : new JsonText(text);
 }
+
+/** unparsedData's text. */
+export function unparsedText(record: object): string | undefined {
+  return DataText.peek(record);
+}

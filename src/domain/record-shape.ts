@@ -5,7 +5,8 @@
 // only if someone reads `data`; the answer copies the text): a target that 100 records point at is written once,
 // and a target whose data does not change is copied as the text the database returned.
 import type { FieldDefinition, RecordData } from './fields.js';
-import { defineLazyData, unparsedData } from './json-text.js';
+import { memberSpans, spanValue, type MemberSpan } from './json-members.js';
+import { defineLazyData, unparsedText } from './json-text.js';
 import { hasTranslatable, pickTranslation } from './locale.js';
 import { isEmptyLevel, type PopulateLevel, type PopulateNode } from './populate.js';
 import type { StoredRecord } from './stored-record.js';
@@ -42,12 +43,20 @@ export class RecordShaper {
     return (level !== null && !isEmptyLevel(level)) || (this.shape.locales !== null && hasTranslatable(fields));
   }
 
-  /** The record with its data in the read's shape (the record itself when nothing changes). */
-  record(record: StoredRecord, fields: readonly FieldDefinition[], level: PopulateLevel | null): StoredRecord {
+  /**
+   * The record with its data in the read's shape (the record itself when nothing changes). `scan`: the record
+   * already scanned for `level` (scanRelations), so that it is not read twice.
+   */
+  record(
+    record: StoredRecord,
+    fields: readonly FieldDefinition[],
+    level: PopulateLevel | null,
+    scan?: RelationScan | null,
+  ): StoredRecord {
     if (!this.changes(fields, level)) return record;
     // The keys in the order of StoredRecord, `data` lazy (as the store makes records).
     const shaped = { id: record.id, modelId: record.modelId, workspaceId: record.workspaceId } as StoredRecord;
-    defineLazyData(shaped, this.splicedText(fields, record, level) ?? this.objectText(fields, readData(record), level));
+    defineLazyData(shaped, this.splicedText(fields, record, level, scan) ?? this.objectText(fields, readData(record), level));
     shaped.createdAt = record.createdAt;
     shaped.updatedAt = record.updatedAt;
     shaped.createdBy = record.createdBy;
@@ -58,36 +67,30 @@ export class RecordShaper {
   /**
    * The stored text with each populated relation's value replaced by its targets' text, the rest copied as it is
    * (a page's records are then neither parsed nor written again, which cost more than the rest of the page); undefined
-   * when that cannot be done safely and the data must be written anew: locales or nested levels to apply, or a
-   * value not found exactly once in the text as `"key":value` (or PostgreSQL's `"key": value`). Found once, it is the
-   * top-level member: the text escapes quotes inside strings, and a nested member of the same key and value would be
-   * written the same way and found twice.
+   * when the data must be written anew: locales or nested levels to apply, or a text the member scanner cannot read.
    */
-  private splicedText(fields: readonly FieldDefinition[], record: StoredRecord, level: PopulateLevel | null): string | undefined {
-    const text = unparsedData(record)?.text;
-    if (text === undefined || !level || level.objects.size > 0 || (this.shape.locales !== null && hasTranslatable(fields))) {
-      return undefined;
-    }
-    const data = readData(record);
-    const splices: Array<{ at: number; length: number; value: string }> = [];
+  private splicedText(
+    fields: readonly FieldDefinition[],
+    record: StoredRecord,
+    level: PopulateLevel | null,
+    scan: RelationScan | null | undefined,
+  ): string | undefined {
+    if (!level || level.objects.size > 0 || (this.shape.locales !== null && hasTranslatable(fields))) return undefined;
+    scan ??= scanRelations(record, level);
+    if (!scan) return undefined;
+    const { text, spans, data } = scan;
+    const splices: Array<{ span: MemberSpan; value: string }> = [];
     for (const [key, node] of level.relations) {
+      const span = spans.get(key);
       const value = data[key];
-      if (value === null || value === undefined) continue;
-      const valueText = JSON.stringify(value);
-      const keyText = JSON.stringify(key);
-      let member = `${keyText}:${valueText}`;
-      let at = text.indexOf(member);
-      if (at < 0) at = text.indexOf((member = `${keyText}: ${valueText}`));
-      if (at < 0 || text.indexOf(member, at + 1) >= 0) return undefined;
-      const start = at + member.length - valueText.length;
-      splices.push({ at: start, length: valueText.length, value: this.relationText(node, value) });
+      if (span && value !== null) splices.push({ span, value: this.relationText(node, value) });
     }
-    splices.sort((a, b) => a.at - b.at);
+    splices.sort((a, b) => a.span.start - b.span.start);
     let json = '';
     let copied = 0;
-    for (const splice of splices) {
-      json += text.slice(copied, splice.at) + splice.value;
-      copied = splice.at + splice.length;
+    for (const { span, value } of splices) {
+      json += text.slice(copied, span.start) + value;
+      copied = span.end;
     }
     return json + text.slice(copied);
   }
@@ -146,12 +149,35 @@ export class RecordShaper {
   private populatedText(record: StoredRecord, node: PopulateNode): string {
     const data = this.changes(node.target.fields, node.inner)
       ? this.objectText(node.target.fields, readData(record), node.inner)
-      : (unparsedData(record)?.text ?? stringify(record.data));
+      : (unparsedText(record) ?? stringify(record.data));
     return (
       `{"id":${JSON.stringify(record.id)},"modelId":${JSON.stringify(record.modelId)},"data":${data},` +
       `"createdAt":${JSON.stringify(record.createdAt)},"updatedAt":${JSON.stringify(record.updatedAt)}}`
     );
   }
+}
+
+/**
+ * A record's stored text read for a populate level without parsing it: where the level's top-level relation members
+ * are, and their values (what populate.relationIds needs of the record's data).
+ */
+export interface RelationScan {
+  text: string;
+  spans: ReadonlyMap<string, MemberSpan>;
+  data: RecordData;
+}
+
+/**
+ * The record's relation members for `level`, found in its unparsed text; null when the text is gone (parsed) or
+ * cannot be scanned, or the level reaches into objects: then the data is parsed (readData).
+ */
+export function scanRelations(record: StoredRecord, level: PopulateLevel): RelationScan | null {
+  const text = level.objects.size > 0 ? undefined : unparsedText(record);
+  const spans = text === undefined ? null : memberSpans(text, level.relations);
+  if (!spans || text === undefined) return null;
+  const data: RecordData = {};
+  for (const [key, span] of spans) data[key] = spanValue(text, span);
+  return { text, spans, data };
 }
 
 const parsed = new WeakMap<StoredRecord, RecordData>();
@@ -163,7 +189,7 @@ const parsed = new WeakMap<StoredRecord, RecordData>();
 export function readData(record: StoredRecord): RecordData {
   let data = parsed.get(record);
   if (data === undefined) {
-    const text = unparsedData(record)?.text;
+    const text = unparsedText(record);
     data = text === undefined ? record.data : (JSON.parse(text) as RecordData);
     parsed.set(record, data);
   }

@@ -16,7 +16,7 @@ import {
   type PopulateNode,
   type PopulateScope,
 } from '../domain/populate.js';
-import { readData, RecordShaper } from '../domain/record-shape.js';
+import { readData, RecordShaper, scanRelations } from '../domain/record-shape.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ModelKey, Store } from '../store/store.js';
@@ -242,23 +242,30 @@ export class RecordReader {
     models: ModelDefinition[],
   ): Promise<StoredRecord[]> {
     const byId = new Map(models.map((model) => [model.id, model]));
+    // Each record's relation values are read once, from its text when they can be (scanRelations).
+    const scans = records.map((record) => {
+      const level = plans.get(record.modelId);
+      return level && !isEmptyLevel(level) ? scanRelations(record, level) : null;
+    });
+    const sources = new Map<string, RecordData[]>();
+    records.forEach((record, index) => {
+      if (!plans.get(record.modelId)) return;
+      let data = sources.get(record.modelId);
+      if (!data) sources.set(record.modelId, (data = []));
+      data.push(scans[index]?.data ?? readData(record));
+    });
     const targets = new Map<PopulateNode, Map<string, StoredRecord>>();
     await Promise.all(
       [...plans].map(([modelId, level]) =>
         level && !isEmptyLevel(level)
-          ? this.fetchTargets(
-              reader.workspaceId,
-              level,
-              records.filter((record) => record.modelId === modelId).map(readData),
-              targets,
-            )
+          ? this.fetchTargets(reader.workspaceId, level, sources.get(modelId) ?? [], targets)
           : undefined,
       ),
     );
     const shaper = new RecordShaper({ locales: request.locales, targets });
-    return records.map((record) => {
+    return records.map((record, index) => {
       const model = byId.get(record.modelId);
-      return model ? shaper.record(record, model.fields, plans.get(model.id) ?? null) : record;
+      return model ? shaper.record(record, model.fields, plans.get(model.id) ?? null, scans[index]) : record;
     });
   }
 
@@ -292,7 +299,8 @@ export class RecordReader {
         // Only records of the field's target model (on the delivery route a public one), whatever the ids say.
         for (const record of found) if (record.modelId === node.target.id) byId.set(record.id, record);
         if (!isEmptyLevel(node.inner)) {
-          await this.fetchTargets(workspaceId, node.inner, [...byId.values()].map(readData), targets);
+          const inner = [...byId.values()].map((record) => scanRelations(record, node.inner)?.data ?? readData(record));
+          await this.fetchTargets(workspaceId, node.inner, inner, targets);
         }
       }),
     );

@@ -196,20 +196,26 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
     assert.equal(await readWith(byCli.client), 'UNAUTHENTICATED');
   });
 
-  test('sole server: a kept model definition is the current one on the very next read, after a change through it or by SQL', async () => {
+  test('sole server: a kept model definition or list is the current one on the very next read, after a change through it or by SQL', async () => {
     const model = await owner.createSimpleModel({ slug: uniqueSlug('kept'), deliveryAccess: 'public' });
-    const read = async () =>
+    const byId = async () =>
       (await owner.ok('query($id: ID!) { model { get(id: $id) { name } } }', { id: model.id })).model.get.name;
-    await untilSole();
-    for (let n = 0; n < 3; n++) await read();
-    await owner.ok('mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { id } } }', {
-      input: { id: model.id, name: 'Renamed through the server' },
-    });
-    assert.equal(await read(), 'Renamed through the server');
-    await untilSole();
-    for (let n = 0; n < 3; n++) await read();
-    await execDirect(server.databaseUrl, `UPDATE models SET name = 'Renamed by SQL' WHERE id = '${model.id}'`);
-    assert.equal(await read(), 'Renamed by SQL');
+    const inList = async () =>
+      (await owner.ok('{ model { list { id name } } }')).model.list.find((listed: { id: string }) => listed.id === model.id)
+        ?.name;
+    for (const read of [byId, inList]) {
+      const name = `${read.name} renamed`;
+      await untilSole();
+      for (let n = 0; n < 3; n++) await read();
+      await owner.ok('mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { id } } }', {
+        input: { id: model.id, name: `${name} through the server` },
+      });
+      assert.equal(await read(), `${name} through the server`);
+      await untilSole();
+      for (let n = 0; n < 3; n++) await read();
+      await execDirect(server.databaseUrl, `UPDATE models SET name = '${name} by SQL' WHERE id = '${model.id}'`);
+      assert.equal(await read(), `${name} by SQL`);
+    }
   });
 
   test('sole server: SOLE_SERVER=false keeps it from ever keeping versions; revalidations still answer 304', async () => {

@@ -95,7 +95,11 @@ export async function openPostgresStore(
       pool,
       keepVersions ? { versions: new KeptReads(tracker, membership), tokens: new KeptReads(tracker, membership) } : null,
     ),
-    models: new PostgresModelStore(pool, outbox, keepVersions ? new KeptReads(tracker, membership) : null),
+    models: new PostgresModelStore(
+      pool,
+      outbox,
+      keepVersions ? { byId: new KeptReads(tracker, membership), lists: new KeptReads(tracker, membership) } : null,
+    ),
     records: new PostgresRecordStore(pool, outbox, statistics),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new PostgresMemberStore(pool),

@@ -17,7 +17,7 @@ interface Kept<T> extends ReadMoment {
 }
 
 /**
- * Answers read from the database (content versions, tokens, model definitions), kept while this server is the only process on the
+ * Answers read from the database (content versions, tokens, model definitions and lists), kept while this server is the only process on the
  * schema (sole-server.ts) and none of its own statements that may write has started or ended since the read was sent
  * (write-tracker.ts): then no statement anywhere can have changed them, and a kept answer is the one a read would
  * return. At most KEPT_MS old, 1000 keys.
@@ -50,6 +50,19 @@ export class KeptReads<T> {
       return undefined;
     }
     return kept.value;
+  }
+
+  /**
+   * The kept answer for `key`, else `read`'s, kept when it can be. A copy each way (a caller may change what it
+   * gets, and the kept answer must stay as it was read); a null answer is not kept.
+   */
+  async copied(key: string, read: () => Promise<T | null>): Promise<T | null> {
+    const kept = this.current(key);
+    if (kept !== undefined) return structuredClone(kept);
+    const moment = this.moment();
+    const value = await read();
+    if (value !== null) this.remember(key, structuredClone(value), moment);
+    return value;
   }
 
   private unchangedSince(moment: ReadMoment): boolean {

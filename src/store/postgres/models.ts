@@ -10,13 +10,19 @@ import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../
 import type { PostgresOutbox } from './webhooks.js';
 import type { KeptReads } from './kept-reads.js';
 
+/** What a sole server keeps of the model definitions. */
+export interface KeptModels {
+  byId: KeptReads<ModelDefinition>;
+  lists: KeptReads<ModelDefinition[]>;
+}
+
 export class PostgresModelStore implements ModelStore {
   constructor(
     private readonly pool: Pool,
     /** Model writes add their webhook events here, in their own transaction. */
     private readonly outbox: PostgresOutbox,
-    /** Definitions a sole server keeps (kept-reads.ts), by workspace and id; null: always read. */
-    private readonly kept: KeptReads<ModelDefinition> | null = null,
+    /** Definitions a sole server keeps (kept-reads.ts), by workspace and id, and by workspace; null: always read. */
+    private readonly kept: KeptModels | null = null,
   ) {}
 
   /** In the write's transaction: the event of the model as it is now; true when one was stored. */
@@ -33,21 +39,18 @@ export class PostgresModelStore implements ModelStore {
   }
 
   async list(workspaceId: string): Promise<ModelDefinition[]> {
-    const { rows } = await this.pool.query<ModelRow>('SELECT * FROM models WHERE workspace_id = $1 ORDER BY created_at, id', [
-      workspaceId,
-    ]);
-    return rows.map(toModel);
+    const read = async () => {
+      const { rows } = await this.pool.query<ModelRow>('SELECT * FROM models WHERE workspace_id = $1 ORDER BY created_at, id', [
+        workspaceId,
+      ]);
+      return rows.map(toModel);
+    };
+    return this.kept ? ((await this.kept.lists.copied(workspaceId, read)) ?? []) : read();
   }
 
   async get(workspaceId: string, id: string): Promise<ModelDefinition | null> {
-    const key = `${workspaceId}\u0000${id}`;
-    // A copy each way: a caller may change the definition it gets, and the kept one must stay as it was read.
-    const kept = this.kept?.current(key);
-    if (kept !== undefined) return structuredClone(kept);
-    const moment = this.kept?.moment() ?? null;
-    const model = await selectModel(this.pool, workspaceId, id);
-    if (model !== null) this.kept?.remember(key, structuredClone(model), moment);
-    return model;
+    const read = () => selectModel(this.pool, workspaceId, id);
+    return this.kept ? this.kept.byId.copied(`${workspaceId}\u0000${id}`, read) : read();
   }
 
   async getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null> {

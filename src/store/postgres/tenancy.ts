@@ -165,19 +165,16 @@ export class PostgresTenancyStore implements TenancyStore {
   }
 
   async findTokenByHash(hash: string): Promise<TokenRecord | null> {
-    const kept = this.kept?.tokens.current(hash);
-    if (kept !== undefined) return kept;
-    const moment = this.kept?.tokens.moment() ?? null;
-    // A named statement: read on every request with a token, parsed and planned once per connection.
-    const { rows } = await this.pool.query<TokenRow>({
-      name: 'token_by_hash',
-      text: `${TOKEN_SELECT} WHERE t.token_hash = $1`,
-      values: [hash],
-    });
-    if (!rows[0]) return null;
-    const token = toTokenRecord(rows[0]);
-    this.kept?.tokens.remember(hash, token, moment);
-    return token;
+    const read = async () => {
+      // A named statement: read on every request with a token, parsed and planned once per connection.
+      const { rows } = await this.pool.query<TokenRow>({
+        name: 'token_by_hash',
+        text: `${TOKEN_SELECT} WHERE t.token_hash = $1`,
+        values: [hash],
+      });
+      return rows[0] ? toTokenRecord(rows[0]) : null;
+    };
+    return this.kept ? this.kept.tokens.copied(hash, read) : read();
   }
 
   async markTokenUsed(id: string, at: number, minIntervalMs: number): Promise<void> {
