@@ -1,5 +1,5 @@
 // A model and a page of its records in one statement: one round trip to PostgreSQL for a listing instead of two.
-import type { CustomTypesConfig, Pool, QueryArrayConfig } from 'pg';
+import type { Pool, QueryArrayConfig } from 'pg';
 import { MAX_LIMIT, type ListWindow, type RecordSort } from '../../domain/listing.js';
 import { pageTooLargeError } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
@@ -7,6 +7,7 @@ import type { ModelKey, ModelPage, PageReading } from '../store.js';
 import { MODEL_COLUMNS, toModel, type ModelRow } from '../rows/model-rows.js';
 import { ORDER_BY } from '../rows/record-order.js';
 import { recordWithText } from '../rows/record-rows.js';
+import { TEXT_VALUES } from './sql.js';
 
 /**
  * A row of the answer, every value as PostgreSQL's text: the record's columns (null on the one row of a model
@@ -16,15 +17,6 @@ import { recordWithText } from '../rows/record-rows.js';
 type PageRow = (string | null)[];
 const RUNNING_BYTES = 6;
 const FIRST_MODEL_COLUMN = 7;
-
-/**
- * Values as text, unparsed: `data` goes into the answer as the JSON text PostgreSQL wrote (not parsed into
- * objects and serialised again), the model's `fields` text hits the parsed-once cache (sharedJson), and numbers
- * are read where they are used.
- */
-const AS_TEXT: CustomTypesConfig = {
-  getTypeParser: () => (value: string) => value,
-};
 
 const statements = new Map<string, QueryArrayConfig>();
 
@@ -68,7 +60,9 @@ function statementFor(key: 'id' | 'slug', sort: RecordSort, withData: boolean, s
       ) p ON p.position <= $3
       WHERE m.workspace_id = $1 AND m.${key} = $2
       ORDER BY p.position`;
-    statement = { name, text, rowMode: 'array', types: AS_TEXT };
+    // Values as text: `data` passes through as PostgreSQL wrote it, the model's `fields` text hits the parsed-once
+    // cache (sharedJson).
+    statement = { name, text, rowMode: 'array', types: TEXT_VALUES };
     statements.set(name, statement);
   }
   return statement;

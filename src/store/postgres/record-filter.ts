@@ -16,7 +16,7 @@ import {
 } from '../query/filter-sql.js';
 import { createHash } from 'node:crypto';
 import type { QueryConfig } from 'pg';
-import { toNumber, type Queryable } from './sql.js';
+import { TEXT_VALUES, toNumber, type Queryable } from './sql.js';
 
 /**
  * Text is indexed by its first characters: a B-tree entry holds at most about 2700 bytes, and a text field may
@@ -219,10 +219,11 @@ export async function findRows<Row>(
   const bytes = maxDataBytes === null ? null : new PageBytes(maxDataBytes);
   const read = async (segment: PageSegment): Promise<Row[]> => {
     if (!bytes) return (await db.query(statement(sql.page(columns, segment), sql.values, segment.offset === 0))).rows as Row[];
-    const { rows } = await db.query<{ running_bytes: string }>(sql.boundedPage(columns, segment), [
-      ...sql.values,
-      bytes.remaining,
-    ]);
+    const { rows } = await db.query<{ running_bytes: string }>({
+      text: sql.boundedPage(columns, segment),
+      values: [...sql.values, bytes.remaining],
+      types: TEXT_VALUES,
+    });
     let before = 0;
     bytes.add(
       rows.map((row) => {
@@ -251,11 +252,11 @@ const named = new Set<string>();
  * names stay few.
  */
 export function statement(text: string, values: unknown[], reusable = true): QueryConfig {
-  if (!reusable) return { text, values };
+  if (!reusable) return { text, values, types: TEXT_VALUES };
   const name = `records_${createHash('sha1').update(text).digest('base64url')}`;
   if (!named.has(name)) {
-    if (named.size >= MAX_NAMED_STATEMENTS) return { text, values };
+    if (named.size >= MAX_NAMED_STATEMENTS) return { text, values, types: TEXT_VALUES };
     named.add(name);
   }
-  return { name, text, values };
+  return { name, text, values, types: TEXT_VALUES };
 }

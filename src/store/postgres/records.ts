@@ -20,7 +20,7 @@ import type {
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
-import { inTransaction, isForeignKeyViolation, isUniqueViolation, toNumber, type Queryable } from './sql.js';
+import { inTransaction, isForeignKeyViolation, isUniqueViolation, TEXT_VALUES, toNumber, type Queryable } from './sql.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { selectModelPage } from './model-page.js';
@@ -197,10 +197,12 @@ export class PostgresRecordStore implements RecordStore {
   }
 
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
-    const { rows } = await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`, [
-      workspaceId,
-      id,
-    ]);
+    const { rows } = await this.pool.query<RecordRow>({
+      name: 'records_get',
+      text: `SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`,
+      values: [workspaceId, id],
+      types: TEXT_VALUES,
+    });
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
@@ -210,8 +212,11 @@ export class PostgresRecordStore implements RecordStore {
     let where = 'workspace_id = $1 AND id = ANY($2::text[])';
     if (reading.modelId) where += ` AND model_id = $${parameters.push(reading.modelId)}`;
     const maxDataBytes = reading.maxDataBytes ?? null;
+    // Named (a few texts: with or without a model, with or without a bound): parsed once per connection.
+    const name = `records_many${reading.modelId ? '_model' : ''}${maxDataBytes === null ? '' : '_bounded'}`;
     if (maxDataBytes === null) {
-      const { rows } = await this.pool.query<RecordRow>(`SELECT ${COLUMNS} FROM records WHERE ${where}`, parameters);
+      const text = `SELECT ${COLUMNS} FROM records WHERE ${where}`;
+      const { rows } = await this.pool.query<RecordRow>({ name, text, values: parameters, types: TEXT_VALUES });
       return rows.map(toRecord);
     }
     // Measured by the database in the same query: over the bound, the rows come without their data.
@@ -219,11 +224,14 @@ export class PostgresRecordStore implements RecordStore {
     const selected = COLUMN_LIST.map((column) =>
       column === 'data' ? `CASE WHEN total_bytes <= ${bound} THEN data END AS data` : column,
     );
-    const { rows } = await this.pool.query<RecordRow & { total_bytes: string }>(
-      `SELECT ${selected.join(', ')}, total_bytes FROM (
-         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes FROM records WHERE ${where}) measured`,
-      parameters,
-    );
+    const text = `SELECT ${selected.join(', ')}, total_bytes FROM (
+         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes FROM records WHERE ${where}) measured`;
+    const { rows } = await this.pool.query<RecordRow & { total_bytes: string }>({
+      name,
+      text,
+      values: parameters,
+      types: TEXT_VALUES,
+    });
     if (rows.length > 0 && Number(rows[0]!.total_bytes) > maxDataBytes) return 'too-large';
     return rows.map(({ total_bytes: _total, ...row }) => toRecord(row));
   }
@@ -345,9 +353,15 @@ export class PostgresRecordStore implements RecordStore {
           [modelId, window.limit, window.offset],
         ];
     const bound = reading.data ? reading.maxDataBytes : null;
-    if (bound === null) return (await this.pool.query<RecordRow>(pageSql, parameters)).rows.map(toRecord);
+    if (bound === null) {
+      return (await this.pool.query<RecordRow>({ text: pageSql, values: parameters, types: TEXT_VALUES })).rows.map(toRecord);
+    }
     const sql = boundedPageSql(pageSql, COLUMN_LIST, 'octet_length(data::text)', order, `$${parameters.length + 1}`);
-    const { rows } = await this.pool.query<RecordRow & { running_bytes: string }>(sql, [...parameters, bound]);
+    const { rows } = await this.pool.query<RecordRow & { running_bytes: string }>({
+      text: sql,
+      values: [...parameters, bound],
+      types: TEXT_VALUES,
+    });
     const fitting = rows.findIndex((row) => Number(row.running_bytes) > bound);
     if (fitting !== -1) throw pageTooLargeError(fitting, bound);
     return rows.map(toRecord);

@@ -1,7 +1,16 @@
-import type { Pool, PoolClient } from 'pg';
+import type { CustomTypesConfig, Pool, PoolClient } from 'pg';
 
 /** Anything that runs a query: the pool, or the client of a transaction. */
 export type Queryable = Pick<Pool, 'query'> | PoolClient;
+
+/**
+ * Every value of an answer as PostgreSQL's text, unparsed: a record's `data` goes into the answer as the JSON text
+ * PostgreSQL wrote (pg would parse jsonb into objects, which the answer then serialises again), numbers are read
+ * where they are used (a `bigint` comes as text anyway).
+ */
+export const TEXT_VALUES: CustomTypesConfig = {
+  getTypeParser: () => (value: string) => value,
+};
 
 /** Runs `work` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when it throws. */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
