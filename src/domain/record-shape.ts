@@ -5,7 +5,7 @@
 // only if someone reads `data`; the answer copies the text): a target that 100 records point at is written once,
 // and a target whose data does not change is copied as the text the database returned.
 import type { FieldDefinition, RecordData } from './fields.js';
-import { memberSpans, spanValue, type MemberSpan } from './json-members.js';
+import { jsonString, memberSpans, spanValue, type MemberSpan } from './json-members.js';
 import { defineLazyData, unparsedText } from './json-text.js';
 import { hasTranslatable, pickTranslation } from './locale.js';
 import { isEmptyLevel, type PopulateLevel, type PopulateNode } from './populate.js';
@@ -151,8 +151,8 @@ export class RecordShaper {
       ? this.objectText(node.target.fields, readData(record), node.inner)
       : (unparsedText(record) ?? stringify(record.data));
     return (
-      `{"id":${JSON.stringify(record.id)},"modelId":${JSON.stringify(record.modelId)},"data":${data},` +
-      `"createdAt":${JSON.stringify(record.createdAt)},"updatedAt":${JSON.stringify(record.updatedAt)}}`
+      `{"id":${jsonString(record.id)},"modelId":${jsonString(record.modelId)},"data":${data},` +
+      `"createdAt":${jsonString(record.createdAt)},"updatedAt":${jsonString(record.updatedAt)}}`
     );
   }
 }

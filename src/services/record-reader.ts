@@ -288,7 +288,12 @@ export class RecordReader {
           });
         }
         const bound = node.target.hasLargeRecords ? this.maxResponseBytes : null;
-        const found = await this.store.records.getMany(workspaceId, [...ids], { modelId: node.target.id, maxDataBytes: bound });
+        const found = await this.store.records.getMany(workspaceId, [...ids], {
+          modelId: node.target.id,
+          maxDataBytes: bound,
+          // Written into the answer's text, never changed: records kept between reads may be given.
+          shared: true,
+        });
         if (found === 'too-large') {
           throw new ServiceError(
             'PAYLOAD_TOO_LARGE',

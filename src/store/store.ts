@@ -295,6 +295,11 @@ export interface ModelPage {
 export interface ManyReading {
   modelId?: string | null;
   maxDataBytes?: number | null;
+  /**
+   * The caller never changes the records it gets (nor settles their lazy `data`), so a store may give records it
+   * keeps between reads, when it can tell they have not changed since (SQLite: by their model's content version).
+   */
+  shared?: boolean;
 }
 
 /** How a page's records are read (default: with their data, no size bound). */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { FieldDefinition, ModelDefinition } from '../../src/domain/fields.js';
-import { memberSpans, spanValue } from '../../src/domain/json-members.js';
+import { jsonString, memberSpans, spanValue } from '../../src/domain/json-members.js';
 import { defineLazyData, unparsedData } from '../../src/domain/json-text.js';
 import { planPopulate, type PopulateNode } from '../../src/domain/populate.js';
 import { RecordShaper, scanRelations } from '../../src/domain/record-shape.js';
@@ -59,6 +59,20 @@ test('json members: the spans found in any object text hold the values JSON.pars
     }),
     { numRuns: 500 },
   );
+});
+
+test('json members: jsonString writes any string as JSON.stringify does', () => {
+  const anyString = fc.oneof(
+    tricky,
+    fc.string({ unit: 'binary' }),
+    fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) }),
+  );
+  fc.assert(
+    fc.property(anyString, (value) => assert.equal(jsonString(value), JSON.stringify(value))),
+    { numRuns: 2000 },
+  );
+  for (const value of ['', '\u0000', '\ud800', '\udc00x', '😀', '"', '\\', '\u2028', '\u007f'])
+    assert.equal(jsonString(value), JSON.stringify(value));
 });
 
 test('json members: of a key written twice, the last (as JSON.parse); escaped keys are read unescaped', () => {

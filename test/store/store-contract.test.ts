@@ -10,6 +10,7 @@ import { parseFilter } from '../../src/domain/filter.js';
 import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
+import { unparsedText } from '../../src/domain/json-text.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
@@ -1258,6 +1259,49 @@ for (const target of targets) {
         [...byId(await store.records.getMany(workspaceId, [a.id, b.id], { modelId: two.model.id })).keys()],
         [b.id],
       );
+    });
+
+    test("records: getMany of a model for readers that share records gives the current records after every write, this store's and another store's", async () => {
+      const workspaceId = await newWorkspace(store);
+      const context = await newModel(store, workspaceId, shape('category', [field('name', 'text')]));
+      const modelId = context.model.id;
+      const [first, second] = [newRecord({ name: 'first' }), newRecord({ name: 'second' })];
+      await store.records.insertMany(context, [first, second]);
+      const later = newRecord({ name: 'later' });
+      // Read without settling the records' lazy data: a shared record is never changed by its readers.
+      const read = async (of: Store, ids: string[], inWorkspace = workspaceId) => {
+        const found = await of.records.getMany(inWorkspace, ids, { modelId, shared: true });
+        assert.notEqual(found, 'too-large');
+        return Object.fromEntries(
+          (found as StoredRecord[])
+            .map((record) => [record.id, (JSON.parse(unparsedText(record) ?? JSON.stringify(record.data)) as RecordData).name])
+            .sort(),
+        );
+      };
+      const ids = [first.id, second.id, later.id];
+      const expected = { [first.id]: 'first', [second.id]: 'second' };
+      assert.deepEqual(await read(store, ids), expected);
+      assert.deepEqual(await read(store, ids), expected, 'read again');
+      assert.deepEqual(await read(store, ids, await newWorkspace(store)), {}, 'asked in another workspace');
+      await store.records.modify(workspaceId, first.id, null, () => replacement({ name: 'first, renamed' }));
+      assert.deepEqual(await read(store, ids), { ...expected, [first.id]: 'first, renamed' });
+      assert.equal(await store.records.delete(workspaceId, second.id, false), 'deleted');
+      assert.deepEqual(await read(store, ids), { [first.id]: 'first, renamed' });
+      await store.records.insert(context, later);
+      assert.deepEqual(
+        await read(store, ids),
+        { [first.id]: 'first, renamed', [later.id]: 'later' },
+        'an id read as missing, then written',
+      );
+      const other = await openStore(target.url('main'));
+      try {
+        await other.records.modify(workspaceId, later.id, null, () => replacement({ name: 'later, by another store' }));
+        assert.deepEqual(await read(store, ids), { [first.id]: 'first, renamed', [later.id]: 'later, by another store' });
+        await other.records.delete(workspaceId, first.id, false);
+        assert.deepEqual(await read(store, ids), { [later.id]: 'later, by another store' });
+      } finally {
+        await other.close();
+      }
     });
 
     test('models: a removed field is stripped from every record, with its links; countRecordsWithValue', async () => {

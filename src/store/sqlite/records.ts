@@ -33,6 +33,8 @@ import { countMatching, FilterStatements, findRows } from './record-filter.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
 import { SqliteOutbox } from './webhooks.js';
 import { KeptCounts } from '../query/kept-counts.js';
+import { KeptRecords } from './kept-records.js';
+import { unparsedText } from '../../domain/json-text.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -59,10 +61,21 @@ type ManyRow = [
   updatedBy: string | null,
 ];
 const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+/** A row of getMany of one model: ManyRow without the model. */
+type ModelManyRow = [
+  id: string,
+  data: string,
+  createdAt: number,
+  updatedAt: number,
+  createdBy: string | null,
+  updatedBy: string | null,
+];
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 export class SqliteRecordStore implements RecordStore {
   private readonly keptCounts = new KeptCounts();
+  private readonly keptRecords = new KeptRecords();
+  private readonly selectModelVersion: Database.Statement;
   private readonly insertRow: Database.Statement;
   private readonly insertLink: Database.Statement;
   private readonly addToCount: Database.Statement;
@@ -70,8 +83,9 @@ export class SqliteRecordStore implements RecordStore {
   /** Models whose records the current write group modified: their content version moves once, at its commit. */
   private readonly modifiedModels = new Set<string>();
   private readonly selectById: Database.Statement;
-  private readonly selectMany: Database.Statement;
-  private readonly selectManySizes: Database.Statement;
+  /** getMany's statements, of any model and of one (which reads no model column: it is the one asked for). */
+  private readonly selectMany: { any: Database.Statement; ofModel: Database.Statement };
+  private readonly selectManySizes: { any: Database.Statement; ofModel: Database.Statement };
   private readonly markLarge: Database.Statement;
   private readonly modelExists: Database.Statement;
   private readonly selectModelSlug: Database.Statement;
@@ -104,10 +118,18 @@ export class SqliteRecordStore implements RecordStore {
     );
     this.moveContentVersion = db.prepare('UPDATE models SET content_version = content_version + 1 WHERE id = ?');
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
-    // The model only when one is given (bound twice): one statement for both reads.
-    const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?)) AND (? IS NULL OR model_id = ?)';
-    this.selectMany = db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true);
-    this.selectManySizes = db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`);
+    this.selectModelVersion = db.prepare('SELECT workspace_id, content_version FROM models WHERE id = ?');
+    const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?))';
+    const ofModel = `${inIds} AND model_id = ?`;
+    const modelColumns = MANY_COLUMNS.filter((column) => column !== 'model_id');
+    this.selectMany = {
+      any: db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true),
+      ofModel: db.prepare(`SELECT ${modelColumns.join(', ')} FROM records WHERE ${ofModel}`).raw(true),
+    };
+    this.selectManySizes = {
+      any: db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`),
+      ofModel: db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${ofModel}`),
+    };
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.modelExists = db.prepare('SELECT 1 AS present FROM models WHERE id = ?');
     this.selectModelSlug = db.prepare('SELECT slug AS webhook_model_slug FROM models WHERE id = ?');
@@ -242,15 +264,48 @@ export class SqliteRecordStore implements RecordStore {
   async getMany(workspaceId: string, ids: readonly string[], reading: ManyReading = {}): Promise<StoredRecord[] | 'too-large'> {
     if (ids.length === 0) return [];
     const modelId = reading.modelId ?? null;
-    const parameters = [workspaceId, JSON.stringify(ids), modelId, modelId];
     const maxDataBytes = reading.maxDataBytes ?? null;
-    if (maxDataBytes !== null) {
-      // SQLite tells a value's size from the row header, without reading the value.
-      const { bytes } = this.selectManySizes.get(...parameters) as { bytes: number | null };
-      if ((bytes ?? 0) > maxDataBytes) return 'too-large';
+    if (modelId === null) {
+      if (maxDataBytes !== null && this.manyBytes('any', [workspaceId, JSON.stringify(ids)]) > maxDataBytes) return 'too-large';
+      const rows = this.selectMany.any.all(workspaceId, JSON.stringify(ids)) as ManyRow[];
+      return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
     }
-    const rows = this.selectMany.all(...parameters) as ManyRow[];
-    return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
+    if (maxDataBytes !== null) {
+      if (this.manyBytes('ofModel', [workspaceId, JSON.stringify(ids), modelId]) > maxDataBytes) return 'too-large';
+    } else if (reading.shared && !this.db.inTransaction) {
+      // Not inside the write group's transaction: what it wrote (and the version it moved) may still be undone.
+      return this.keptOfModel(workspaceId, ids, modelId);
+    }
+    return this.ofModel(workspaceId, ids, modelId);
+  }
+
+  /** The records of `ids` of the model, the ones kept at its current content version given again (KeptRecords). */
+  private keptOfModel(workspaceId: string, ids: readonly string[], modelId: string): StoredRecord[] {
+    const model = this.selectModelVersion.get(modelId) as { workspace_id: string; content_version: number } | undefined;
+    // No such model in the workspace: no records (as the query would find).
+    if (!model || model.workspace_id !== workspaceId) return [];
+    const kept = this.keptRecords.at(modelId, model.content_version);
+    const found: StoredRecord[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const record = kept.get(id);
+      if (record === undefined) missing.push(id);
+      else if (record !== null) found.push(record);
+    }
+    if (missing.length === 0) return found;
+    const read = this.ofModel(workspaceId, missing, modelId);
+    this.keptRecords.keep(modelId, model.content_version, missing, read, (record) => unparsedText(record)?.length ?? 0);
+    return [...found, ...read];
+  }
+
+  private ofModel(workspaceId: string, ids: readonly string[], modelId: string): StoredRecord[] {
+    const rows = this.selectMany.ofModel.all(workspaceId, JSON.stringify(ids), modelId) as ModelManyRow[];
+    return rows.map((row) => recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]));
+  }
+
+  /** The data bytes of getMany's records; SQLite tells a value's size from the row header, without reading it. */
+  private manyBytes(kind: 'any' | 'ofModel', parameters: unknown[]): number {
+    return (this.selectManySizes[kind].get(...parameters) as { bytes: number | null }).bytes ?? 0;
   }
 
   async modify(
