@@ -155,8 +155,8 @@ export const DEFAULT_TEST_BUDGET = 1_000_000;
 
 const running = new Set<ChildProcess>();
 /**
- * The stores setup opened in this process, one per database, closed when its server is disposed. (One left open
- * does not keep the process alive: SQLite holds no handle, a PostgreSQL pool closes its idle connections.)
+ * The SQLite stores setup opened in this process, one per database, closed when its server is disposed. (One left
+ * open does not keep the process alive: SQLite holds no handle.)
  */
 const setupStores = new Map<string, Promise<Store>>();
 
@@ -167,13 +167,25 @@ async function closeSetupStore(databaseUrl: string): Promise<void> {
   await (await store).close();
 }
 
-function setupStore(databaseUrl: string): Promise<Store> {
-  let store = setupStores.get(databaseUrl);
-  if (store === undefined) {
-    store = import('../../src/store/open-store.js').then(({ openStore }) => openStore(databaseUrl));
-    setupStores.set(databaseUrl, store);
+/**
+ * Runs `work` on a store of the server's database. On PostgreSQL the store is opened for it and closed after, as the
+ * command it stands for is a process that starts, writes and leaves: a store left open would count as a second
+ * process, and the server would never be the only one on its schema (it keeps versions, tokens and models only
+ * then), so the HTTP suite on PostgreSQL would never run against the server as most deployments run it.
+ */
+async function withSetupStore<T>(databaseUrl: string, work: (store: Store) => Promise<T>): Promise<T> {
+  const open = () => import('../../src/store/open-store.js').then(({ openStore }) => openStore(databaseUrl));
+  if (databaseUrl.startsWith('postgres')) {
+    const store = await open();
+    try {
+      return await work(store);
+    } finally {
+      await store.close();
+    }
   }
-  return store;
+  let store = setupStores.get(databaseUrl);
+  if (store === undefined) setupStores.set(databaseUrl, (store = open()));
+  return work(await store);
 }
 process.on('exit', () => {
   for (const child of running) {
@@ -321,12 +333,14 @@ export class TestServer {
       import('../../src/cli/options.js'),
     ]);
     const org = parseSlug(args.org);
-    return bootstrapWorkspace(await setupStore(this.databaseUrl), {
-      org,
-      workspace: parseSlug(args.workspace),
-      email: parseEmail(args.email ?? `owner@${org}.example.com`),
-      role: args.role === undefined ? null : parseRole(args.role),
-    });
+    return withSetupStore(this.databaseUrl, (store) =>
+      bootstrapWorkspace(store, {
+        org,
+        workspace: parseSlug(args.workspace),
+        email: parseEmail(args.email ?? `owner@${org}.example.com`),
+        role: args.role === undefined ? null : parseRole(args.role),
+      }),
+    );
   }
 
   /** What `content-service token create --json` prints, made by its function in this process. */
@@ -335,11 +349,13 @@ export class TestServer {
       import('../../src/cli/token.js'),
       import('../../src/cli/options.js'),
     ]);
-    const created = await createWorkspaceToken(await setupStore(this.databaseUrl), {
-      workspaceId: args.workspaceId,
-      email: parseEmail(args.email),
-      ...(args.role === undefined ? {} : { role: parseRole(args.role) }),
-    });
+    const created = await withSetupStore(this.databaseUrl, (store) =>
+      createWorkspaceToken(store, {
+        workspaceId: args.workspaceId,
+        email: parseEmail(args.email),
+        ...(args.role === undefined ? {} : { role: parseRole(args.role) }),
+      }),
+    );
     if (!created) throw new Error(`token create: no workspace with id "${args.workspaceId}"`);
     return created;
   }
