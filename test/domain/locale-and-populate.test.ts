@@ -3,38 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ServiceError } from '../../src/domain/errors.js';
-import type { FieldDefinition, ModelDefinition } from '../../src/domain/fields.js';
 import { localeChain, pickTranslation, requireLocale } from '../../src/domain/locale.js';
 import { checkPopulateKeys, planPopulate, relationIds, type PopulateNode } from '../../src/domain/populate.js';
 import { RecordShaper } from '../../src/domain/record-shape.js';
 import { defineLazyData, unparsedData } from '../../src/domain/json-text.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
-
-function field(key: string, type: FieldDefinition['type'], extra: Partial<FieldDefinition> = {}): FieldDefinition {
-  return { key, label: key, type, required: false, ...extra };
-}
-
-function model(slug: string, fields: FieldDefinition[], extra: Partial<ModelDefinition> = {}): ModelDefinition {
-  return {
-    id: `id-${slug}`,
-    workspaceId: 'w',
-    name: slug,
-    slug,
-    description: null,
-    icon: null,
-    color: null,
-    displayField: fields[0]!.key,
-    fields,
-    product: null,
-    deliveryAccess: 'public',
-    recordCount: 0,
-    writeVersion: 0,
-    hasLargeRecords: false,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    ...extra,
-  };
-}
+import { field, modelDefinition as model } from '../support/definitions.js';
 
 function record(id: string, modelId: string, data: Record<string, unknown>): StoredRecord {
   const at = '2026-01-02T00:00:00.000Z';

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { FieldDefinition, ModelDefinition } from '../../src/domain/fields.js';
 import { jsonString, memberSpans, spanValue } from '../../src/domain/json-members.js';
 import { defineLazyData, unparsedData } from '../../src/domain/json-text.js';
 import { planPopulate, type PopulateNode } from '../../src/domain/populate.js';
 import { RecordShaper, scanRelations } from '../../src/domain/record-shape.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
+import { field, modelDefinition } from '../support/definitions.js';
 
 // Strings full of what a scanner can trip on: quotes, backslashes, braces, brackets, commas, colons, spaces.
 const tricky = fc.string({ unit: fc.constantFrom('a', '"', '\\', '{', '}', '[', ']', ',', ':', ' ', '\n', 'é', '😀') });
@@ -95,33 +95,12 @@ test('json members: a text that is not an object gives null; a cut or broken tex
   );
 });
 
-const category: ModelDefinition = modelOf('category', [{ key: 'title', label: 'title', type: 'text', required: false }]);
-const product: ModelDefinition = modelOf('product', [
-  { key: 'one', label: 'one', type: 'relation', required: false, relationTo: 'model:category', relationType: 'hasOne' },
-  { key: 'many', label: 'many', type: 'relation', required: false, relationTo: 'model:category', relationType: 'hasMany' },
-  { key: 'title', label: 'title', type: 'text', required: false },
+const category = modelDefinition('category', [field('title', 'text')]);
+const product = modelDefinition('product', [
+  field('one', 'relation', { relationTo: 'model:category', relationType: 'hasOne' }),
+  field('many', 'relation', { relationTo: 'model:category', relationType: 'hasMany' }),
+  field('title', 'text'),
 ]);
-
-function modelOf(slug: string, fields: FieldDefinition[]): ModelDefinition {
-  return {
-    id: `id-${slug}`,
-    workspaceId: 'w',
-    name: slug,
-    slug,
-    description: null,
-    icon: null,
-    color: null,
-    displayField: fields[0]!.key,
-    fields,
-    product: null,
-    deliveryAccess: 'public',
-    recordCount: 0,
-    writeVersion: 0,
-    hasLargeRecords: false,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
-}
 
 function stored(id: string, modelId: string, written: string | null, data: Record<string, unknown>): StoredRecord {
   const record = { id, modelId, workspaceId: 'w' } as StoredRecord;

@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { FieldDefinition, ModelDefinition } from '../../src/domain/fields.js';
-import type { ModelShape } from '../../src/domain/model-definition.js';
+import type { ModelDefinition } from '../../src/domain/fields.js';
 import { readListing } from '../../src/domain/listing.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -19,6 +18,7 @@ import { SqliteFilteredQuery, SQLITE_FILTERS } from '../../src/store/sqlite/reco
 import type { NewRecord, Store } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
 import { ownedWorkspace } from '../support/workspaces.js';
+import { field, modelShape as shape } from '../support/definitions.js';
 
 const postgres = await postgresTarget();
 if ('failure' in postgres) {
@@ -27,25 +27,6 @@ if ('failure' in postgres) {
   });
 }
 const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
-
-function field(key: string, type: FieldDefinition['type'], extra: Partial<FieldDefinition> = {}): FieldDefinition {
-  return { key, label: key, type, required: false, ...extra };
-}
-
-function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShape> = {}): ModelShape {
-  return {
-    name: slug,
-    slug,
-    description: null,
-    icon: null,
-    color: null,
-    displayField: fields[0]!.key,
-    fields,
-    product: null,
-    deliveryAccess: 'none',
-    ...extra,
-  };
-}
 
 const PRODUCT_FIELDS = [
   field('code', 'text', { indexed: true }),

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { ServiceError } from '../../src/domain/errors.js';
 import { parseFilter } from '../../src/domain/filter.js';
-import type { FieldDefinition, ModelDefinition, RecordData } from '../../src/domain/fields.js';
+import type { ModelDefinition, RecordData } from '../../src/domain/fields.js';
 import type { ModelShape } from '../../src/domain/model-definition.js';
 import type { StoredRecord } from '../../src/domain/stored-record.js';
 import { unparsedText } from '../../src/domain/json-text.js';
@@ -17,6 +17,7 @@ import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import type { NewRecord, RecordLink, ReplacementData, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget, type Target } from '../support/databases.js';
 import { ownedWorkspace } from '../support/workspaces.js';
+import { field, modelShape as shape } from '../support/definitions.js';
 
 const postgres = await postgresTarget();
 if ('failure' in postgres) {
@@ -28,25 +29,6 @@ const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fixtures
-
-function field(key: string, type: FieldDefinition['type'], extra: Partial<FieldDefinition> = {}): FieldDefinition {
-  return { key, label: key, type, required: false, ...extra };
-}
-
-function shape(slug: string, fields: FieldDefinition[], extra: Partial<ModelShape> = {}): ModelShape {
-  return {
-    name: slug,
-    slug,
-    description: null,
-    icon: null,
-    color: null,
-    displayField: fields[0]!.key,
-    fields,
-    product: null,
-    deliveryAccess: 'none',
-    ...extra,
-  };
-}
 
 const PRODUCT = { enabled: true, skuField: 'code', priceField: null };
 const FULL = { data: true, maxDataBytes: null };

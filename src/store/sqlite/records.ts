@@ -61,15 +61,6 @@ type ManyRow = [
   updatedBy: string | null,
 ];
 const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
-/** A row of getMany of one model: ManyRow without the model. */
-type ModelManyRow = [
-  id: string,
-  data: string,
-  createdAt: number,
-  updatedAt: number,
-  createdBy: string | null,
-  updatedBy: string | null,
-];
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 export class SqliteRecordStore implements RecordStore {
@@ -121,10 +112,10 @@ export class SqliteRecordStore implements RecordStore {
     this.selectModelVersion = db.prepare('SELECT workspace_id, content_version FROM models WHERE id = ?');
     const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?))';
     const ofModel = `${inIds} AND model_id = ?`;
-    const modelColumns = MANY_COLUMNS.filter((column) => column !== 'model_id');
     this.selectMany = {
       any: db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true),
-      ofModel: db.prepare(`SELECT ${modelColumns.join(', ')} FROM records WHERE ${ofModel}`).raw(true),
+      // The model's records: a page's columns (LIST_COLUMNS), the model being the one asked for.
+      ofModel: db.prepare(`SELECT ${LIST_COLUMNS.join(', ')} FROM records WHERE ${ofModel}`).raw(true),
     };
     this.selectManySizes = {
       any: db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`),
@@ -299,7 +290,7 @@ export class SqliteRecordStore implements RecordStore {
   }
 
   private ofModel(workspaceId: string, ids: readonly string[], modelId: string): StoredRecord[] {
-    const rows = this.selectMany.ofModel.all(workspaceId, JSON.stringify(ids), modelId) as ModelManyRow[];
+    const rows = this.selectMany.ofModel.all(workspaceId, JSON.stringify(ids), modelId) as ListRow[];
     return rows.map((row) => recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]));
   }
 
