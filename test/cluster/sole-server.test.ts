@@ -218,6 +218,42 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
     }
   });
 
+  test('sole server: a target populate kept is the current one on the very next read, after a change through it or by SQL', async () => {
+    const category = await owner.createSimpleModel({ slug: uniqueSlug('category'), deliveryAccess: 'public' });
+    const product = await owner.createModel({
+      slug: uniqueSlug('product'),
+      name: 'Product',
+      displayField: 'title',
+      deliveryAccess: 'public',
+      fields: [
+        { key: 'title', label: 'Title', type: 'text', required: true },
+        { key: 'category', label: 'Category', type: 'relation', relationTo: `model:${category.slug}` },
+      ],
+    });
+    const target = await owner.createRecord(category.id, { title: 'Shoes' });
+    await owner.createRecord(product.id, { title: 'Runner', category: target.id });
+    const query = `{ public { model { records(modelSlug: "${product.slug}", populate: ["category"]) { items { data } } } } }`;
+    const read = async () => {
+      const answer = await request(server.deliveryUrl('acme', 'main'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      assert.equal(answer.status, 200, answer.text);
+      return answer.body.data.public.model.records.items[0].data.category.data.title as string;
+    };
+    await untilSole();
+    for (let n = 0; n < 3; n++) assert.equal(await read(), 'Shoes');
+    await owner.ok('mutation($input: PatchModelRecordInput!) { record { patch(input: $input) { id } } }', {
+      input: { id: target.id, data: { title: 'Shoes through the server' } },
+    });
+    assert.equal(await read(), 'Shoes through the server');
+    await untilSole();
+    for (let n = 0; n < 3; n++) await read();
+    await execDirect(server.databaseUrl, `UPDATE records SET data = '{"title": "Shoes by SQL"}' WHERE id = '${target.id}'`);
+    assert.equal(await read(), 'Shoes by SQL');
+  });
+
   test('sole server: SOLE_SERVER=false keeps it from ever keeping versions; revalidations still answer 304', async () => {
     const off = await startServer({ databaseUrl: (postgres as Target).url('sole_off'), env: { SOLE_SERVER: 'false' } });
     try {

@@ -100,7 +100,7 @@ export async function openPostgresStore(
       outbox,
       keepVersions ? { byId: new KeptReads(tracker, membership), lists: new KeptReads(tracker, membership) } : null,
     ),
-    records: new PostgresRecordStore(pool, outbox, statistics),
+    records: new PostgresRecordStore(pool, outbox, statistics, keepVersions ? new KeptReads(tracker, membership) : null),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new PostgresMemberStore(pool),
     sharedLimiters: postgresLimiters(pool),

@@ -32,6 +32,7 @@ import { isoTime } from '../rows/time.js';
 import { CountCache } from './count-cache.js';
 import { RecordStatistics } from './record-statistics.js';
 import { findRows, PostgresFilteredQuery } from './record-filter.js';
+import type { KeptReads } from './kept-reads.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -98,6 +99,8 @@ export class PostgresRecordStore implements RecordStore {
     private readonly outbox = new PostgresOutbox(),
     /** Told of the records written, so that their statistics follow (record-statistics.ts). */
     private readonly statistics = new RecordStatistics(pool),
+    /** Records a sole server keeps for readers that share them (kept-reads.ts; null: always read). */
+    private readonly kept: KeptReads<StoredRecord | null> | null = null,
   ) {
     this.counts = new CountCache(pool);
   }
@@ -214,6 +217,9 @@ export class PostgresRecordStore implements RecordStore {
     const maxDataBytes = reading.maxDataBytes ?? null;
     // Named (a few texts: with or without a model, with or without a bound): parsed once per connection.
     const name = `records_many${reading.modelId ? '_model' : ''}${maxDataBytes === null ? '' : '_bounded'}`;
+    if (maxDataBytes === null && reading.modelId && reading.shared && this.kept) {
+      return this.keptOfModel(workspaceId, ids, reading.modelId);
+    }
     if (maxDataBytes === null) {
       const text = `SELECT ${COLUMNS} FROM records WHERE ${where}`;
       const { rows } = await this.pool.query<RecordRow>({ name, text, values: parameters, types: TEXT_VALUES });
@@ -234,6 +240,25 @@ export class PostgresRecordStore implements RecordStore {
     });
     if (rows.length > 0 && Number(rows[0]!.total_bytes) > maxDataBytes) return 'too-large';
     return rows.map(({ total_bytes: _total, ...row }) => toRecord(row));
+  }
+
+  /** The records of `ids` of the model, those a sole server kept given again (an id kept as missing is none). */
+  private async keptOfModel(workspaceId: string, ids: readonly string[], modelId: string): Promise<StoredRecord[]> {
+    const kept = this.kept!;
+    const keyOf = (id: string) => `${workspaceId}\u0000${modelId}\u0000${id}`;
+    const found: StoredRecord[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const record = kept.current(keyOf(id));
+      if (record === undefined) missing.push(id);
+      else if (record !== null) found.push(record);
+    }
+    if (missing.length === 0) return found;
+    const moment = kept.moment();
+    const read = (await this.getMany(workspaceId, missing, { modelId })) as StoredRecord[];
+    const byId = new Map(read.map((record) => [record.id, record]));
+    for (const id of missing) kept.remember(keyOf(id), byId.get(id) ?? null, moment);
+    return [...found, ...read];
   }
 
   async modify(
