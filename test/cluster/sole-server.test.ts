@@ -134,10 +134,12 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
     const admin = new pg.Client({ connectionString: parsePostgresUrl(server.databaseUrl).connectionString });
     await admin.connect();
     try {
-      // The session that holds the writers' lock exclusively: the server's lock connection.
+      // The session that holds this schema's writers' lock exclusively: the server's lock connection. (Servers of
+      // other suites, on other schemas, hold their own schema's lock.)
       const { rows } = await admin.query<{ pid: number }>(
-        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND mode = 'ExclusiveLock' AND granted`,
-        [0x43530004],
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND mode = 'ExclusiveLock' AND granted
+           AND objid::bigint = (hashtext($2)::bigint + 4294967296) % 4294967296`,
+        [0x43530004, parsePostgresUrl(server.databaseUrl).schema],
       );
       assert.equal(rows.length, 1, 'one session holds the lock exclusively');
       await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
