@@ -242,17 +242,17 @@ export class RecordReader {
     models: ModelDefinition[],
   ): Promise<StoredRecord[]> {
     const byId = new Map(models.map((model) => [model.id, model]));
-    // Each record's relation values are read once, from its text when they can be (scanRelations).
+    // Each record's relation values are read once, from its text when they can be (scanRelations), and only for a
+    // model with something to populate.
+    const sources = new Map<string, RecordData[]>();
     const scans = records.map((record) => {
       const level = plans.get(record.modelId);
-      return level && !isEmptyLevel(level) ? scanRelations(record, level) : null;
-    });
-    const sources = new Map<string, RecordData[]>();
-    records.forEach((record, index) => {
-      if (!plans.get(record.modelId)) return;
+      if (!level || isEmptyLevel(level)) return null;
+      const scan = scanRelations(record, level);
       let data = sources.get(record.modelId);
       if (!data) sources.set(record.modelId, (data = []));
-      data.push(scans[index]?.data ?? readData(record));
+      data.push(scan?.data ?? readData(record));
+      return scan;
     });
     const targets = new Map<PopulateNode, Map<string, StoredRecord>>();
     await Promise.all(

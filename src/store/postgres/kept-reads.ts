@@ -17,10 +17,10 @@ interface Kept<T> extends ReadMoment {
 }
 
 /**
- * Answers read from the database (content versions, tokens, model definitions and lists, the records populate reads), kept while this server is the only process on the
- * schema (sole-server.ts) and none of its own statements that may write has started or ended since the read was sent
- * (write-tracker.ts): then no statement anywhere can have changed them, and a kept answer is the one a read would
- * return. At most KEPT_MS old, 1000 keys.
+ * Answers read from the database (content versions, tokens, model definitions and lists, the records populate
+ * reads), kept while this server is the only process on the schema (sole-server.ts) and none of its own statements
+ * that may write has started or ended since the read was sent (write-tracker.ts): then no statement anywhere can
+ * have changed them, and a kept answer is the one a read would return. At most KEPT_MS old, 1000 keys.
  */
 export class KeptReads<T> {
   private readonly entries = new BoundedMap<string, Kept<T>>(1000);

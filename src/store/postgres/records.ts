@@ -33,6 +33,7 @@ import { CountCache } from './count-cache.js';
 import { RecordStatistics } from './record-statistics.js';
 import { findRows, PostgresFilteredQuery } from './record-filter.js';
 import type { KeptReads } from './kept-reads.js';
+import { foundOrNone, splitByKept } from '../query/kept-by-id.js';
 
 const COLUMN_LIST = ['id', 'model_id', 'workspace_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const COLUMNS = COLUMN_LIST.join(', ');
@@ -215,11 +216,11 @@ export class PostgresRecordStore implements RecordStore {
     let where = 'workspace_id = $1 AND id = ANY($2::text[])';
     if (reading.modelId) where += ` AND model_id = $${parameters.push(reading.modelId)}`;
     const maxDataBytes = reading.maxDataBytes ?? null;
-    // Named (a few texts: with or without a model, with or without a bound): parsed once per connection.
-    const name = `records_many${reading.modelId ? '_model' : ''}${maxDataBytes === null ? '' : '_bounded'}`;
     if (maxDataBytes === null && reading.modelId && reading.shared && this.kept) {
       return this.keptOfModel(workspaceId, ids, reading.modelId);
     }
+    // Named (a few texts: with or without a model, with or without a bound): parsed once per connection.
+    const name = `records_many${reading.modelId ? '_model' : ''}${maxDataBytes === null ? '' : '_bounded'}`;
     if (maxDataBytes === null) {
       const text = `SELECT ${COLUMNS} FROM records WHERE ${where}`;
       const { rows } = await this.pool.query<RecordRow>({ name, text, values: parameters, types: TEXT_VALUES });
@@ -246,18 +247,11 @@ export class PostgresRecordStore implements RecordStore {
   private async keptOfModel(workspaceId: string, ids: readonly string[], modelId: string): Promise<StoredRecord[]> {
     const kept = this.kept!;
     const keyOf = (id: string) => `${workspaceId}\u0000${modelId}\u0000${id}`;
-    const found: StoredRecord[] = [];
-    const missing: string[] = [];
-    for (const id of ids) {
-      const record = kept.current(keyOf(id));
-      if (record === undefined) missing.push(id);
-      else if (record !== null) found.push(record);
-    }
+    const { found, missing } = splitByKept(ids, (id) => kept.current(keyOf(id)));
     if (missing.length === 0) return found;
     const moment = kept.moment();
     const read = (await this.getMany(workspaceId, missing, { modelId })) as StoredRecord[];
-    const byId = new Map(read.map((record) => [record.id, record]));
-    for (const id of missing) kept.remember(keyOf(id), byId.get(id) ?? null, moment);
+    for (const [id, record] of foundOrNone(missing, read)) kept.remember(keyOf(id), record, moment);
     return [...found, ...read];
   }
 

@@ -1,5 +1,6 @@
 // Records read by id for populate, kept by their model's content version: a storefront's pages point at the same
 // few categories, authors and brands again and again, and reading them was most of a populated page's cost.
+import { unparsedText } from '../../domain/json-text.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 
 /** At most this many records kept, over all models, and this much of their data (characters of JSON text). */
@@ -35,21 +36,13 @@ export class KeptRecords {
     return kept.byId;
   }
 
-  /** Keeps what a read of `ids` found at `version` (ids it did not find as null). */
-  keep(
-    modelId: string,
-    version: number,
-    ids: readonly string[],
-    found: readonly StoredRecord[],
-    textOf: (record: StoredRecord) => number,
-  ): void {
+  /** Keeps what a read at `version` found (foundOrNone: each id with its record, or null). */
+  keep(modelId: string, version: number, read: ReadonlyMap<string, StoredRecord | null>): void {
     const kept = this.models.get(modelId);
     if (kept?.version !== version) return;
-    const byId = new Map<string, StoredRecord | null>(ids.map((id) => [id, null]));
-    for (const record of found) byId.set(record.id, record);
-    for (const [id, record] of byId) {
+    for (const [id, record] of read) {
       if (kept.byId.has(id)) continue;
-      const chars = record ? textOf(record) : 0;
+      const chars = record ? (unparsedText(record)?.length ?? 0) : 0;
       kept.byId.set(id, record);
       kept.chars += chars;
       this.records += 1;

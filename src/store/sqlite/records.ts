@@ -34,7 +34,7 @@ import { deletedRecordPayload, importPayload, recordPayload } from '../../domain
 import { SqliteOutbox } from './webhooks.js';
 import { KeptCounts } from '../query/kept-counts.js';
 import { KeptRecords } from './kept-records.js';
-import { unparsedText } from '../../domain/json-text.js';
+import { foundOrNone, splitByKept } from '../query/kept-by-id.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -256,18 +256,18 @@ export class SqliteRecordStore implements RecordStore {
     if (ids.length === 0) return [];
     const modelId = reading.modelId ?? null;
     const maxDataBytes = reading.maxDataBytes ?? null;
-    if (modelId === null) {
-      if (maxDataBytes !== null && this.manyBytes('any', [workspaceId, JSON.stringify(ids)]) > maxDataBytes) return 'too-large';
-      const rows = this.selectMany.any.all(workspaceId, JSON.stringify(ids)) as ManyRow[];
-      return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
-    }
-    if (maxDataBytes !== null) {
-      if (this.manyBytes('ofModel', [workspaceId, JSON.stringify(ids), modelId]) > maxDataBytes) return 'too-large';
-    } else if (reading.shared && !this.db.inTransaction) {
+    if (modelId !== null && maxDataBytes === null && reading.shared && !this.db.inTransaction) {
       // Not inside the write group's transaction: what it wrote (and the version it moved) may still be undone.
       return this.keptOfModel(workspaceId, ids, modelId);
     }
-    return this.ofModel(workspaceId, ids, modelId);
+    const idsJson = JSON.stringify(ids);
+    if (modelId === null) {
+      if (maxDataBytes !== null && this.manyBytes('any', [workspaceId, idsJson]) > maxDataBytes) return 'too-large';
+      const rows = this.selectMany.any.all(workspaceId, idsJson) as ManyRow[];
+      return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
+    }
+    if (maxDataBytes !== null && this.manyBytes('ofModel', [workspaceId, idsJson, modelId]) > maxDataBytes) return 'too-large';
+    return this.ofModel(workspaceId, idsJson, modelId);
   }
 
   /** The records of `ids` of the model, the ones kept at its current content version given again (KeptRecords). */
@@ -276,21 +276,16 @@ export class SqliteRecordStore implements RecordStore {
     // No such model in the workspace: no records (as the query would find).
     if (!model || model.workspace_id !== workspaceId) return [];
     const kept = this.keptRecords.at(modelId, model.content_version);
-    const found: StoredRecord[] = [];
-    const missing: string[] = [];
-    for (const id of ids) {
-      const record = kept.get(id);
-      if (record === undefined) missing.push(id);
-      else if (record !== null) found.push(record);
-    }
+    const { found, missing } = splitByKept(ids, (id) => kept.get(id));
     if (missing.length === 0) return found;
-    const read = this.ofModel(workspaceId, missing, modelId);
-    this.keptRecords.keep(modelId, model.content_version, missing, read, (record) => unparsedText(record)?.length ?? 0);
+    const read = this.ofModel(workspaceId, JSON.stringify(missing), modelId);
+    this.keptRecords.keep(modelId, model.content_version, foundOrNone(missing, read));
     return [...found, ...read];
   }
 
-  private ofModel(workspaceId: string, ids: readonly string[], modelId: string): StoredRecord[] {
-    const rows = this.selectMany.ofModel.all(workspaceId, JSON.stringify(ids), modelId) as ListRow[];
+  /** The model's records among the ids (a JSON array). */
+  private ofModel(workspaceId: string, idsJson: string, modelId: string): StoredRecord[] {
+    const rows = this.selectMany.ofModel.all(workspaceId, idsJson, modelId) as ListRow[];
     return rows.map((row) => recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]));
   }
 
