@@ -6,6 +6,7 @@ import { isUniqueViolation, jsonPath, preparedOnce } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { skuFieldConflict, slugConflict } from '../conflicts.js';
 import { syncFieldIndexes } from './field-indexes.js';
+import { OF_BOUND_MODEL } from './model-scope.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
 import type { SqliteOutbox } from './webhooks.js';
 
@@ -77,13 +78,11 @@ export class SqliteModelStore implements ModelStore {
              delivery_access = ?, icon = ?, color = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
       ).run(...shapeColumns(change.shape), now, model.id);
       for (const key of change.removedFieldKeys) {
-        this.prepare('UPDATE records SET data = json_remove(data, ?) WHERE model_id = ? AND json_type(data, ?) IS NOT NULL').run(
-          jsonPath(key),
-          model.id,
-          jsonPath(key),
-        );
         this.prepare(
-          'DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE model_id = ?)',
+          `UPDATE records SET data = json_remove(data, ?) WHERE ${OF_BOUND_MODEL} AND json_type(data, ?) IS NOT NULL`,
+        ).run(jsonPath(key), model.id, jsonPath(key));
+        this.prepare(
+          `DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE ${OF_BOUND_MODEL})`,
         ).run(key, model.id);
       }
       if (change.skuFieldChanged) this.recomputeSkus(model.id, change.skuFieldChanged.skuField);
@@ -96,13 +95,13 @@ export class SqliteModelStore implements ModelStore {
 
   private recomputeSkus(modelId: string, skuField: string | null): void {
     if (skuField === null) {
-      this.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+      this.prepare(`UPDATE records SET sku = NULL WHERE ${OF_BOUND_MODEL}`).run(modelId);
       return;
     }
-    this.prepare('UPDATE records SET sku = NULL WHERE model_id = ?').run(modelId);
+    this.prepare(`UPDATE records SET sku = NULL WHERE ${OF_BOUND_MODEL}`).run(modelId);
     try {
       this.prepare(
-        "UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE model_id = ?",
+        `UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE ${OF_BOUND_MODEL}`,
       ).run(jsonPath(skuField), jsonPath(skuField), modelId);
     } catch (error) {
       if (isUniqueViolation(error)) throw skuFieldConflict(skuField);
@@ -134,10 +133,9 @@ export class SqliteModelStore implements ModelStore {
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {
-    const row = this.prepare("SELECT COUNT(*) AS n FROM records WHERE model_id = ? AND json_type(data, ?) NOT IN ('null')").get(
-      modelId,
-      jsonPath(key),
-    ) as { n: number };
+    const row = this.prepare(
+      `SELECT COUNT(*) AS n FROM records WHERE ${OF_BOUND_MODEL} AND json_type(data, ?) NOT IN ('null')`,
+    ).get(modelId, jsonPath(key)) as { n: number };
     return row.n;
   }
 }

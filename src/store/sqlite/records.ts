@@ -34,6 +34,7 @@ import { deletedRecordPayload, importPayload, recordPayload } from '../../domain
 import { SqliteOutbox } from './webhooks.js';
 import { KeptCounts } from '../query/kept-counts.js';
 import { KeptRecords } from './kept-records.js';
+import { IDS_OF_BOUND_MODEL, OF_BOUND_MODEL } from './model-scope.js';
 import { foundOrNone, splitByKept } from '../query/kept-by-id.js';
 
 /**
@@ -111,7 +112,7 @@ export class SqliteRecordStore implements RecordStore {
     this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
     this.selectModelVersion = db.prepare('SELECT workspace_id, content_version FROM models WHERE id = ?');
     const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?))';
-    const ofModel = `${inIds} AND model_id = ?`;
+    const ofModel = `workspace_id = ? AND ${IDS_OF_BOUND_MODEL}`;
     this.selectMany = {
       any: db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true),
       // The model's records: a page's columns (LIST_COLUMNS), the model being the one asked for.
@@ -400,9 +401,9 @@ export class SqliteRecordStore implements RecordStore {
 
   async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = this.db
-      .prepare('SELECT id FROM records WHERE model_id = ? AND id IN (SELECT value FROM json_each(?))')
-      .all(modelId, JSON.stringify(ids)) as { id: string }[];
+    const rows = this.db.prepare(`SELECT id FROM records WHERE ${IDS_OF_BOUND_MODEL}`).all(JSON.stringify(ids), modelId) as {
+      id: string;
+    }[];
     return new Set(rows.map((row) => row.id));
   }
 
@@ -470,12 +471,12 @@ export class SqliteRecordStore implements RecordStore {
         const direction = sort.endsWith('_asc') ? 'ASC' : 'DESC';
         const cursor = afterACursor ? updatedOrderCursor(direction, '?', '?') : null;
         const arms = {
-          neverUpdated: cursor ? `model_id = ? AND ${cursor.neverUpdated}` : 'model_id = ?',
-          updated: cursor ? `model_id = ? AND ${cursor.updated}` : 'model_id = ?',
+          neverUpdated: cursor ? `${OF_BOUND_MODEL} AND ${cursor.neverUpdated}` : OF_BOUND_MODEL,
+          updated: cursor ? `${OF_BOUND_MODEL} AND ${cursor.updated}` : OF_BOUND_MODEL,
         };
         sql = updatedOrderSql(columns, arms, direction, page);
       } else {
-        const where = afterACursor ? `model_id = ? AND ${afterCursor(sort, '?', '?')}` : 'model_id = ?';
+        const where = afterACursor ? `${OF_BOUND_MODEL} AND ${afterCursor(sort, '?', '?')}` : OF_BOUND_MODEL;
         sql = `SELECT ${columns} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`;
       }
       statement = this.db.prepare(sql).raw(true);
