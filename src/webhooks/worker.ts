@@ -304,13 +304,18 @@ export class DeliveryWorker {
     }
   }
 
-  /** After an attempt: counts the webhook's failures in a row; its first success after failures makes its retries due. */
+  /**
+   * After an attempt: counts the webhook's failures in a row. A success ends them; when they had paused the webhook
+   * (the endpoint was down), it also makes the webhook's waiting retries due at once. Only then: a receiver that
+   * refuses one event while accepting others would otherwise bring that event's retries forward at each success,
+   * and spend its whole schedule in seconds.
+   */
   private async noteOutcome(webhookId: string, succeeded: boolean, retryable: boolean, now: number): Promise<void> {
     const failing = this.failing.get(webhookId);
     if (succeeded) {
       if (failing) {
         this.failing.delete(webhookId);
-        await this.store.expedite(webhookId, now);
+        if (failing.pauses > 0) await this.store.expedite(webhookId, now);
       }
       return;
     }
