@@ -257,6 +257,47 @@ describe('events and bodies', () => {
     for (const webhookId of [id, pausedId]) await admin.ok(`mutation { webhook { delete(id: "${webhookId}") { id } } }`);
   });
 
+  test('a forced delete sends record.deleted, and record.updated for each record whose reference it removed', async () => {
+    const target = await receiver();
+    const author = await admin.createSimpleModel();
+    const book = await admin.createModel({
+      name: 'Book',
+      slug: `book_${Date.now()}`,
+      fields: [
+        { key: 'title', label: 'Title', type: 'text' },
+        { key: 'author', label: 'Author', type: 'relation', relationTo: `model:${author.slug}` },
+        { key: 'editors', label: 'Editors', type: 'relation', relationTo: `model:${author.slug}`, relationType: 'hasMany' },
+      ],
+    });
+    const gone = await admin.createRecord(author.id, { title: 'gone' });
+    const stays = await admin.createRecord(author.id, { title: 'stays' });
+    const first = await admin.createRecord(book.id, { title: 'B1', author: gone.id, editors: [gone.id, stays.id] });
+    const second = await admin.createRecord(book.id, { title: 'B2', editors: [gone.id] });
+    const untouched = await admin.createRecord(book.id, { title: 'B3', author: stays.id });
+    const { id } = await createWebhook({ url: target.url, events: ['record.deleted', 'record.updated'] });
+    await admin.ok(`mutation { record { delete(id: "${gone.id}", force: true) { id } } }`);
+    await waitForRequests(target, 3, 'the delete and the two books it changed');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const [deleted, ...updated] = target.received.map((request) => request.json);
+    assert.deepEqual([deleted.type, deleted.data.record], ['record.deleted', { id: gone.id }]);
+    const byId = new Map(updated.map((event) => [event.data.record.id, event]));
+    assert.deepEqual([...byId.keys()].sort(), [first.id, second.id].sort(), `not ${untouched.id}`);
+    assert.deepEqual(
+      updated.map((event) => event.type),
+      ['record.updated', 'record.updated'],
+    );
+    for (const event of updated) {
+      assert.equal(event.data.modelId, book.id);
+      assert.ok(event.data.sequence > deleted.data.sequence);
+      const stored = await admin.ok(`query { record { get(id: "${event.data.record.id}") { data updatedAt } } }`);
+      assert.deepEqual(event.data.record.data, stored.record.get.data, 'the record as stored after the delete');
+      assert.equal(event.data.record.updatedAt, stored.record.get.updatedAt);
+    }
+    assert.deepEqual(byId.get(first.id).data.record.data, { title: 'B1', editors: [stays.id] });
+    assert.deepEqual(byId.get(second.id).data.record.data, { title: 'B2', editors: [] });
+    await admin.ok(`mutation { webhook { delete(id: "${id}") { id } } }`);
+  });
+
   test('a refused write has no event', async () => {
     const target = await receiver();
     const model = await admin.createProductModel();

@@ -331,7 +331,10 @@ export class PostgresRecordStore implements RecordStore {
       const references = await selectReferences(client, id);
       if (references.length > 0 && !force) return references;
       // The records changed here are of the same workspace: addToCount below moves its content version for them.
-      for (const reference of references) await dropReference(client, reference, id);
+      // One time for the delete and the records it changes: their events are due together, in sequence order.
+      const now = Date.now();
+      const changed = new Map<string, StoredRecord>();
+      for (const reference of references) changed.set(reference.sourceId, await dropReference(client, reference, id, now));
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
       const subscriptions = await addToCount(client, row.model_id, -1);
@@ -340,10 +343,22 @@ export class PostgresRecordStore implements RecordStore {
         type: 'record.deleted' as const,
         modelId: row.model_id,
         modelSlug: null,
-        at: Date.now(),
+        at: now,
         payload: () => deletedRecordPayload(id),
       };
       wrote = await this.outbox.add(client, event, subscriptions);
+      // The records whose references went are updated records, with the events a patch's would have.
+      for (const source of changed.values()) {
+        const updated = {
+          workspaceId,
+          type: 'record.updated' as const,
+          modelId: source.modelId,
+          modelSlug: null,
+          at: Date.parse(source.updatedAt),
+          payload: () => recordPayload(source.id, JSON.stringify(source.data), source.createdAt, source.updatedAt),
+        };
+        wrote = (await this.outbox.add(client, updated, subscriptions)) || wrote;
+      }
       return 'deleted';
     });
     this.outbox.committed(wrote);
@@ -466,7 +481,8 @@ async function selectReferences(db: Queryable, id: string): Promise<Reference[]>
   return rows.map((row) => ({ sourceId: row.source_id, modelSlug: row.slug, fieldKey: row.field_key }));
 }
 
-async function dropReference(client: PoolClient, reference: Reference, targetId: string): Promise<void> {
+/** Removes one reference to `targetId` from the record that holds it; the record as it now is. */
+async function dropReference(client: PoolClient, reference: Reference, targetId: string, now: number): Promise<StoredRecord> {
   const { rows } = await client.query<{ data: RecordData; fields: FieldDefinition[]; updated_at: string }>(
     `SELECT r.data, m.fields, r.updated_at FROM records r JOIN models m ON m.id = r.model_id
      WHERE r.id = $1 FOR UPDATE OF r`,
@@ -474,9 +490,9 @@ async function dropReference(client: PoolClient, reference: Reference, targetId:
   );
   const source = rows[0]!;
   const data = withoutReference(source.fields, source.data, reference.fieldKey, targetId);
-  await client.query('UPDATE records SET data = $1::jsonb, updated_at = $2 WHERE id = $3', [
-    JSON.stringify(data),
-    Math.max(Date.now(), toNumber(source.updated_at)),
-    reference.sourceId,
-  ]);
+  const updated = await client.query<RecordRow>(
+    `UPDATE records SET data = $1::jsonb, updated_at = $2 WHERE id = $3 RETURNING ${COLUMNS}`,
+    [JSON.stringify(data), Math.max(now, toNumber(source.updated_at)), reference.sourceId],
+  );
+  return toRecord(updated.rows[0]!);
 }

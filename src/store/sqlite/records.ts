@@ -61,6 +61,15 @@ type ManyRow = [
   createdBy: string | null,
   updatedBy: string | null,
 ];
+/** A record a forced delete changed (its reference to the deleted record removed), for its event. */
+interface ChangedSource {
+  id: string;
+  modelId: string;
+  dataText: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
 const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
@@ -372,8 +381,10 @@ export class SqliteRecordStore implements RecordStore {
       if (!row) return 'not-found';
       const references = this.selectReferences(id);
       if (references.length > 0 && !force) return references;
-      // The records changed here are of the same workspace: addToCount below moves its content version for them.
-      for (const reference of references) this.dropReference(reference, id);
+      // One time for the delete and the records it changes: their events are due together, in sequence order.
+      const now = Date.now();
+      const changed = new Map<string, ChangedSource>();
+      for (const reference of references) changed.set(reference.sourceId, this.dropReference(reference, id, now));
       this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
       this.addToCount.run(-1, row.model_id);
@@ -381,22 +392,41 @@ export class SqliteRecordStore implements RecordStore {
         workspaceId,
         type: 'record.deleted',
         modelId: row.model_id,
-        at: Date.now(),
+        at: now,
         details: () => ({ modelSlug: this.modelSlug(row.model_id), payload: deletedRecordPayload(id) }),
       });
+      // The records whose references went are updated records: their events, and their models' content versions
+      // moved (records kept by version, ETags) as a patch's would be.
+      for (const source of changed.values()) {
+        this.modifiedModels.add(source.modelId);
+        this.outbox.add({
+          workspaceId,
+          type: 'record.updated',
+          modelId: source.modelId,
+          at: source.updatedAt,
+          details: () => ({
+            modelSlug: this.modelSlug(source.modelId),
+            payload: recordPayload(source.id, source.dataText, isoTime(source.createdAt), isoTime(source.updatedAt)),
+          }),
+        });
+      }
       return 'deleted';
     });
   }
 
-  private dropReference(reference: Reference, targetId: string): void {
+  /** Removes one reference to `targetId` from the record that holds it; the record as it now is. */
+  private dropReference(reference: Reference, targetId: string, now: number): ChangedSource {
     const source = this.db
-      .prepare('SELECT r.data, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?')
-      .get(reference.sourceId) as { data: string; fields: string };
+      .prepare(
+        'SELECT r.model_id, r.data, r.created_at, r.updated_at, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?',
+      )
+      .get(reference.sourceId) as { model_id: string; data: string; created_at: number; updated_at: number; fields: string };
     const fields = JSON.parse(source.fields) as FieldDefinition[];
     const data = withoutReference(fields, JSON.parse(source.data) as RecordData, reference.fieldKey, targetId);
-    this.db
-      .prepare('UPDATE records SET data = ?, updated_at = ? WHERE id = ?')
-      .run(JSON.stringify(data), Date.now(), reference.sourceId);
+    const dataText = JSON.stringify(data);
+    const updatedAt = Math.max(now, Number(source.updated_at));
+    this.db.prepare('UPDATE records SET data = ?, updated_at = ? WHERE id = ?').run(dataText, updatedAt, reference.sourceId);
+    return { id: reference.sourceId, modelId: source.model_id, dataText, createdAt: Number(source.created_at), updatedAt };
   }
 
   async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
