@@ -1286,6 +1286,28 @@ for (const target of targets) {
       }
     });
 
+    test('records: getMany for readers that share records gives a record without the reference a forced delete of another model removed', async () => {
+      const workspaceId = await newWorkspace(store);
+      const authors = await newModel(store, workspaceId, shape('author', [field('name', 'text')]));
+      const books = await newModel(
+        store,
+        workspaceId,
+        shape('book', [field('title', 'text'), field('author', 'relation', { relationTo: 'model:author' })]),
+      );
+      const author = await store.records.insert(authors, newRecord({ name: 'gone' }));
+      const book = newRecord({ title: 'B1', author: author.id }, { links: [{ fieldKey: 'author', targetId: author.id }] });
+      await store.records.insert(books, book);
+      const read = async () => {
+        const found = await store.records.getMany(workspaceId, [book.id], { modelId: books.model.id, shared: true });
+        assert.notEqual(found, 'too-large');
+        const [record] = found as StoredRecord[];
+        return JSON.parse(unparsedText(record!) ?? JSON.stringify(record!.data)) as RecordData;
+      };
+      assert.deepEqual(await read(), { title: 'B1', author: author.id });
+      assert.equal(await store.records.delete(workspaceId, author.id, true), 'deleted');
+      assert.deepEqual(await read(), { title: 'B1' });
+    });
+
     test('models: a removed field is stripped from every record, with its links; countRecordsWithValue', async () => {
       const workspaceId = await newWorkspace(store);
       const fields = [field('title', 'text'), field('note', 'text'), field('see', 'relation', { relationTo: 'model:pages' })];
