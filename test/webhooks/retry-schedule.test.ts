@@ -73,6 +73,42 @@ describe('retries', () => {
     assert.ok(wait >= RETRY_DELAY_SECONDS * 0.8 * 1000 - 50, `the retry is due ${wait} ms after the first attempt`);
   });
 
+  test('a paused webhook sends nothing: its retries wait, with no next attempt, until it is made active again', async () => {
+    const { target, modelId, webhookId } = await subscribed();
+    let failing = true;
+    target.responder = (request) =>
+      titleOf(request) === 'slow' ? { status: 500, delayMs: 800 } : { status: failing ? 500 : 204 };
+    await admin.createRecord(modelId, { title: 'waiting' });
+    await waitFor(() => timesReceived(target, 'waiting') === 1, { timeoutMs: 10_000, message: 'the first attempt' });
+    await admin.createRecord(modelId, { title: 'slow' });
+    await waitFor(() => timesReceived(target, 'slow') === 1, { timeoutMs: 10_000, message: 'the slow attempt under way' });
+    const setActive = (active: boolean) =>
+      admin.ok(`mutation { webhook { update(input: { id: "${webhookId}", active: ${active} }) { active } } }`);
+    await setActive(false);
+    const pending = async () => {
+      const data = await admin.ok(
+        `query($webhookId: ID!) { webhook { deliveries(webhookId: $webhookId, status: "pending") { items { attempts nextAttemptAt } } } }`,
+        { webhookId },
+      );
+      return data.webhook.deliveries.items as { attempts: number; nextAttemptAt: string | null }[];
+    };
+    // The slow attempt's 500 comes after the pause: its retry is held too.
+    await waitFor(async () => (await pending()).every((delivery) => delivery.attempts === 1 && delivery.nextAttemptAt === null), {
+      timeoutMs: 5_000,
+      message: 'both deliveries held (attempts 1, no next attempt)',
+    });
+    assert.equal((await pending()).length, 2);
+    failing = false;
+    target.responder = () => ({ status: 204 });
+    const resumedAt = Date.now();
+    await setActive(true);
+    await waitFor(() => timesReceived(target, 'waiting') === 2 && timesReceived(target, 'slow') === 2, {
+      timeoutMs: 10_000,
+      message: 'both retried once the webhook is active again',
+    });
+    assert.ok(Date.now() - resumedAt < RETRY_DELAY_SECONDS * 500, 'at once, not at their scheduled times');
+  });
+
   test('a receiver that was down: its first success after the pause makes the waiting retries due at once', async () => {
     const { target, modelId } = await subscribed();
     let down = true;

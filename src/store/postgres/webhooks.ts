@@ -433,7 +433,11 @@ export class PostgresWebhookStore implements WebhookStore {
          RETURNING ${WEBHOOK_COLUMNS}`,
         values,
       );
-      // Made active again: the events written while it was not are not its own.
+      if (changes.active === false && wasActive)
+        await client.query("UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending'", [
+          id,
+        ]);
+      // Made active again: the events written while it was not are not its own; those it held go out now.
       if (changes.active === true && !wasActive) {
         await client.query(
           `INSERT INTO webhook_cursors (webhook_id, last_sequence)
@@ -441,6 +445,12 @@ export class PostgresWebhookStore implements WebhookStore {
            ON CONFLICT (webhook_id) DO UPDATE SET last_sequence = excluded.last_sequence`,
           [id, bound],
         );
+        const released = await client.query(
+          `UPDATE webhook_deliveries SET next_attempt_at = $1
+           WHERE webhook_id = $2 AND status = 'pending' AND next_attempt_at IS NULL`,
+          [now, id],
+        );
+        made += released.rowCount ?? 0;
       }
       return rows[0] ? toWebhook(rows[0]) : null;
     });
@@ -574,7 +584,9 @@ export class PostgresWebhookStore implements WebhookStore {
            AS a (delivery_id, claim_token, status, status_code, error, next_attempt_at, at, duration_ms)
        ), moved AS (
          UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = a.status, last_status_code = a.status_code,
-           last_error = a.error, next_attempt_at = a.next_attempt_at, locked_until = NULL, claim_token = NULL, updated_at = a.at
+           -- A paused webhook's retry waits for it to be made active again (update).
+           next_attempt_at = CASE WHEN (SELECT w.active FROM webhooks w WHERE w.id = d.webhook_id) THEN a.next_attempt_at END,
+           last_error = a.error, locked_until = NULL, claim_token = NULL, updated_at = a.at
          FROM attempt a WHERE d.id = a.delivery_id AND d.claim_token = a.claim_token
          RETURNING d.id, d.attempts, a.status_code, a.error, a.duration_ms, a.at
        ), logged AS (

@@ -171,6 +171,16 @@ export class SqliteOutbox {
 /** Events a pass of probes only reads at most (the probes' events are the first past their cursors, filters aside). */
 const PROBE_READ = 16;
 
+/**
+ * A paused webhook (active: false) sends nothing: its pending deliveries wait with no next attempt (HOLD_PENDING),
+ * a retry recorded while it is paused waits the same way (HELD_WHILE_PAUSED, the time bound as the parameter), and
+ * making it active again makes them due (RELEASE_HELD).
+ */
+const HOLD_PENDING = "UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'";
+const HELD_WHILE_PAUSED = 'CASE WHEN (SELECT w.active FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id) = 1 THEN ? END';
+const RELEASE_HELD =
+  "UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at IS NULL";
+
 /** Materialiser passes of one claim at most (each reads at most the claim's limit of events). */
 const MAX_PASSES = 8;
 
@@ -286,7 +296,7 @@ export class SqliteWebhookStore implements WebhookStore {
     this.settleDelivery = db
       .prepare(
         `UPDATE webhook_deliveries SET attempts = attempts + 1, status = ?, last_status_code = ?, last_error = ?,
-         next_attempt_at = ?, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING attempts`,
+         next_attempt_at = ${HELD_WHILE_PAUSED}, updated_at = ? WHERE id = ? AND status = 'pending' RETURNING attempts`,
       )
       .pluck();
     this.putOffStatement = db.prepare(
@@ -404,12 +414,17 @@ export class SqliteWebhookStore implements WebhookStore {
       const filterChanges = changes.events !== undefined || changes.modelIds !== undefined || changes.active !== undefined;
       if (filterChanges && current.active === 1) this.materialiseAll(now, id);
       this.db.prepare(`UPDATE webhooks SET ${sets.join(', ')} WHERE workspace_id = ? AND id = ?`).run(...values, workspaceId, id);
-      // Made active again: the events written while it was not are not its own.
-      if (changes.active === true && current.active !== 1) this.startCursor.run(id);
+      if (changes.active === false && current.active === 1) this.db.prepare(HOLD_PENDING).run(id);
+      if (changes.active === true && current.active !== 1) {
+        // Made active again: the events written while it was not are not its own; those it held go out now.
+        this.startCursor.run(id);
+        if (this.db.prepare(RELEASE_HELD).run(now, id).changes > 0) this.dueInDatabase(now);
+      }
       return true;
     });
     const updated = run.immediate();
     this.outbox.forgetSubscriptions();
+    if (changes.active === true) this.outbox.notify();
     return updated ? this.get(workspaceId, id) : null;
   }
 
