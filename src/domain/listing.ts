@@ -61,7 +61,8 @@ export function plainWindowOf(args: ListArguments): ListWindow | null {
   return { ...pageBounds(args), sort: time };
 }
 
-function pageBounds(args: ListArguments): { limit: number; offset: number } {
+/** A list's window (the contract's Listing): limit default 20 and clamped to 100, negatives refused naming the argument. */
+export function pageBounds(args: { limit?: number | null; offset?: number | null }): { limit: number; offset: number } {
   const limit = args.limit ?? DEFAULT_LIMIT;
   const offset = args.offset ?? 0;
   if (limit < 0) throw new ServiceError('BAD_USER_INPUT', 'limit: must not be negative', { field: 'limit' });

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
+import { pageBounds } from '../domain/listing.js';
 import { ALL_EVENTS, isWebhookEventType, PING_EVENT, pingPayload, WEBHOOK_EVENT_TYPES } from '../domain/webhook-events.js';
 import { newId } from '../ids.js';
 import {
@@ -45,8 +46,6 @@ export interface WebhookServiceOptions {
 
 export const MAX_WEBHOOK_URL_LENGTH = 2000;
 export const MAX_WEBHOOK_DESCRIPTION_LENGTH = 500;
-export const DEFAULT_DELIVERY_PAGE = 20;
-export const MAX_DELIVERY_PAGE = 100;
 /** During a rotation the previous secret signs too, for this long. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -76,12 +75,7 @@ export class WebhookService {
 
   async deliveries(workspaceId: string, args: DeliveryListArguments) {
     await this.require(workspaceId, args.webhookId, 'webhookId');
-    const limit = args.limit ?? DEFAULT_DELIVERY_PAGE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_PAGE) {
-      throw badInput('limit', `must be a whole number from 1 to ${MAX_DELIVERY_PAGE}`);
-    }
-    const offset = args.offset ?? 0;
-    if (!Number.isInteger(offset) || offset < 0) throw badInput('offset', 'must be a whole number, 0 or more');
+    const { limit, offset } = pageBounds(args);
     const status = args.status ?? null;
     if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
       throw badInput('status', `must be one of ${DELIVERY_STATUSES.join(', ')}, got "${status}"`);

@@ -110,6 +110,22 @@ describe('the webhook admin API', () => {
     }
     const badStatus = onlyError(await admin.q(`{ webhook { deliveries(webhookId: "x", status: "done") { total } } }`));
     assert.equal(badStatus.extensions?.code, 'NOT_FOUND');
+    // The delivery log pages as every list does (the contract's Listing): above 100 clamped, negatives refused.
+    const { id } = await createWebhook({ url: 'http://127.0.0.1:1/x', events: ['*'] });
+    const page = (limit: number, offset = 0) =>
+      admin.q(`{ webhook { deliveries(webhookId: "${id}", limit: ${limit}, offset: ${offset}) { total items { id } } } }`);
+    assert.deepEqual(dataOf(await page(1000)).webhook.deliveries, { total: 0, items: [] });
+    assert.deepEqual(dataOf(await page(0)).webhook.deliveries, { total: 0, items: [] });
+    for (const [limit, offset, field] of [
+      [-1, 0, 'limit'],
+      [20, -1, 'offset'],
+    ] as const) {
+      const error = onlyError(await page(limit, offset));
+      assert.equal(error.extensions?.code, 'BAD_USER_INPUT');
+      assert.equal(error.extensions?.field, field);
+      assert.equal(error.message, `${field}: must not be negative`);
+    }
+    await admin.ok(`mutation { webhook { delete(id: "${id}") { id } } }`);
   });
 
   test('unknown ids are NOT_FOUND', async () => {
@@ -240,6 +256,8 @@ describe('events and bodies', () => {
     const other = await admin.createSimpleModel();
     const { id } = await createWebhook({ url: target.url, events: ['record.created', 'model.updated'], modelIds: [one.id] });
     const { id: pausedId } = await createWebhook({ url: paused.url, events: ['*'], active: false });
+    const noModel = await receiver();
+    const { id: noModelId } = await createWebhook({ url: noModel.url, events: ['record.created'], modelIds: [] });
     await admin.createRecord(other.id, { title: 'not this model' });
     const wanted = await admin.createRecord(one.id, { title: 'this one' });
     await admin.ok(`mutation { record { patch(input: { id: "${wanted.id}", data: { note: "not this type" } }) { id } } }`);
@@ -254,7 +272,10 @@ describe('events and bodies', () => {
       ],
     );
     assert.equal(paused.received.length, 0);
-    for (const webhookId of [id, pausedId]) await admin.ok(`mutation { webhook { delete(id: "${webhookId}") { id } } }`);
+    assert.equal(noModel.received.length, 0, 'modelIds: [] narrows record events to no model');
+    for (const webhookId of [id, pausedId, noModelId]) {
+      await admin.ok(`mutation { webhook { delete(id: "${webhookId}") { id } } }`);
+    }
   });
 
   test('a forced delete sends record.deleted, and record.updated for each record whose reference it removed', async () => {
