@@ -58,16 +58,24 @@ export async function answerGraphQL(
   maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
 ) {
   try {
-    const result = await work((error) => request.log.error({ err: error }, 'unexpected error while executing'));
-    const cacheable = result instanceof CacheableAnswer ? result : null;
-    const body = cacheable ? cacheable.body : (result as ResponseBody | SerializedBody);
-    if (body === null) return sendNotModified(reply, cacheable!);
+    let failed = false;
+    const result = await work((error) => {
+      failed = true;
+      request.log.error({ err: error }, 'unexpected error while executing');
+    });
+    // An answer is what its tag says it is (the same query on the same content gives it again), errors and all
+    // (an unknown model, a refused filter, an answer too large) — unless something failed while it was made.
+    const cacheable = result instanceof CacheableAnswer && !failed ? result : null;
+    const body = result instanceof CacheableAnswer ? result.body : result;
+    if (body === null) return sendNotModified(reply, result as CacheableAnswer);
     const json = body instanceof SerializedBody ? body.json : JSON.stringify(body);
-    if (isLargerThan(json, maxResponseBytes))
+    if (isLargerThan(json, maxResponseBytes)) {
+      if (cacheable) setCacheHeaders(reply, cacheable);
       return sendGraphQL(request, reply, 200, { errors: [answerTooLarge(json, maxResponseBytes)] });
+    }
     const hasErrors = body instanceof SerializedBody ? body.hasErrors : body.errors !== undefined;
-    if (cacheable && !hasErrors) {
-      if (cacheable.anyCopyIsCurrent) return sendNotModified(reply, cacheable);
+    if (cacheable) {
+      if (cacheable.anyCopyIsCurrent && !hasErrors) return sendNotModified(reply, cacheable);
       setCacheHeaders(reply, cacheable);
     }
     return sendGraphQL(request, reply, 200, new SerializedBody(json));

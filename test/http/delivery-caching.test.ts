@@ -322,17 +322,29 @@ describe('delivery caching', () => {
     assert.equal(tagOf(await shelfPage()), etag);
   });
 
-  test('delivery caching: answers with errors and refusals carry no ETag and Cache-Control: no-store', async () => {
+  test('delivery caching: a 200 whose answer has errors (an unknown model) carries its ETag and Cache-Control, and revalidates', async () => {
     const notFound = await get(SHELF, { slug: 'no-such-model' });
     assert.equal(notFound.status, 200);
     assert.equal(notFound.body.errors[0].extensions.code, 'NOT_FOUND');
+    assert.equal(notFound.headers.get('cache-control'), DEFAULT_CACHE_CONTROL);
+    const notFoundTag = notFound.headers.get('etag');
+    assert.ok(notFoundTag, 'every 200 carries an ETag');
+    const revalidated = await get(SHELF, { slug: 'no-such-model' }, { 'if-none-match': notFoundTag });
+    assert.equal(revalidated.status, 304, revalidated.text);
+    await owner.createRecord(shelf.id, { title: 'a write moves the tag' });
+    const after = await get(SHELF, { slug: 'no-such-model' }, { 'if-none-match': notFoundTag });
+    assert.equal(after.status, 200, 'a write moves the tag of every answer of the workspace');
+    assert.notEqual(after.headers.get('etag'), notFoundTag);
+  });
+
+  test('delivery caching: refusals, and answers the route could not tag (an unknown workspace), carry no ETag and Cache-Control: no-store', async () => {
     const invalid = await get('{ public { nope } }', undefined, { accept: 'application/graphql-response+json' });
     assert.equal(invalid.status, 400);
     const unknownWorkspace = await get(SHELF, { slug: shelf.slug }, {}, server.deliveryUrl('acme', 'nope'));
     assert.ok(unknownWorkspace.body.errors, unknownWorkspace.text);
     const badVariables = await request(`${deliveryUrl}?query=${encodeURIComponent(SHELF)}&variables=%7Bnot-json`);
     assert.equal(badVariables.status, 400);
-    for (const response of [notFound, invalid, unknownWorkspace, badVariables]) {
+    for (const response of [invalid, unknownWorkspace, badVariables]) {
       assert.equal(response.headers.get('etag'), null, response.text);
       assert.equal(response.headers.get('cache-control'), 'no-store', response.text);
     }
@@ -475,7 +487,7 @@ describe('delivery caching: --delivery-max-age and DELIVERY_MAX_AGE', () => {
         assert.equal(revalidated.status, 304);
         assert.equal(revalidated.headers.get('cache-control'), expected);
         const error = await get('{ public { model { records(modelSlug: "nope") { total } } } }', undefined, {}, url);
-        assert.equal(error.headers.get('cache-control'), 'no-store', 'errors are never cached');
+        assert.equal(error.headers.get('cache-control'), expected, 'an answer with errors is cached as any answer is');
       }
     } finally {
       await byEnv.dispose();
