@@ -172,10 +172,12 @@ export class RecordReader {
     }
     // Read by model already; checked again because a record of another model must never come out here.
     const records = model ? found.filter((record) => record.modelId === model.id) : found;
-    if (!request || !reader.withData || records.length === 0) return records;
+    if (!request || records.length === 0) return records;
     const modelIds = new Set(records.map((record) => record.modelId));
     const present = models.filter((candidate) => modelIds.has(candidate.id));
+    // Checked whether or not the answer selects `data`: the same arguments are refused the same way.
     plans ??= await this.plansOf(reader, request, present, 'lenient', models);
+    if (!reader.withData) return records;
     return this.shape(reader, request, plans, records, present);
   }
 

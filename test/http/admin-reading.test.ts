@@ -185,6 +185,11 @@ describe('admin reading: record.getMany', () => {
       'populate.nothing: not a relation field',
       'a key that fits none of the records’ models is refused',
     );
+    // The same refusal when the answer does not select `data`.
+    const idsOnly = (query: 'get' | 'getMany', args: string) =>
+      owner.q(`query($id: ID!) { record { ${query}(${args}, populate: ["title"]) { id } } }`, { id: records.p1.id });
+    assert.equal(refused(await idsOnly('get', 'id: $id')), 'populate.title: not a relation field');
+    assert.equal(refused(await idsOnly('getMany', 'ids: [$id]')), 'populate.title: not a relation field');
   });
 
   test('admin reading: at most 100 ids in one getMany', async () => {
