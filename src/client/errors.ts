@@ -47,7 +47,7 @@ export class ContentServiceError extends Error {
   }
 }
 
-/** `price: must be a finite number` → `price`; `name.en: …` → `name.en`. */
+/** `price: expected a number` → `price`; `name.en: …` → `name.en`. */
 export function fieldOfMessage(message: string): string | undefined {
   const match = /^([A-Za-z0-9_$][\w$.\-[\]]*): /.exec(message);
   return match?.[1];

@@ -101,23 +101,21 @@ function refuse(check: DataCheck, path: string, reason: string): undefined {
 function checkValue(field: FieldDefinition, value: unknown, prefix: string, check: DataCheck): unknown {
   switch (field.type) {
     case 'text': {
-      if (typeof value !== 'string') return refuse(check, prefix + field.key, 'must be a string');
+      if (typeof value !== 'string') return refuse(check, prefix + field.key, 'expected a string');
       const problem = textProblem(value);
       return problem ? refuse(check, prefix + field.key, problem) : value;
     }
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value)
-        ? value
-        : refuse(check, prefix + field.key, 'must be a finite number');
+      return typeof value === 'number' && Number.isFinite(value) ? value : refuse(check, prefix + field.key, 'expected a number');
     case 'boolean':
-      return typeof value === 'boolean' ? value : refuse(check, prefix + field.key, 'must be true or false');
+      return typeof value === 'boolean' ? value : refuse(check, prefix + field.key, 'expected true or false');
     case 'date':
       return typeof value === 'string' && isIsoDate(value)
         ? value
         : refuse(
             check,
             prefix + field.key,
-            'must be an ISO 8601 date or date-time string, such as 2024-05-01 or 2024-05-01T12:00:00Z',
+            'expected an ISO 8601 date or date-time string, such as 2024-05-01 or 2024-05-01T12:00:00Z',
           );
     case 'relation':
       return checkRelation(field, value, prefix + field.key, check);
@@ -125,7 +123,7 @@ function checkValue(field: FieldDefinition, value: unknown, prefix: string, chec
       return checkTranslatable(value, prefix + field.key, check);
     case 'object': {
       const path = prefix + field.key;
-      if (!isPlainObject(value)) return refuse(check, path, 'must be a JSON object');
+      if (!isPlainObject(value)) return refuse(check, path, 'expected a JSON object');
       if (field.fields) return checkObject(field.fields, value, `${path}.`, check);
       return checkFreeJson(value, path, check);
     }
@@ -137,7 +135,7 @@ function checkRelation(field: FieldDefinition, value: unknown, path: string, che
   const many = field.relationType === 'hasMany';
   const ids = many ? value : [value];
   if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 64)) {
-    return refuse(check, path, many ? 'must be an array of record ids' : 'must be a record id (string)');
+    return refuse(check, path, many ? 'expected an array of record ids' : 'expected a record id (string)');
   }
   for (const targetId of ids as string[]) {
     const problem = textProblem(targetId);
@@ -150,7 +148,7 @@ function checkRelation(field: FieldDefinition, value: unknown, path: string, che
 }
 
 function checkTranslatable(value: unknown, path: string, check: DataCheck): unknown {
-  if (!isPlainObject(value)) return refuse(check, path, 'must be an object of locale code to string, such as {"en":"Ball"}');
+  if (!isPlainObject(value)) return refuse(check, path, 'expected an object of locale code to string, such as {"en":"Ball"}');
   const result: Record<string, string> = {};
   for (const [locale, text] of Object.entries(value)) {
     if (FORBIDDEN_KEYS.has(locale)) {
@@ -160,7 +158,7 @@ function checkTranslatable(value: unknown, path: string, check: DataCheck): unkn
     } else if (text === null) {
       continue;
     } else if (typeof text !== 'string') {
-      check.issues.push({ path: `${path}.${locale}`, reason: 'must be a string' });
+      check.issues.push({ path: `${path}.${locale}`, reason: 'expected a string' });
     } else {
       const problem = textProblem(text);
       if (problem) check.issues.push({ path: `${path}.${locale}`, reason: problem });

@@ -546,7 +546,7 @@ describe('ContentClient<Models>: client.model(slug) at run time', () => {
       { sku: 'I-2', title: 'Two', inStock: 'yes', category: category.id } as unknown as Product,
     ]);
     assert.equal(imported.importedCount, 1);
-    assert.deepEqual(imported.errors, [{ row: 2, message: 'inStock: must be true or false' }]);
+    assert.deepEqual(imported.errors, [{ row: 2, message: 'inStock: expected true or false' }]);
 
     const rows: Product[] = [
       { sku: 'S-1', title: 'First', inStock: true, category: category.id },

@@ -54,14 +54,14 @@ test('validation: a missing required field is refused naming the field', () => {
 });
 
 test('validation: types are strict JSON types (a number as a string is refused)', () => {
-  assert.deepEqual(messages({ title: 'x', price: '149.99' }), ['price: must be a finite number']);
-  assert.deepEqual(messages({ title: 5 }), ['title: must be a string']);
-  assert.deepEqual(messages({ title: 'x', active: 'yes' }), ['active: must be true or false']);
+  assert.deepEqual(messages({ title: 'x', price: '149.99' }), ['price: expected a number']);
+  assert.deepEqual(messages({ title: 5 }), ['title: expected a string']);
+  assert.deepEqual(messages({ title: 'x', active: 'yes' }), ['active: expected true or false']);
 });
 
 test('validation: dates must be ISO 8601', () => {
   assert.deepEqual(messages({ title: 'x', released: '2024-05-01T10:00:00Z' }), []);
-  assert.equal(messages({ title: 'x', released: '01/05/2024' })[0]?.startsWith('released: must be an ISO 8601'), true);
+  assert.equal(messages({ title: 'x', released: '01/05/2024' })[0]?.startsWith('released: expected an ISO 8601'), true);
   assert.equal(messages({ title: 'x', released: '2024-13-45' })[0]?.startsWith('released:'), true);
 });
 
@@ -77,21 +77,21 @@ test('validation: the NUL character is refused in strings, naming the field', ()
 });
 
 test('validation: translatable values are objects of locale code to string', () => {
-  assert.deepEqual(messages({ title: 'x', name: 'Ball' })[0]?.startsWith('name: must be an object'), true);
+  assert.deepEqual(messages({ title: 'x', name: 'Ball' })[0]?.startsWith('name: expected an object'), true);
   assert.deepEqual(messages({ title: 'x', name: { english: 'Ball' } })[0]?.startsWith('name.english:'), true);
-  assert.deepEqual(messages({ title: 'x', name: { en: 5 } }), ['name.en: must be a string']);
+  assert.deepEqual(messages({ title: 'x', name: { en: 5 } }), ['name.en: expected a string']);
 });
 
 test('validation: object sub-fields are validated like a nested model', () => {
   assert.deepEqual(messages({ title: 'x', size: {} }), ['size.width: is required']);
-  assert.deepEqual(messages({ title: 'x', size: { width: 'wide' } }), ['size.width: must be a finite number']);
+  assert.deepEqual(messages({ title: 'x', size: { width: 'wide' } }), ['size.width: expected a number']);
   assert.deepEqual(messages({ title: 'x', size: { width: 1, depth: 2 } }), ['size.depth: unknown field']);
-  assert.deepEqual(messages({ title: 'x', meta: [1] }), ['meta: must be a JSON object']);
+  assert.deepEqual(messages({ title: 'x', meta: [1] }), ['meta: expected a JSON object']);
 });
 
 test('validation: relations hold record ids (hasOne a string, hasMany an array)', () => {
-  assert.deepEqual(messages({ title: 'x', author: ['a1'] }), ['author: must be a record id (string)']);
-  assert.deepEqual(messages({ title: 'x', tags: 't1' }), ['tags: must be an array of record ids']);
+  assert.deepEqual(messages({ title: 'x', author: ['a1'] }), ['author: expected a record id (string)']);
+  assert.deepEqual(messages({ title: 'x', tags: 't1' }), ['tags: expected an array of record ids']);
 });
 
 test('validation: data must be a JSON object', () => {
