@@ -8,7 +8,7 @@ import { headerValue } from '../auth/sessions.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
 import type { Store } from '../store/store.js';
-import { sendRefusal } from './reply.js';
+import { MethodNotAllowedError, sendRefusal } from './reply.js';
 
 export interface McpRouteOptions {
   store: Store;
@@ -60,17 +60,37 @@ export function registerMcpRoute(app: FastifyInstance, { store, clock = systemCl
     });
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
-    return reply.send(response);
+    return reply.send(await inContractShape(response));
   });
 
   // Stateless: no stream to open with GET, no session to end with DELETE.
-  const notAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
-    reply
-      .code(405)
-      .header('allow', 'POST')
-      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: use POST /mcp' }, id: null });
+  const notAllowed = (request: FastifyRequest, reply: FastifyReply) =>
+    sendRefusal(request, reply, new MethodNotAllowedError('POST', 'Method not allowed: use POST /mcp'));
   app.get('/mcp', notAllowed);
   app.delete('/mcp', notAllowed);
+}
+
+/**
+ * The transport's own refusals of a request it would not dispatch (406: an Accept without text/event-stream, 415,
+ * a body that is no JSON-RPC message) come as JSON-RPC errors without an id; every route answers refusals in the
+ * contract's errors shape (CONTRACT.md), so they are rewritten into it, status kept. MCP clients read the status
+ * of such an answer, not its body. Answers of dispatched messages (status 200 or 202) pass as they are.
+ */
+async function inContractShape(response: Response): Promise<Response> {
+  if (response.status < 400) return response;
+  const text = await response.text();
+  let message = text;
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } };
+    if (typeof parsed.error?.message === 'string') message = parsed.error.message;
+  } catch {
+    // Not JSON: its text is the message.
+  }
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json; charset=utf-8');
+  headers.delete('content-length');
+  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] });
+  return new Response(body, { status: response.status, headers });
 }
 
 function bearerToken(authorization: string | undefined): string {

@@ -138,7 +138,7 @@ describe('POST /mcp (Streamable HTTP)', () => {
     assert.equal(JSON.parse(data).result.serverInfo.name, 'content-service');
   });
 
-  test('GET and DELETE /mcp: 405, POST only (stateless: no stream, no session)', async () => {
+  test('GET and DELETE /mcp: 405, POST only (stateless: no stream, no session), in the errors shape of every route', async () => {
     for (const method of ['GET', 'DELETE']) {
       const response = await fetch(`${server.url}/mcp`, {
         method,
@@ -146,7 +146,26 @@ describe('POST /mcp (Streamable HTTP)', () => {
       });
       assert.equal(response.status, 405, method);
       assert.equal(response.headers.get('allow'), 'POST');
-      assert.equal((await response.json()).error.code, -32000);
+      assert.deepEqual(await response.json(), {
+        errors: [{ message: 'Method not allowed: use POST /mcp', extensions: { code: 'BAD_USER_INPUT' } }],
+      });
+    }
+  });
+
+  test('a request the transport refuses (an Accept without text/event-stream; not JSON-RPC): its status, in the errors shape', async () => {
+    const headers = { authorization: `Bearer ${owner.token}`, 'x-workspace-id': owner.workspaceId };
+    const cases: [Record<string, string>, unknown, number][] = [
+      [{ ...headers, accept: 'application/json' }, INITIALIZE, 406],
+      [headers, { not: 'a JSON-RPC message' }, 400],
+    ];
+    for (const [sent, body, status] of cases) {
+      const response = await post(sent, body);
+      assert.equal(response.status, status, JSON.stringify(sent));
+      assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+      const answer = (await response.json()) as { errors: { message: string; extensions: { code: string } }[] };
+      assert.equal(answer.errors.length, 1, JSON.stringify(answer));
+      assert.equal(answer.errors[0]!.extensions.code, 'BAD_USER_INPUT');
+      assert.ok(answer.errors[0]!.message.length > 0);
     }
   });
 });
