@@ -28,6 +28,15 @@ interface Shape {
   aliases: number;
 }
 
+/**
+ * The levels a field adds to the depth. `ofType` (of introspection's __Type, no field of ours) adds none: the
+ * standard introspection query (graphql-js getIntrospectionQuery, which GraphQL tools send) follows it nine
+ * levels deep to unwrap list and non-null types, and each level is one type, never a list to fan out over.
+ */
+function levelOf(fieldName: string): number {
+  return fieldName === 'ofType' ? 0 : 1;
+}
+
 /** Depth and alias count of every operation, each fragment measured once (memoised), so the walk is linear. */
 function operationShapeRule(limits: GraphQLLimits): ValidationRule {
   return (context: ValidationContext) => {
@@ -44,7 +53,7 @@ function operationShapeRule(limits: GraphQLLimits): ValidationRule {
         let inner: Shape;
         if (selection.kind === Kind.FIELD) {
           const sub = selection.selectionSet ? measure(selection.selectionSet) : { depth: 0, aliases: 0 };
-          inner = { depth: sub.depth + 1, aliases: sub.aliases + (selection.alias ? 1 : 0) };
+          inner = { depth: sub.depth + levelOf(selection.name.value), aliases: sub.aliases + (selection.alias ? 1 : 0) };
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           inner = measure(selection.selectionSet);
         } else {

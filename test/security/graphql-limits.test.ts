@@ -4,6 +4,7 @@
 // (what these requests accept), 400 for application/graphql-response+json.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { buildClientSchema, getIntrospectionQuery } from 'graphql';
 import { Admin, authHeaders, bootstrapAdmin, expectError, gql, request, type GqlResponse } from '../support/client.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -62,12 +63,29 @@ describe('GraphQL limits (introspection on, the default)', () => {
     expectRefused(await owner.q(query), 'Query is too deep: 15 levels, at most 12');
   });
 
-  test('introspection depth is bounded too', async () => {
+  test('the standard introspection query (graphql-js getIntrospectionQuery, every option) is answered: ofType, one type a level, adds no depth', async () => {
+    const everyOption = {
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      oneOf: true,
+    };
+    for (const options of [{}, everyOption]) {
+      const data = await owner.ok(getIntrospectionQuery(options));
+      assert.ok(buildClientSchema(data).getType('ModelDefinition'), 'a schema the tools can build');
+    }
+    const delivery = await gql(server.deliveryUrl('acme', 'main'), {}, getIntrospectionQuery(everyOption));
+    assert.equal(delivery.body.errors, undefined, delivery.text);
+    assert.ok(buildClientSchema(delivery.body.data).getQueryType(), 'the delivery route introspects too');
     const ofType = 'ofType { '.repeat(12) + 'name' + ' }'.repeat(12);
-    expectRefused(
-      await owner.q(`{ __schema { types { fields { type { ${ofType} } } } } }`),
-      'Query is too deep: 17 levels, at most 12',
-    );
+    await owner.ok(`{ __schema { types { fields { type { ${ofType} } } } } }`);
+  });
+
+  test('introspection that fans out is bounded by the depth limit', async () => {
+    const fanning = 'fields { type { '.repeat(5) + 'name' + ' } }'.repeat(5);
+    expectRefused(await owner.q(`{ __schema { types { ${fanning} } } }`), 'Query is too deep: 13 levels, at most 12');
   });
 
   test('30 aliases work, 40 are refused', async () => {
