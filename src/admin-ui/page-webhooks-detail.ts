@@ -58,7 +58,7 @@ function deliveryRow(delivery: WebhookDelivery, redeliver: (delivery: WebhookDel
     h('td', { class: 'num' }, outcome),
     h('td', { class: 'delivery-error' }, delivery.lastError ?? ''),
     h('td', { class: 'num' }, delivery.duration === null ? '' : `${delivery.duration} ms`),
-    h('td', null, delivery.status === 'pending' && delivery.nextAttemptAt ? formatDateTime(delivery.nextAttemptAt) : ''),
+    h('td', null, nextAttemptText(delivery)),
     h('td', null, formatDateTime(delivery.createdAt)),
     h(
       'td',
@@ -410,4 +410,10 @@ export async function renderWebhookDetail(ctx: PageContext): Promise<void> {
     ),
   );
   await loadLog();
+}
+
+/** A pending delivery's next attempt; one with none waits for its paused webhook to be made active again. */
+function nextAttemptText(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt'>): string {
+  if (delivery.status !== 'pending') return '';
+  return delivery.nextAttemptAt ? formatDateTime(delivery.nextAttemptAt) : 'when the webhook is active again';
 }
