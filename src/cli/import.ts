@@ -177,7 +177,8 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   const convertRow = toData;
   if (options.dryRun) {
     const deep = await readTypedModel(client, model.id);
-    const checks = new DryRunChecks(deep?.fields ?? model.fields, skuField);
+    // Loading by the SKU itself: a SKU given twice is a key given twice, which the load reports in its own words.
+    const checks = new DryRunChecks(deep?.fields ?? model.fields, options.key === skuField ? null : skuField);
     const convert = toData;
     toData = (row) => {
       const data = convert(row);

@@ -289,7 +289,7 @@ export class DeliveryClient {
       });
       text = await response.text();
     } catch (cause) {
-      throw noAnswerError(cause, { operation, url: this.url, signal, timeout, timeoutMs });
+      throw noAnswerError(cause, { operation, url: this.url, signal, timeout, timeoutMs, write: false });
     }
     return answerData<T>(response, text, operation, this.url);
   }
@@ -318,9 +318,21 @@ export function deliveryUrl(options: DeliveryClientOptions): string {
 /** GraphQL over HTTP's GET form; the parameters always in the same order, so equal requests have equal URLs. */
 function queryUrl(url: string, query: string, variables: Record<string, unknown>, operationName: string | undefined): string {
   const parameters = new URLSearchParams({ query });
-  if (Object.keys(variables).length > 0) parameters.set('variables', JSON.stringify(variables));
+  if (Object.keys(variables).length > 0) parameters.set('variables', canonicalJson(variables));
   if (operationName) parameters.set('operationName', operationName);
   return `${url}${url.includes('?') ? '&' : '?'}${parameters.toString()}`;
+}
+
+/**
+ * JSON with every object's keys in sorted order (arrays keep theirs): equal reads give equal URLs, so a CDN and
+ * the server's ETags see one request however the caller ordered its options or its filter's keys.
+ */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
 }
 
 /** Variables without the options left undefined (an absent nullable variable is null to GraphQL). */

@@ -131,7 +131,7 @@ export class Transport {
     let transportFailures = 0;
     for (;;) {
       try {
-        return await this.once<T>(body, options.operation, signal);
+        return await this.once<T>(body, options, signal);
       } catch (error) {
         if (!(error instanceof ContentServiceError)) throw error;
         if (error.code === 'RATE_LIMITED' && error.status === 429) {
@@ -141,7 +141,7 @@ export class Transport {
           const waitMs = withJitter(retryAfter);
           if (waited + waitMs > maxWait) {
             throw new ContentServiceError(
-              `Record write budget exceeded: waited ${Math.round(waited / 1000)} s in total, the next wait of ${retryAfter} s would pass the limit of ${Math.round(maxWait / 1000)} s`,
+              `Record write budget exceeded: waited ${seconds(waited)} in total, the next wait of ${retryAfter} s would pass the limit of ${seconds(maxWait)}`,
               {
                 code: 'RATE_LIMIT_WAIT_EXCEEDED',
                 status: 429,
@@ -172,7 +172,7 @@ export class Transport {
     }
   }
 
-  private async once<T>(body: string, operation: string, signal: AbortSignal | undefined): Promise<T> {
+  private async once<T>(body: string, { operation, idempotent }: RequestOptions, signal: AbortSignal | undefined): Promise<T> {
     if (signal?.aborted) throw abortedError(signal);
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -193,28 +193,39 @@ export class Transport {
       });
       text = await response.text();
     } catch (cause) {
-      throw noAnswerError(cause, { operation, url: this.url, signal, timeout, timeoutMs });
+      throw noAnswerError(cause, { operation, url: this.url, signal, timeout, timeoutMs, write: !idempotent });
     }
     return answerData<T>(response, text, operation, this.url);
   }
 }
 
-/** The error for a request that got no answer: aborted by the caller, timed out, or a network failure. */
+/**
+ * The error for a request that got no answer: aborted by the caller, timed out, or a network failure. A write's
+ * says that its outcome is unknown (it may have been stored); a read's has nothing to be unknown.
+ */
 export function noAnswerError(
   cause: unknown,
-  request: { operation: string; url: string; signal: AbortSignal | undefined; timeout: AbortSignal; timeoutMs: number },
+  request: {
+    operation: string;
+    url: string;
+    signal: AbortSignal | undefined;
+    timeout: AbortSignal;
+    timeoutMs: number;
+    write: boolean;
+  },
 ): ContentServiceError {
   if (request.signal?.aborted) return abortedError(request.signal);
+  const unknown = request.write ? ' (the outcome is unknown)' : '';
   if (request.timeout.aborted) {
     return new ContentServiceError(
-      `${request.operation}: no answer from ${request.url} within ${request.timeoutMs} ms (the outcome is unknown)`,
+      `${request.operation}: no answer from ${request.url} within ${request.timeoutMs} ms${unknown}`,
       { code: 'TIMEOUT', cause },
     );
   }
   const unreachable = unreachableMessage(cause, request.url);
   if (unreachable) return new ContentServiceError(unreachable, { code: 'NETWORK_ERROR', cause });
   const reason = cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause);
-  return new ContentServiceError(`${request.operation}: no answer from ${request.url}: ${reason} (the outcome is unknown)`, {
+  return new ContentServiceError(`${request.operation}: no answer from ${request.url}: ${reason}${unknown}`, {
     code: 'NETWORK_ERROR',
     cause,
   });
@@ -278,4 +289,10 @@ export function answerData<T>(response: Response, text: string, operation: strin
     });
   }
   return parsed.data as T;
+}
+
+/** Milliseconds as seconds for a message, to a tenth when not whole (a limit of 1500 ms is "1.5 s", not "2 s"). */
+function seconds(ms: number): string {
+  const tenths = Math.round(ms / 100) / 10;
+  return `${Number.isInteger(tenths) ? tenths : tenths.toFixed(1)} s`;
 }

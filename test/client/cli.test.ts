@@ -208,6 +208,10 @@ describe('import', () => {
     assert.match(dry.stdout, /line 4, column 3 \(price\): /);
     assert.match(dry.stdout, /line 5: sku: A record with this SKU already exists \(on line 2 of the file\)/);
     assert.equal(await admin.total(model.id), 0);
+    // Loading by the SKU: a SKU twice is a key twice, in the words the load itself uses.
+    const keyed = await cli(['import', path, '--model', model.slug, '--key', 'sku', '--dry-run']);
+    assert.match(keyed.stdout, /line 5: sku: the key "D-1" is also on line 2; each key may appear once/, keyed.stdout);
+    assert.equal(await admin.total(model.id), 0);
   });
 
   test('a plain import of a file already imported stops before writing and points to --key', async () => {

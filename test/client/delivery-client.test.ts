@@ -106,6 +106,19 @@ describe('delivery client', () => {
     assert.equal(refused.code, 'NOT_FOUND', 'a workspaceId that is not the path workspace tells nothing');
   });
 
+  test('equal reads have equal URLs, however the options and the filter were ordered (one CDN entry, one ETag)', async () => {
+    sent = [];
+    const slug = catalog.product.slug;
+    await shop.records(slug, { filter: { price: { $lt: 100 }, active: true }, locale: 'pl', sort: 'price', limit: 5 });
+    await shop.records(slug, { limit: 5, sort: 'price', locale: 'pl', filter: { active: true, price: { $lt: 100 } } });
+    await shop.findOne(slug, { sku: 'x' }, { locale: 'pl' });
+    await shop.records(slug, { limit: 1, locale: 'pl', filter: { sku: 'x' } });
+    const urls = sent.map((request) => request.url.href);
+    assert.equal(urls[0], urls[1]);
+    assert.equal(urls[2], urls[3]);
+    assert.equal(sent.length, 4);
+  });
+
   test('findOne: the product page by slug; null when none matches', async () => {
     const row = catalog.products[42]!;
     const found = await shop.findOne(catalog.product.slug, { slug: 'shoe-42' }, { locale: 'de-AT' });

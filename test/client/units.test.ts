@@ -1,11 +1,14 @@
-// Pieces of the client that need no server: comparing data, CSV cells, Retry-After, the JSON array reader.
+// Pieces of the client that need no content server: comparing data, CSV cells, Retry-After, the JSON array reader,
+// the words of its errors (against a plain node:http server on 127.0.0.1).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CellError, csvColumns, csvRowToData, deepEqual, mergeDiff } from '../../src/client/index.js';
-import { retryAfterSeconds, withJitter } from '../../src/client/http.js';
+import { CellError, ContentServiceError, csvColumns, csvRowToData, deepEqual, mergeDiff } from '../../src/client/index.js';
+import { retryAfterSeconds, Transport, withJitter } from '../../src/client/http.js';
 import type { FieldDefinition } from '../../src/client/types.js';
 import { openInput } from '../../src/cli/client-sources.js';
 import { ProgressReporter, resolveConnection } from '../../src/cli/client-options.js';
@@ -208,5 +211,60 @@ describe('import progress', () => {
       { done: 1000, total: 4000 },
     );
     assert.match(line, /^import: 1000 rows \(25%\), \d+ rows\/s, ETA \S+; waiting 30s for the write budget \(HTTP 429\)\n$/);
+  });
+});
+
+describe('the words of a request that got no answer, or waited too long', () => {
+  /** A server on 127.0.0.1 that answers every request 429 with Retry-After: 2, or never answers. */
+  async function localServer(answer: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+    const server = createServer((_request, response) => {
+      if (!answer) return;
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '2' });
+      response.end(
+        JSON.stringify({ errors: [{ message: 'Record write budget exceeded', extensions: { code: 'RATE_LIMITED' } }] }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  test('a wait limit under a whole second is written as it was given', async () => {
+    const local = await localServer(true);
+    try {
+      const transport = new Transport({ baseUrl: local.url, token: 't', workspaceId: 'w', maxRateLimitWaitMs: 1500 });
+      const error = await transport
+        .request('mutation { x }', {}, { operation: 'write', idempotent: false })
+        .catch((e: unknown) => e);
+      assert.ok(error instanceof ContentServiceError);
+      assert.equal(error.code, 'RATE_LIMIT_WAIT_EXCEEDED');
+      assert.match(error.message, /waited 0 s in total, the next wait of 2 s would pass the limit of 1\.5 s$/);
+    } finally {
+      await local.close();
+    }
+  });
+
+  test('a timed-out write says its outcome is unknown; a read does not', async () => {
+    const local = await localServer(false);
+    try {
+      const transport = new Transport({ baseUrl: local.url, token: 't', workspaceId: 'w', timeoutMs: 100 });
+      const send = (idempotent: boolean) =>
+        transport.request('{ x }', {}, { operation: idempotent ? 'read' : 'write', idempotent }).catch((e: unknown) => e);
+      const write = await send(false);
+      assert.ok(write instanceof ContentServiceError);
+      assert.match(write.message, /^write: no answer from .* within 100 ms \(the outcome is unknown\)$/);
+      const read = await send(true);
+      assert.ok(read instanceof ContentServiceError);
+      assert.equal(read.code, 'TIMEOUT');
+      assert.match(read.message, /^read: no answer from .* within 100 ms$/);
+    } finally {
+      await local.close();
+    }
   });
 });
