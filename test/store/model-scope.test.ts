@@ -4,6 +4,9 @@
 // id gave null, counts 0, relation targets "not found". SQLite always; PostgreSQL when DATABASE_URL is set.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { ModelDefinition } from '../../src/domain/fields.js';
@@ -29,6 +32,19 @@ function record(data: Record<string, unknown>): NewRecord {
 }
 
 const FIELDS = [field('title', 'text', { indexed: true }), field('note', 'text')];
+
+test('SQLite: no statement of the store binds the model as `model_id = ?` (model-scope.ts says why)', () => {
+  const directory = fileURLToPath(new URL('../../src/store/sqlite/', import.meta.url));
+  const offending = readdirSync(directory)
+    .filter((name) => name.endsWith('.ts') && name !== 'model-scope.ts')
+    .flatMap((name) =>
+      readFileSync(join(directory, name), 'utf8')
+        .split('\n')
+        .map((line, index) => ({ where: `${name}:${index + 1}`, line }))
+        .filter(({ line }) => /\bmodel_id\s*=\s*\?/.test(line) && !line.trimStart().startsWith('//')),
+    );
+  assert.deepEqual(offending, []);
+});
 
 for (const target of targets) {
   describe(`the records of one model on ${target.name}`, { skip: target.skip }, () => {
