@@ -7,6 +7,7 @@ import { authenticate } from '../auth/authenticate.js';
 import { headerValue } from '../auth/sessions.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
+import { serviceErrorBody } from '../graphql/execute.js';
 import type { Store } from '../store/store.js';
 import { MethodNotAllowedError, sendRefusal } from './reply.js';
 
@@ -89,7 +90,7 @@ async function inContractShape(response: Response): Promise<Response> {
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json; charset=utf-8');
   headers.delete('content-length');
-  const body = JSON.stringify({ errors: [{ message, extensions: { code: 'BAD_USER_INPUT' } }] });
+  const body = JSON.stringify({ errors: [serviceErrorBody(new ServiceError('BAD_USER_INPUT', message))] });
   return new Response(body, { status: response.status, headers });
 }
 

@@ -406,6 +406,7 @@ export class SqliteWebhookStore implements WebhookStore {
     if (changes.active !== undefined) set('active', changes.active ? 1 : 0);
     sets.push('updated_at = ?');
     values.push(now);
+    let released = false;
     const run = this.db.transaction(() => {
       const current = this.db.prepare('SELECT active FROM webhooks WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as
         { active: number } | undefined;
@@ -418,13 +419,14 @@ export class SqliteWebhookStore implements WebhookStore {
       if (changes.active === true && current.active !== 1) {
         // Made active again: the events written while it was not are not its own; those it held go out now.
         this.startCursor.run(id);
-        if (this.db.prepare(RELEASE_HELD).run(now, id).changes > 0) this.dueInDatabase(now);
+        released = this.db.prepare(RELEASE_HELD).run(now, id).changes > 0;
+        if (released) this.dueInDatabase(now);
       }
       return true;
     });
     const updated = run.immediate();
     this.outbox.forgetSubscriptions();
-    if (changes.active === true) this.outbox.notify();
+    if (released) this.outbox.notify();
     return updated ? this.get(workspaceId, id) : null;
   }
 
