@@ -80,6 +80,8 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
           callerIsMember: await isMemberToken(options.store, request, versioned.workspace.id),
         };
         const body = await executeOperation(schema, prepared, context, onUnexpected);
+        // The same URL answered to anyone else says less: this answer is not the one its tag names (no-store).
+        if (context.answerIsPersonal) return body;
         return new CacheableAnswer(body, headers, condition === 'any');
       },
       options.maxResponseBytes,

@@ -311,8 +311,12 @@ describe('delivery reading: no record of a model that is not public', () => {
     const told = expectError(asMember, 'NOT_FOUND');
     assert.match(told.message, new RegExp(`^modelSlug: the model "${slugs.supplier}" is not public: .*deliveryAccess: "public"`));
     assert.ok(!asMember.text.includes('Secret supplier'), asMember.text);
+    // Said to this caller alone: a shared cache must neither keep it nor match its tag for anyone else.
+    assert.equal(asMember.headers.get('cache-control'), 'no-store');
+    assert.equal(asMember.headers.get('etag'), null);
     const stranger = await gql(deliveryUrl, otherWorkspace.credentials, RECORDS, { slug: slugs.supplier });
     assert.equal(expectError(stranger, 'NOT_FOUND').message, 'modelSlug: model not found');
+    assert.match(stranger.headers.get('etag') ?? '', /^"/);
     const badToken = await gql(deliveryUrl, { token: 'cs_nope', workspaceId: owner.credentials.workspaceId! }, RECORDS, {
       slug: slugs.supplier,
     });

@@ -18,6 +18,11 @@ export interface DeliveryContext {
    * public, and how to publish it. Anyone else gets the NOT_FOUND of an unknown model, which tells nothing.
    */
   callerIsMember: boolean;
+  /**
+   * Set when the answer tells what only a member may know (a model that is not public): it is then for this caller
+   * alone, and no cache may keep it or give its tag to anyone else.
+   */
+  answerIsPersonal?: boolean;
 }
 
 const DELIVERY_SDL = /* GraphQL */ `
@@ -93,7 +98,11 @@ async function publicModel(context: DeliveryContext, args: ModelArguments): Prom
   requireThisWorkspace(context, args.workspaceId);
   const model = await context.services.models.getBySlug(context.workspace.id, args.modelSlug);
   if (!model) throw modelNotFound();
-  if (!isPublic(model)) throw context.callerIsMember ? modelNotPublic(model) : modelNotFound();
+  if (!isPublic(model)) {
+    if (!context.callerIsMember) throw modelNotFound();
+    context.answerIsPersonal = true;
+    throw modelNotPublic(model);
+  }
   return model;
 }
 
