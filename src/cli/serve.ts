@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_RETRY_DELAYS_SECONDS, parseRetryDelays } from '../webhooks/retry.js';
 import { SendThread } from '../webhooks/send-thread.js';
 import { DeliveryWorker } from '../webhooks/worker.js';
+import { startedByNpm, watchParent } from './parent-watch.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
 import { databaseUrl, envInt, envPasswordHashCost, parsePort, parsePositiveInt, parseSeconds } from './options.js';
 
@@ -305,5 +306,7 @@ export function registerServe(program: Command): void {
       };
       process.on('SIGTERM', () => void stop('SIGTERM'));
       process.on('SIGINT', () => void stop('SIGINT'));
+      // Under npm, the shell it started this process from may die of the signal meant for this process.
+      if (startedByNpm()) watchParent(() => void stop('parent exited'));
     });
 }

@@ -1,0 +1,100 @@
+// The CLI contract's "SIGTERM/SIGINT drain in-flight requests and exit 0" as users start the server: through npm
+// (`npx content-service serve`, `npm start`), which runs it through a shell and forwards signals to that shell.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { CLI, freePort, REPO_ROOT, TEST_PROCESS_ENV } from '../support/server.js';
+
+const scratch: string[] = [];
+after(() => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** Resolves when every process holding the child's stdout has exited (the server included). */
+  allGone: Promise<void>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function start(command: string, args: (port: number, database: string) => string[], env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'content-service-signals-'));
+  scratch.push(dir);
+  const port = await freePort();
+  const child = spawn(command, args(port, `sqlite:${join(dir, 'content.db')}`), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...TEST_PROCESS_ENV, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const allGone = new Promise<void>((resolve) => child.stdout!.on('close', resolve));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const healthy = await fetch(`${url}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (healthy) break;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, url, output: () => text, allGone, exit } satisfies Started;
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms).unref()),
+  ]);
+}
+
+async function refusesConnections(url: string): Promise<boolean> {
+  return fetch(`${url}/healthz`).then(
+    () => false,
+    () => true,
+  );
+}
+
+describe('cli serve started through npm', () => {
+  test('cli serve: SIGTERM to `npx content-service serve` reaches the server, which drains and exits 0 (npx too)', async () => {
+    const server = await start('npx', (port, database) => [
+      'content-service',
+      'serve',
+      '--port',
+      String(port),
+      '--database',
+      database,
+    ]);
+    server.child.kill('SIGTERM');
+    const exit = await within(server.exit, 20_000, 'npx exit');
+    await within(server.allGone, 20_000, 'the server exits');
+    assert.deepEqual(exit, { code: 0, signal: null }, server.output());
+    assert.match(server.output(), /"signal":"SIGTERM".*shutting down/);
+    assert.ok(await refusesConnections(server.url));
+  });
+
+  test('cli serve: a server whose parent shell dies of the signal (dash under npm) stops as on SIGTERM', async () => {
+    // `; exit $?` keeps any sh in place as the server's parent, as dash does for npm.
+    const server = await start(
+      '/bin/sh',
+      (port, database) => ['-c', `node ${CLI} serve --port ${port} --database ${database}; exit $?`],
+      { npm_lifecycle_event: 'npx' },
+    );
+    server.child.kill('SIGTERM');
+    await within(server.exit, 10_000, 'the shell dies');
+    await within(server.allGone, 20_000, 'the orphaned server exits');
+    assert.match(server.output(), /"signal":"parent exited".*shutting down/);
+    assert.ok(await refusesConnections(server.url));
+  });
+});
