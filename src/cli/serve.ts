@@ -173,7 +173,15 @@ function printFirstTokenOfFailedStart(first: BootstrapResult): void {
   );
 }
 
-function printWelcome(baseUrl: string, first: BootstrapResult | null, config: ServerConfig): void {
+/** How many workspaces' delivery URLs `serve` prints. */
+const WORKSPACE_URLS_PRINTED = 5;
+
+function printWelcome(
+  baseUrl: string,
+  first: BootstrapResult | null,
+  workspaces: readonly { org: string; workspace: string }[],
+  config: ServerConfig,
+): void {
   const lines = [
     ``,
     `Content Service is running.`,
@@ -199,8 +207,16 @@ function printWelcome(baseUrl: string, first: BootstrapResult | null, config: Se
       `    -H 'authorization: Bearer ${first.token}' -H 'x-workspace-id: ${first.workspaceId}' \\`,
       `    -d '{"query":"{ model { list { id slug name } } }"}'`,
     );
-  } else {
+  } else if (workspaces.length === 0) {
     lines.push(`  Delivery API (public models, no token):     ${baseUrl}/public/{org}/{workspace}/graphql`);
+  } else {
+    const shown = workspaces.slice(0, WORKSPACE_URLS_PRINTED);
+    shown.forEach(({ org, workspace }, index) =>
+      lines.push(
+        `  ${index === 0 ? 'Delivery API (public models, no token):' : ''.padEnd(39)}     ${baseUrl}/public/${org}/${workspace}/graphql`,
+      ),
+    );
+    if (workspaces.length > shown.length) lines.push(`${''.padEnd(46)}(and more: /public/{org}/{workspace}/graphql)`);
   }
   lines.push(``, `Stop with Ctrl+C.`, ``);
   process.stdout.write(lines.join('\n') + '\n');
@@ -279,7 +295,8 @@ export function registerServe(program: Command): void {
       logger.info({ port, database: redactUrl(config.databaseUrl) }, 'listening');
       if (config.webhooks.allowPrivate)
         logger.warn('webhooks may go to loopback and private addresses (--webhook-allow-private)');
-      printWelcome(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, first, config);
+      const workspaces = first ? [] : await store.tenancy.listWorkspaceSlugs(WORKSPACE_URLS_PRINTED + 1);
+      printWelcome(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, first, workspaces, config);
       const sender = new SendThread();
       const webhooks = new DeliveryWorker({
         store: store.webhooks,

@@ -2,7 +2,6 @@ import type { FieldIssue } from './errors.js';
 import { isIsoDate, LOCALE_PATTERN } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import { FORBIDDEN_KEYS, relationTargetSlug, type FieldDefinition, type RecordData } from './fields.js';
-import { suggest } from '../shared/suggest.js';
 import { textProblem } from './text.js';
 
 /** A relation id found in record data, to be checked against the target model. */
@@ -51,7 +50,8 @@ function checkObject(
   for (const key of keys) {
     const position = positions.get(key);
     if (position === undefined) {
-      const reason = FORBIDDEN_KEYS.has(key) ? 'key not allowed' : `unknown field${suggest(key, positions.keys())}`;
+      // The contract's words exactly (`<key>: unknown field`), with no suggestion after them.
+      const reason = FORBIDDEN_KEYS.has(key) ? 'key not allowed' : 'unknown field';
       check.issues.push({ path: prefix + key, reason });
       inFieldOrder = false;
     } else {
@@ -171,13 +171,19 @@ function checkTranslatable(value: unknown, path: string, check: DataCheck): unkn
 /** How deep JSON inside an object field may nest: deeper values are refused, not stored. */
 export const MAX_JSON_DEPTH = 32;
 
-/** An object field without sub-fields holds any JSON, but no NUL characters, no prototype keys, no deep nesting. */
+/**
+ * An object field without sub-fields holds any JSON, but no NUL characters, no prototype keys, no deep nesting, and
+ * only finite numbers.
+ */
 function checkFreeJson(value: unknown, path: string, check: DataCheck, depth = 1): unknown {
   if (depth > MAX_JSON_DEPTH) {
     check.issues.push({ path, reason: `is nested too deeply (at most ${MAX_JSON_DEPTH} levels)` });
   } else if (typeof value === 'string') {
     const problem = textProblem(value);
     if (problem) check.issues.push({ path, reason: problem });
+  } else if (typeof value === 'number') {
+    // 1e400 parses to Infinity, which JSON cannot hold: it would be stored as null.
+    if (!Number.isFinite(value)) check.issues.push({ path, reason: 'expected a finite number' });
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => checkFreeJson(item, `${path}[${index}]`, check, depth + 1));
   } else if (isPlainObject(value)) {

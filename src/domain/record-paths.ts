@@ -53,9 +53,10 @@ export function resolvePath(model: Pick<ModelDefinition, 'fields' | 'product'>, 
     if (FORBIDDEN_KEYS.has(segment)) return new PathProblem('key not allowed');
     const field = fields.find((candidate) => candidate.key === segment);
     if (!field) {
-      // A name of one or two letters is close to too many others for a suggestion to help.
+      // A name of one or two letters is close to too many others for a suggestion to help. A field of the model is
+      // refused in delivery.md's words exactly (`filter.colour: unknown field`), with no suggestion.
       const hint =
-        segment.length >= 3
+        index > 0 && segment.length >= 3
           ? suggest(
               segment,
               fields.map((candidate) => candidate.key),

@@ -2,7 +2,6 @@ import { ServiceError, SKU_EXISTS } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
 import { hasMore, plainWindow, plainWindowOf, readListing, type ListArguments, type ListWindow } from '../domain/listing.js';
 import { mergePatch } from '../domain/merge-patch.js';
-import { suggest } from '../shared/suggest.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ModelKey, ModelPage, Store } from '../store/store.js';
@@ -220,7 +219,7 @@ function refuseUnknownKeys(model: ModelDefinition, patch: Record<string, unknown
   const keys = new Set(model.fields.map((field) => field.key));
   for (const key of Object.keys(patch)) {
     if (!keys.has(key)) {
-      throw new ServiceError('BAD_USER_INPUT', `${key}: unknown field${suggest(key, keys)}`, { field: key });
+      throw new ServiceError('BAD_USER_INPUT', `${key}: unknown field`, { field: key });
     }
   }
 }

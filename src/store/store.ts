@@ -131,6 +131,8 @@ export interface VersionedWorkspace {
 
 export interface TenancyStore {
   hasAnyOrganisation(): Promise<boolean>;
+  /** The first `limit` workspaces by creation, with their organisation's slug (what `serve` prints URLs of). */
+  listWorkspaceSlugs(limit: number): Promise<{ org: string; workspace: string }[]>;
   /** Creates the organisation, workspace, user and membership that are missing, in one transaction. */
   ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }>;
   /** Like ensureMembership, for an existing workspace by id; null when the workspace does not exist. */

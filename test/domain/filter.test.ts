@@ -154,7 +154,7 @@ test('filter: $and, $or and $not combine filters, and $not applies to one path t
 });
 
 test('filter: the contract refusals, word for word', () => {
-  assert.equal(refusal({ colour: 'red' }), 'filter.colour: unknown field (did you mean "color"?)');
+  assert.equal(refusal({ colour: 'red' }), 'filter.colour: unknown field');
   assert.equal(refusal({ flavour: 'red' }), 'filter.flavour: unknown field');
   assert.equal(refusal({ price: { $gte: '10' } }), 'filter.price.$gte: expected a number');
   assert.equal(refusal({ $regex: 'x' }), `filter.$regex: unknown operator (allowed: ${ALL_OPERATORS})`);
@@ -240,7 +240,7 @@ test('filter: hostile keys are refused by name, never used', () => {
   assert.equal(refusal(proto), 'filter.__proto__: key not allowed');
   assert.equal(refusal({ constructor: 1 }), 'filter.constructor: key not allowed');
   assert.equal(refusal({ "a'); DROP TABLE records; --": 1 }), "filter.a'); DROP TABLE records; --: unknown field");
-  assert.equal(refusal({ 'price"': 1 }), 'filter.price": unknown field (did you mean "price"?)');
+  assert.equal(refusal({ 'price"': 1 }), 'filter.price": unknown field');
   assert.match(refusal({ price: JSON.parse('{"__proto__": 1}') as unknown }), /^filter\.price\.__proto__: unknown operator/);
   const long = 'x'.repeat(10_000);
   const message = refusal({ [long]: 1 });

@@ -305,6 +305,21 @@ describe('serve', { concurrency: 4 }, () => {
     assert.ok(server.stdout.includes('/public/'), 'the delivery URL is printed too');
   });
 
+  test('cli serve: on a database with workspaces, prints the delivery URL of each (not only a template)', async () => {
+    const own = await startServer();
+    let restarted: TestServer | undefined;
+    try {
+      await own.bootstrapWithCli({ org: 'printed', workspace: 'shop', email: 'p@acme.test' });
+      await own.stop();
+      restarted = await startServer({ dir: own.dir });
+      assert.ok(restarted.stdout.includes(`${restarted.url}/public/printed/shop/graphql`), restarted.stdout);
+      assert.ok(!restarted.stdout.includes('{org}'), restarted.stdout);
+    } finally {
+      await restarted?.dispose();
+      await own.dispose();
+    }
+  });
+
   test('cli serve: SIGTERM exits 0', async () => {
     const own = await startServer();
     try {

@@ -551,10 +551,7 @@ describe('sort by field', () => {
 describe('filter refusals', () => {
   test('filter: the refusals of the contract, word for word, as BAD_USER_INPUT naming the path', async () => {
     assert.equal(refusal(await listRaw(productModel.id, { filter: { colour: 'red' } })), 'filter.colour: unknown field');
-    assert.equal(
-      refusal(await listRaw(productModel.id, { filter: { titel: 'x' } })),
-      'filter.titel: unknown field (did you mean "title"?)',
-    );
+    assert.equal(refusal(await listRaw(productModel.id, { filter: { titel: 'x' } })), 'filter.titel: unknown field');
     assert.equal(
       refusal(await listRaw(productModel.id, { filter: { price: { $gte: 'ten' } } })),
       'filter.price.$gte: expected a number',

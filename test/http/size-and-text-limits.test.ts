@@ -2,7 +2,7 @@
 // answer's size, model size caps, and strings no database can store (NUL, lone surrogates) refused by name.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Admin, bootstrapAdmin, dataOf, expectError, expectFieldError, request } from '../support/client.js';
+import { Admin, authHeaders, bootstrapAdmin, dataOf, expectError, expectFieldError, request } from '../support/client.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /** A refusal of part of a model definition: BAD_USER_INPUT, message `fields[…]…: <reason>`. */
@@ -316,6 +316,33 @@ describe('NUL and lone surrogates are refused by name, on every database alike',
       assert.match(expectFieldError(inline, 'id'), /NUL/);
     });
   }
+
+  test('a number JSON cannot hold (1e400) inside a free-form object field is refused by path, not stored as null', async () => {
+    // JSON.stringify cannot write 1e400: the bodies are written as text.
+    const send = (query: string, variables: string) =>
+      request(server.adminUrl, {
+        method: 'POST',
+        headers: { ...authHeaders(owner.credentials), 'content-type': 'application/json', accept: 'application/json' },
+        body: `{"query":${JSON.stringify(query)},"variables":${variables}}`,
+      });
+    const create = 'mutation ($input: CreateModelRecordInput!) { record { create(input: $input) { id data } } }';
+    const created = await send(create, `{"input":{"modelId":"${modelId}","data":{"title":"a","meta":{"a":1e400}}}}`);
+    assert.equal(expectFieldError(created, 'meta'), 'meta.a: expected a finite number');
+    const record = await owner.createRecord(modelId, { title: 'finite' });
+    const patch = 'mutation ($input: PatchModelRecordInput!) { record { patch(input: $input) { id data } } }';
+    const patched = await send(patch, `{"input":{"id":"${record.id}","data":{"meta":{"b":[1,-1e400]}}}}`);
+    assert.equal(expectFieldError(patched, 'meta'), 'meta.b[1]: expected a finite number');
+    const importRows =
+      'mutation ($input: ImportModelRecordsInput!) { record { import(input: $input) { importedCount errors { row message } } } }';
+    const imported = await send(
+      importRows,
+      `{"input":{"modelId":"${modelId}","rows":[{"title":"b","meta":{"c":1e400}},{"title":"c"}]}}`,
+    );
+    assert.deepEqual(imported.body.data.record.import, {
+      importedCount: 1,
+      errors: [{ row: 1, message: 'meta.c: expected a finite number' }],
+    });
+  });
 
   test('NUL in the organisation or workspace of a delivery URL', async () => {
     for (const [url, field] of [

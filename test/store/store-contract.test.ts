@@ -156,6 +156,12 @@ for (const target of targets) {
       assert.equal(kept.membership.userId, a.membership.userId);
 
       assert.equal(await store.tenancy.hasAnyOrganisation(), true);
+      const listed = await store.tenancy.listWorkspaceSlugs(10_000);
+      assert.ok(
+        listed.some(({ org, workspace }) => org === input.orgSlug && workspace === 'main'),
+        JSON.stringify(listed),
+      );
+      assert.equal((await store.tenancy.listWorkspaceSlugs(1)).length, 1);
       assert.deepEqual(await store.tenancy.findWorkspace(a.workspace.id), a.workspace);
       assert.deepEqual(await store.tenancy.findWorkspaceBySlugs(input.orgSlug, 'main'), a.workspace);
       assert.equal(await store.tenancy.findWorkspace('no-such-workspace'), null);

@@ -72,6 +72,15 @@ export class PostgresTenancyStore implements TenancyStore {
     return (await this.pool.query('SELECT 1 FROM organisations LIMIT 1')).rows.length > 0;
   }
 
+  async listWorkspaceSlugs(limit: number): Promise<{ org: string; workspace: string }[]> {
+    const result = await this.pool.query<{ org: string; workspace: string }>(
+      `SELECT o.slug AS org, w.slug AS workspace FROM workspaces w JOIN organisations o ON o.id = w.org_id
+       ORDER BY w.created_at, w.id LIMIT $1`,
+      [limit],
+    );
+    return result.rows;
+  }
+
   async ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }> {
     return inTransaction(this.pool, async (client) => {
       const now = Date.now();

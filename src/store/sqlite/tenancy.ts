@@ -65,6 +65,13 @@ export class SqliteTenancyStore implements TenancyStore {
     return this.prepare('SELECT 1 FROM organisations LIMIT 1').get() !== undefined;
   }
 
+  async listWorkspaceSlugs(limit: number): Promise<{ org: string; workspace: string }[]> {
+    return this.prepare(
+      `SELECT o.slug AS org, w.slug AS workspace FROM workspaces w JOIN organisations o ON o.id = w.org_id
+       ORDER BY w.created_at, w.id LIMIT ?`,
+    ).all(limit) as { org: string; workspace: string }[];
+  }
+
   async ensureMembership(input: BootstrapInput): Promise<{ workspace: Workspace; membership: Membership }> {
     const run = this.db.transaction(() => {
       const now = Date.now();
