@@ -52,15 +52,26 @@ export class WriteBudget {
       );
     }
     const limiter = this.limiterFor(budget);
+    // A charge over what is left is counted, refused and given back: until it is given back (a round trip on a
+    // shared limiter) other writes see the budget fuller than it is. A cost of 1 is refused only when the budget is
+    // already used up, and then so would they be; a larger cost that cannot fit is refused before it is counted.
+    if (cost > 1) {
+      const used = await limiter.get(workspaceId);
+      if (used !== null && used.msBeforeNext > 0 && used.consumedPoints + cost > budget) throw this.rateLimited(used);
+    }
     try {
       await limiter.consume(workspaceId, cost);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       await limiter.reward(workspaceId, cost);
-      throw new ServiceError('RATE_LIMITED', 'Record write budget exceeded', {
-        retryAfter: retryAfterSeconds(error.msBeforeNext, this.windowSeconds),
-      });
+      throw this.rateLimited(error);
     }
+  }
+
+  private rateLimited({ msBeforeNext }: RateLimiterRes): ServiceError {
+    return new ServiceError('RATE_LIMITED', 'Record write budget exceeded', {
+      retryAfter: retryAfterSeconds(msBeforeNext, this.windowSeconds),
+    });
   }
 
   private limiterFor(budget: number): Limiter {

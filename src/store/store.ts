@@ -28,8 +28,8 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** What the write budget and the sign-in limits use of a limiter: charge points, give them back. */
-export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward'>;
+/** What the write budget and the sign-in limits use of a limiter: charge points, give them back, read what is used. */
+export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward' | 'get'>;
 
 /**
  * Makes the limiter that counts one budget size (src/budget: the write budget; src/auth: the sign-in limits): in

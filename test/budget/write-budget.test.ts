@@ -235,6 +235,30 @@ describe('the clock-driven limiters answer as the memory limiter does', () => {
     ]);
   });
 
+  test('a cost that cannot fit is refused before it is counted: writes that fit, sent meanwhile, are all admitted', async () => {
+    // A shared limiter (PostgreSQL, Redis) gives a refused charge back a round trip after counting it.
+    const slowToGiveBack: LimiterFactory = (points, duration, keyPrefix) => {
+      const limiter = memoryLimiters(points, duration, keyPrefix);
+      return {
+        consume: (key, charged, options) => limiter.consume(key, charged, options),
+        get: (key, options) => limiter.get(key, options),
+        reward: async (key, points, options) => {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          return limiter.reward(key, points, options);
+        },
+      };
+    };
+    const budget = new WriteBudget(30, slowToGiveBack);
+    await chargeOnes(budget, 25);
+    const [importCall, ...creates] = await Promise.all([
+      refusal(budget, 10),
+      ...Array.from({ length: 5 }, () => refusal(budget, 1)),
+    ]);
+    assert.equal(importCall?.code, 'RATE_LIMITED');
+    assert.deepEqual(creates, [undefined, undefined, undefined, undefined, undefined]);
+    assert.equal((await refusal(budget, 1))?.code, 'RATE_LIMITED', 'the budget is used up exactly');
+  });
+
   test('the write budget on the memory limiter: the budget admitted, then RATE_LIMITED, a refusal charging nothing', async () => {
     const budget = new WriteBudget(BUDGET, memoryLimiters);
     await chargeOnes(budget, BUDGET - 1);

@@ -44,6 +44,12 @@ class ClockedWindowLimiter implements Limiter {
     return res;
   }
 
+  async get(key: string | number): Promise<RateLimiterRes | null> {
+    const window = this.windows.get(String(key));
+    if (!window || window.endsAt <= this.clock()) return null;
+    return new RateLimiterRes(Math.max(this.points - window.consumed, 0), window.endsAt - this.clock(), window.consumed);
+  }
+
   async reward(key: string | number, points = 1): Promise<RateLimiterRes> {
     const window = this.add(String(key), -points);
     return new RateLimiterRes(Math.max(this.points - window.consumed, 0), window.endsAt - this.clock(), window.consumed);
