@@ -18,7 +18,7 @@ import { renderWelcome } from './page-welcome.js';
 import { renderWorkspace } from './page-workspace.js';
 import type { PageContext } from './page.js';
 import { mayChangeWorkspaceSettings, type Session, type SessionWorkspace } from './types.js';
-import { alertBox, errorText, noticeBox, setAnnouncer } from './ui.js';
+import { alertBox, closeDialogs, errorText, noticeBox, setAnnouncer } from './ui.js';
 
 const WORKSPACE_KEY = 'content-service.admin.workspace';
 
@@ -205,6 +205,7 @@ function parseHash(): { path: string; query: URLSearchParams } {
 async function render(): Promise<void> {
   const count = ++state.renderCount;
   const isCurrent = () => count === state.renderCount;
+  closeDialogs();
   const { path, query } = parseHash();
   const content = h('div', { class: 'page' });
   const flash = state.flash;

@@ -179,9 +179,9 @@ function fieldEditor(context: FieldListContext, place: FieldPlace): HTMLFieldSet
     ),
     extra,
   );
-  const { slot, setError } = errorSlot(fieldset, '');
+  const { slot, setError, error } = errorSlot(fieldset, '');
   fieldset.append(slot);
-  register(path, { element: fieldset, focusTarget: label, setError });
+  register(path, { element: fieldset, focusTarget: label, setError, error });
   return fieldset;
 }
 

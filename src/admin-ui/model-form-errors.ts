@@ -19,11 +19,16 @@ export class ModelFormErrors {
     for (const row of this.rows.values()) row.setError(null);
   }
 
-  /** Shows an API error at the row it names (the nearest one on the page), and focuses it. */
-  place(error: unknown, fields: DraftField[]): void {
-    if (!(error instanceof ApiError)) return;
+  /** True while a row on the page shows a message (an edit of its field takes it away). */
+  showing(): boolean {
+    return [...this.rows.values()].some((row) => row.element.isConnected && row.error() !== null);
+  }
+
+  /** Shows an API error at the row it names (the nearest one on the page), and focuses it; false when none. */
+  place(error: unknown, fields: DraftField[]): boolean {
+    if (!(error instanceof ApiError)) return false;
     const named = splitFieldMessage(error.message);
-    if (!named) return;
+    if (!named) return false;
     let row: FieldRow | undefined;
     for (const path of pathPrefixes(named.path)) {
       const found = this.rows.get(path);
@@ -37,9 +42,9 @@ export class ModelFormErrors {
       const index = fields.findIndex((field) => field.key === named.path);
       if (index >= 0) row = this.rows.get(`fields[${index}]`);
     }
-    if (row) {
-      row.setError(named.reason);
-      row.focusTarget.focus();
-    }
+    if (!row) return false;
+    row.setError(named.reason);
+    row.focusTarget.focus();
+    return true;
   }
 }

@@ -35,13 +35,16 @@ export function fieldSelects(draft: Draft): FieldSelects {
   const display = h('select', { name: 'displayField' });
   const sku = h('select', { name: 'skuField' });
   const price = h('select', { name: 'priceField' });
-  const fill = (target: HTMLSelectElement, options: { value: string; label: string }[], value: string) => {
+  // Returns what the select shows, which the draft takes: a field no longer offered (removed, renamed, of another
+  // type) is not sent, so the request is what the form shows.
+  const fill = (target: HTMLSelectElement, options: { value: string; label: string }[], value: string): string => {
     target.replaceChildren(...options.map((option) => h('option', { value: option.value }, option.label)));
     target.value = options.some((option) => option.value === value) ? value : (options[0]?.value ?? '');
+    return target.value;
   };
   const refresh = () => {
     const keyed = draft.fields.filter((field) => field.key.trim() !== '');
-    fill(
+    draft.displayField = fill(
       display,
       [
         { value: '', label: '(the first field)' },
@@ -49,7 +52,7 @@ export function fieldSelects(draft: Draft): FieldSelects {
       ],
       draft.displayField,
     );
-    fill(
+    draft.product.skuField = fill(
       sku,
       [
         { value: '', label: '(choose a text field)' },
@@ -59,7 +62,7 @@ export function fieldSelects(draft: Draft): FieldSelects {
       ],
       draft.product.skuField,
     );
-    fill(
+    draft.product.priceField = fill(
       price,
       [
         { value: '', label: '(no price field)' },

@@ -10,7 +10,7 @@ import { deliveryAccessGroup, fieldSelects, productGroup } from './model-setting
 import { invalidateModels, listModels, MODEL_SELECTION } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { hasUnreadLevels, mayChangeModels, type ModelDefinition } from './types.js';
-import { alertBox, errorArea, group, input, labelled, linkButton, pageHeader } from './ui.js';
+import { alertBox, confirmDialog, errorArea, group, input, labelled, linkButton, pageHeader } from './ui.js';
 import { slugify } from './values.js';
 
 export async function renderModelEditor(ctx: PageContext): Promise<void> {
@@ -80,17 +80,28 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
     }),
   );
 
+  // The error above the form is the one shown at a field: it goes when an edit takes that one away.
+  let errorAtField = false;
+  const followFieldErrors = () => {
+    if (!errorAtField || rowErrors.showing()) return;
+    errorAtField = false;
+    errors.clear();
+  };
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, model ? 'Save model' : 'Create model');
   const form = h(
     'form',
     {
       class: 'model-form',
       novalidate: true,
+      oninput: followFieldErrors,
+      onchange: followFieldErrors,
       onsubmit: async (event: Event) => {
         event.preventDefault();
         errors.clear();
         rowErrors.clear();
+        errorAtField = false;
         const toSave = modelInput(draft);
+        if (model && !(await confirmRemovedFields(model, draft))) return;
         submit.disabled = true;
         try {
           const saved = await saveModel(model, toSave);
@@ -99,7 +110,7 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
           ctx.navigate(`#/models/${saved.id}/records`);
         } catch (error) {
           errors.show(error, model ? 'The model was not saved.' : 'The model was not created.');
-          rowErrors.place(error, draft.fields);
+          errorAtField = rowErrors.place(error, draft.fields);
         } finally {
           submit.disabled = false;
         }
@@ -159,4 +170,33 @@ function nameControls(draft: Draft, model: ModelDefinition | null) {
     draft.description = description.value;
   });
   return { name, slug, description };
+}
+
+/**
+ * Saving a model without a field it had deletes that field's values from every record (a renamed key too): when the
+ * model has records, the user confirms first. True when there is nothing to confirm or it was confirmed.
+ */
+async function confirmRemovedFields(model: ModelDefinition, draft: Draft): Promise<boolean> {
+  const kept = new Set(draft.fields.map((field) => field.key.trim()));
+  const removed = model.fields.filter((field) => !kept.has(field.key));
+  if (removed.length === 0 || model.recordCount === 0) return true;
+  const records = model.recordCount === 1 ? '1 record' : `${model.recordCount.toLocaleString()} records`;
+  const what = removed.length === 1 ? 'field' : `${removed.length} fields`;
+  return confirmDialog({
+    title: `Remove ${what} from ${model.name}?`,
+    message: [
+      h(
+        'p',
+        null,
+        `${model.name} has ${records}. Saving deletes the values of ${removed.length === 1 ? 'this field' : 'these fields'} from every one of them. This cannot be undone.`,
+      ),
+      h(
+        'ul',
+        { class: 'dialog-list' },
+        removed.map((field) => h('li', null, `${field.label} (${field.key})`)),
+      ),
+    ],
+    confirmLabel: `Save and delete the values`,
+    danger: true,
+  });
 }

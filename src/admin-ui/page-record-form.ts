@@ -16,8 +16,8 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
   const modelId = ctx.params.modelId!;
   const recordId = ctx.params.recordId;
   const [modelData, recordData, models] = await Promise.all([
-    gql<{ model: { get: ModelDefinition | null } }>(
-      `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`,
+    gql<{ model: { get: ModelDefinition | null }; workspace: { current: { defaultLocale: string } } }>(
+      `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } workspace { current { defaultLocale } } }`,
       { id: modelId },
     ),
     recordId
@@ -50,6 +50,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
   const rows = new Map<string, FieldRow>();
   const widgetContext = {
     models,
+    defaultLocale: modelData.workspace.current.defaultLocale,
     disabled: !canWrite,
     register: (path: string, row: FieldRow) => {
       rows.set(path, row);
@@ -60,8 +61,31 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     widget: widgetFor(field, record?.data[field.key], field.key, widgetContext),
   }));
 
+  // The summary above the form, while it is about the messages shown at the fields, follows them: an edit that
+  // takes one away (ui.ts errorSlot) takes it out of the summary, and the last one takes the summary.
+  let fieldSummary: { title: string; text: string } | null = null;
+  const fieldMessages = () =>
+    [...rows].flatMap(([path, row]) => {
+      const message = row.error();
+      if (message === null) return [];
+      return [splitFieldMessage(message) ? message : `${path}: ${message}`];
+    });
+  const followFieldErrors = () => {
+    if (!fieldSummary) return;
+    const text = fieldMessages().join('; ');
+    if (text === fieldSummary.text) return;
+    if (text === '') {
+      fieldSummary = null;
+      errors.clear();
+      return;
+    }
+    fieldSummary.text = text;
+    errors.show(text, fieldSummary.title);
+  };
+
   const clearErrors = () => {
     errors.clear();
+    fieldSummary = null;
     notices.replaceChildren();
     for (const row of rows.values()) row.setError(null);
   };
@@ -93,24 +117,31 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
       class: 'record-form',
       novalidate: true,
       // "Nothing changed." is about the values as they were at submit: an edit makes it untrue.
-      oninput: () => notices.replaceChildren(),
-      onchange: () => notices.replaceChildren(),
+      oninput: () => {
+        notices.replaceChildren();
+        followFieldErrors();
+      },
+      onchange: () => {
+        notices.replaceChildren();
+        followFieldErrors();
+      },
       onsubmit: async (event: Event) => {
         event.preventDefault();
         clearErrors();
         const data: JsonObject = {};
-        const problems: string[] = [];
+        let problems = false;
         for (const { key, widget } of widgets) {
           const result = widget.read();
           if (result.problem) {
-            problems.push(`${key}: ${result.problem}`);
-            widget.row.setError(result.problem);
+            problems = true;
+            if (!result.shown) widget.row.setError(result.problem);
           } else if (result.value !== undefined) {
             data[key] = result.value;
           }
         }
-        if (problems.length > 0) {
-          errors.show(problems.join('; '), 'Please correct the fields marked below.');
+        if (problems) {
+          fieldSummary = { title: 'Please correct the fields marked below.', text: fieldMessages().join('; ') };
+          errors.show(fieldSummary.text, fieldSummary.title);
           focusFirstError();
           return;
         }
@@ -139,8 +170,12 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
             error instanceof ApiError &&
             (error.code === 'BAD_USER_INPUT' || error.code === 'CONFLICT') &&
             showAtField(error.message);
-          errors.show(error, record ? 'The record was not saved.' : 'The record was not created.');
-          if (placed) focusFirstError();
+          const title = record ? 'The record was not saved.' : 'The record was not created.';
+          errors.show(error, title);
+          if (placed) {
+            fieldSummary = { title, text: fieldMessages().join('; ') };
+            focusFirstError();
+          }
         } finally {
           submit.disabled = false;
         }

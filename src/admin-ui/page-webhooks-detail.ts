@@ -39,6 +39,10 @@ const STATUSES = ['pending', 'succeeded', 'failed'] as const;
 const PAGE_SIZE = 20;
 /** How often the log is read again while a delivery on the page is pending. */
 const PENDING_REFRESH_MS = 2000;
+/** How soon after a ping or a redelivery the log is read again: a receiver nearby has answered by then. */
+const AFTER_SEND_REFRESH_MS = 400;
+/** A next attempt closer than this is shown to the second: a retry in 5 s reads differently from its creation. */
+const SECONDS_WITHIN_MS = 60 * 60 * 1000;
 
 const STATUS_TEXT: Record<string, string> = { pending: 'Pending', succeeded: 'Succeeded', failed: 'Failed' };
 
@@ -171,14 +175,23 @@ export async function renderWebhookDetail(ctx: PageContext): Promise<void> {
     errors.clear();
     try {
       await gql(`mutation RedeliverWebhook($id: ID!) { webhook { redeliver(deliveryId: $id) { id } } }`, { id: delivery.id });
-      announce(`${delivery.eventType} sent again as a new delivery.`);
-      await loadLog();
+      const message = `${delivery.eventType} sent again as a new delivery.`;
+      // The new delivery is the newest and pending: a page filtered to other deliveries, or an older page, would
+      // not show it, so the log goes to its first page, unfiltered, where it is.
+      if ((status !== null && status !== 'pending') || offset > 0) {
+        ctx.flash(`${message} It is at the top of the log.`);
+        ctx.navigate(hrefFor({ status: null, offset: 0 }));
+        return;
+      }
+      announce(message);
+      await loadLog(AFTER_SEND_REFRESH_MS);
     } catch (error) {
       errors.show(error, 'The delivery was not sent again.');
     }
   };
 
-  const loadLog = async () => {
+  /** Reads the log; while a delivery on the page is pending, it is read again after `refreshMs`. */
+  const loadLog = async (refreshMs = PENDING_REFRESH_MS) => {
     clearTimeout(refreshTimer);
     const data = await gql<{ webhook: { deliveries: DeliveryList } }>(
       `query AdminWebhookDeliveries($id: ID!, $limit: Int, $offset: Int, $status: String) {
@@ -216,7 +229,7 @@ export async function renderWebhookDetail(ctx: PageContext): Promise<void> {
     if (list.items.some((delivery) => delivery.status === 'pending')) {
       refreshTimer = setTimeout(() => {
         if (ctx.isCurrent() && logArea.isConnected) void loadLogQuietly();
-      }, PENDING_REFRESH_MS);
+      }, refreshMs);
     }
   };
   /** Reads the log again in the background; a button that had the focus (by its focus key) gets it back. */
@@ -235,11 +248,11 @@ export async function renderWebhookDetail(ctx: PageContext): Promise<void> {
     try {
       await gql(`mutation PingWebhook($id: ID!) { webhook { ping(id: $id) { id } } }`, { id });
       announce('Ping sent. Its delivery is at the top of the log.');
-      if (status !== null && status !== 'pending') {
+      if ((status !== null && status !== 'pending') || offset > 0) {
         ctx.navigate(hrefFor({ status: null, offset: 0 }));
         return;
       }
-      await loadLog();
+      await loadLog(AFTER_SEND_REFRESH_MS);
     } catch (error) {
       errors.show(error, 'The ping was not sent.');
     }
@@ -409,11 +422,14 @@ export async function renderWebhookDetail(ctx: PageContext): Promise<void> {
       form.element,
     ),
   );
-  await loadLog();
+  // Soon, as after a send: a ping or a redelivery from a filtered page comes here with its delivery just sent.
+  await loadLog(AFTER_SEND_REFRESH_MS);
 }
 
 /** A pending delivery's next attempt; one with none waits for its paused webhook to be made active again. */
 function nextAttemptText(delivery: Pick<WebhookDelivery, 'status' | 'nextAttemptAt'>): string {
   if (delivery.status !== 'pending') return '';
-  return delivery.nextAttemptAt ? formatDateTime(delivery.nextAttemptAt) : 'when the webhook is active again';
+  if (!delivery.nextAttemptAt) return 'when the webhook is active again';
+  const soon = new Date(delivery.nextAttemptAt).getTime() - Date.now() < SECONDS_WITHIN_MS;
+  return formatDateTime(delivery.nextAttemptAt, { seconds: soon });
 }

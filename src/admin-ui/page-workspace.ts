@@ -5,7 +5,7 @@ import { gql } from './api.js';
 import { h, replaceChildren, uid } from './dom.js';
 import type { PageContext } from './page.js';
 import { mayChangeWorkspaceSettings, type Role } from './types.js';
-import { announce, copyButton, errorSlot, input, pageHeader } from './ui.js';
+import { copyButton, errorSlot, input, noticeBox, pageHeader } from './ui.js';
 
 interface CurrentWorkspace {
   id: string;
@@ -42,6 +42,9 @@ function defaultLocaleSetting(workspace: CurrentWorkspace): HTMLElement {
   });
   const { slot, setError } = errorSlot(field, hintId);
   const save = h('button', { type: 'submit', class: 'button' }, 'Save locale');
+  // "Set to pl." is about the value as saved: an edit of the field takes it away.
+  const saved = h('div', { class: 'locale-saved' });
+  field.addEventListener('input', () => saved.replaceChildren());
   const form = h(
     'form',
     {
@@ -50,6 +53,7 @@ function defaultLocaleSetting(workspace: CurrentWorkspace): HTMLElement {
       onsubmit: async (event: Event) => {
         event.preventDefault();
         setError(null);
+        saved.replaceChildren();
         const locale = field.value.trim();
         if (!LOCALE_PATTERN.test(locale)) {
           setError('Not a locale code: use one such as en, pl or pt-BR.');
@@ -62,7 +66,7 @@ function defaultLocaleSetting(workspace: CurrentWorkspace): HTMLElement {
             `mutation SetDefaultLocale { workspace { update(input: { defaultLocale: ${JSON.stringify(locale)} }) { defaultLocale } } }`,
           );
           field.value = data.workspace.update.defaultLocale;
-          announce(`Default locale set to ${field.value}.`);
+          saved.replaceChildren(noticeBox(`Default locale set to ${field.value}.`));
         } catch (error) {
           setError((error as Error).message.replace(/^defaultLocale: /, ''));
           field.focus();
@@ -74,6 +78,7 @@ function defaultLocaleSetting(workspace: CurrentWorkspace): HTMLElement {
     h('div', { class: 'copyable' }, field, save),
     h('p', { class: 'hint', id: hintId }, LOCALE_HINT),
     slot,
+    saved,
   );
   return form;
 }

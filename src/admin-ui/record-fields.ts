@@ -23,6 +23,8 @@ export interface ReadResult {
   value: JsonValue | undefined;
   /** A problem found before sending, such as text in a number field. */
   problem?: string;
+  /** The problem is already shown at the sub-fields it is about (an object's), not to be shown again at the field. */
+  shown?: boolean;
 }
 
 export interface Widget {
@@ -35,6 +37,8 @@ export interface WidgetContext {
   /** Error slots by path (`price`, `dims.width`), for the messages of the server. */
   register(path: string, row: FieldRow): void;
   disabled: boolean;
+  /** The workspace's default locale: a new translatable value starts with it. */
+  defaultLocale: string;
 }
 
 function hintOf(field: FieldDefinition): string | undefined {
@@ -102,7 +106,7 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
     case 'relation':
       return relationWidget(field, initial, path, ctx, options);
     case 'translatable':
-      return translatableWidget(field, initial, path, options, disabled);
+      return translatableWidget(field, initial, path, options, disabled, ctx.defaultLocale);
     case 'object':
       if (field.fields && field.fields.length > 0) return objectWidget(field, initial, path, ctx, options);
       return jsonWidget(field, initial, path, options, disabled);
@@ -226,12 +230,12 @@ function objectWidget(
       for (const sub of subs) {
         const result = sub.widget.read();
         if (result.problem) {
-          sub.widget.row.setError(result.problem);
+          if (!result.shown) sub.widget.row.setError(result.problem);
           problems.push(`${sub.key}: ${result.problem}`);
         }
         if (result.value !== undefined) value[sub.key] = result.value;
       }
-      if (problems.length > 0) return { value: undefined, problem: problems.join('; ') };
+      if (problems.length > 0) return { value: undefined, problem: problems.join('; '), shown: true };
       return { value: Object.keys(value).length > 0 ? value : undefined };
     },
   };
@@ -243,6 +247,7 @@ function translatableWidget(
   path: string,
   options: { required: boolean; hint?: string },
   disabled: boolean,
+  defaultLocale: string,
 ): Widget {
   const list = h('div', { class: 'locale-list' });
   const entries: { locale: HTMLInputElement; text: HTMLInputElement; element: HTMLElement }[] = [];
@@ -289,7 +294,7 @@ function translatableWidget(
   };
   const addButton = button('Add locale', () => addEntry('', '', true), { disabled, class: 'button add-locale' });
   const existing = isPlainObject(initial) ? Object.entries(initial) : [];
-  if (existing.length === 0) addEntry(defaultLocale(), '', false);
+  if (existing.length === 0) addEntry(defaultLocale, '', false);
   for (const [locale, text] of existing) addEntry(locale, typeof text === 'string' ? text : JSON.stringify(text), false);
   const row = group(field.label, [list, addButton], options);
   return {
@@ -308,11 +313,6 @@ function translatableWidget(
       return { value: Object.keys(value).length > 0 ? value : undefined };
     },
   };
-}
-
-function defaultLocale(): string {
-  const tag = (navigator.language || 'en').split('-')[0]!.toLowerCase();
-  return LOCALE_PATTERN.test(tag) ? tag : 'en';
 }
 
 const PICKER_PAGE = 100;

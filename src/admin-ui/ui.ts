@@ -10,6 +10,8 @@ export interface FieldRow {
   /** What gets focus when the field is in error. */
   focusTarget: HTMLElement;
   setError(message: string | null): void;
+  /** The message shown, or null. */
+  error(): string | null;
 }
 
 function describe(target: HTMLElement, ids: string[]): void {
@@ -18,14 +20,19 @@ function describe(target: HTMLElement, ids: string[]): void {
   else target.removeAttribute('aria-describedby');
 }
 
-/** An error paragraph for `target`, linked by aria-describedby (with the hint, if any) and aria-invalid. */
+/**
+ * An error paragraph for `target`, linked by aria-describedby (with the hint, if any) and aria-invalid. The message
+ * is about the value as it was: an edit of the field (an input or a change in `target`) takes it away.
+ */
 export function errorSlot(
   target: HTMLElement,
   hintId: string,
-): { slot: HTMLElement; setError: (message: string | null) => void } {
+): { slot: HTMLElement; setError: (message: string | null) => void; error: () => string | null } {
   const errorId = uid('error');
   const slot = h('p', { class: 'field-error', id: errorId, hidden: true });
+  let shown: string | null = null;
   const setError = (message: string | null) => {
+    shown = message || null;
     if (message) {
       slot.textContent = message;
       slot.hidden = false;
@@ -38,7 +45,12 @@ export function errorSlot(
       describe(target, [hintId]);
     }
   };
-  return { slot, setError };
+  const clearOnEdit = () => {
+    if (shown !== null) setError(null);
+  };
+  target.addEventListener('input', clearOnEdit);
+  target.addEventListener('change', clearOnEdit);
+  return { slot, setError, error: () => shown };
 }
 
 export function labelled(
@@ -49,7 +61,7 @@ export function labelled(
   if (!control.id) control.id = uid('control');
   const hintId = options.hint ? uid('hint') : '';
   if (options.required) control.setAttribute('aria-required', 'true');
-  const { slot, setError } = errorSlot(control, hintId);
+  const { slot, setError, error } = errorSlot(control, hintId);
   describe(control, [hintId]);
   const isCheckbox = control instanceof HTMLInputElement && control.type === 'checkbox';
   const labelElement = h(
@@ -65,7 +77,7 @@ export function labelled(
     options.hint ? h('p', { class: 'hint', id: hintId }, options.hint) : null,
     slot,
   );
-  return { element, focusTarget: control, setError };
+  return { element, focusTarget: control, setError, error };
 }
 
 /** A fieldset (for a control made of several inputs), with a legend, hint and error slot. */
@@ -76,7 +88,7 @@ export function group(
 ): FieldRow {
   const hintId = options.hint ? uid('hint') : '';
   const fieldset = h('fieldset', { class: `group${options.className ? ` ${options.className}` : ''}` });
-  const { slot, setError } = errorSlot(fieldset, hintId);
+  const { slot, setError, error } = errorSlot(fieldset, hintId);
   describe(fieldset, [hintId]);
   fieldset.append(
     h('legend', null, legend, options.required ? h('span', { class: 'required' }, ' (required)') : null),
@@ -97,6 +109,7 @@ export function group(
       return fieldset.querySelector<HTMLElement>('input, select, textarea, button') ?? fieldset;
     },
     setError,
+    error,
   };
 }
 
@@ -214,6 +227,11 @@ export function confirmDialog(options: ConfirmOptions): Promise<boolean> {
     dialog.showModal();
     cancel.focus();
   });
+}
+
+/** Closes (cancels) the open dialogs: a dialog belongs to the page it was opened on, and goes when the route changes. */
+export function closeDialogs(): void {
+  for (const dialog of document.querySelectorAll('dialog')) if (dialog.open) dialog.close();
 }
 
 /** Copies text to the clipboard; falls back to selecting it in `fallbackInput` for Ctrl+C. */

@@ -122,19 +122,19 @@ export function formatBytes(bytes: number): string {
 }
 
 let dateTimeFormat: Intl.DateTimeFormat | undefined;
+let secondsFormat: Intl.DateTimeFormat | undefined;
 
-/** An ISO date-time as the reader's local date and time, to the minute. */
-export function formatDateTime(iso: string | null | undefined): string {
+/** An ISO date-time as the reader's local date and time, to the minute (or to the second). */
+export function formatDateTime(iso: string | null | undefined, options: { seconds?: boolean } = {}): string {
   if (!iso) return '';
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   // One formatter for all cells: making one per call costs more than the rest of a table row.
-  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-  });
+  const parts = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' } as const;
+  if (options.seconds) {
+    secondsFormat ??= new Intl.DateTimeFormat(undefined, { ...parts, second: '2-digit' });
+    return secondsFormat.format(date);
+  }
+  dateTimeFormat ??= new Intl.DateTimeFormat(undefined, parts);
   return dateTimeFormat.format(date);
 }

@@ -32,6 +32,9 @@ describe('admin web application: webhooks', { skip: missing }, () => {
   let receiverUrl = '';
   const received: Received[] = [];
   let secret = '';
+  /** The receiver's answer: 204, or a failure a test asks for; given once `held` (when set) resolves. */
+  let answer = 204;
+  let held: Promise<void> | undefined;
 
   before(async () => {
     receiver = createServer((request, response) => {
@@ -39,7 +42,7 @@ describe('admin web application: webhooks', { skip: missing }, () => {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-        response.writeHead(204).end();
+        void Promise.resolve(held).then(() => response.writeHead(answer).end());
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -64,6 +67,7 @@ describe('admin web application: webhooks', { skip: missing }, () => {
       ),
     );
 
+  const webhookId = () => /#\/settings\/webhooks\/([^?]+)/.exec(page.url())?.[1] ?? '';
   const deliveryRow = (eventType: string) => page.locator('table.deliveries tbody tr').filter({ hasText: eventType });
 
   test('the Webhooks page is in the navigation for an owner, empty at first, every control labelled', async () => {
@@ -77,10 +81,14 @@ describe('admin web application: webhooks', { skip: missing }, () => {
   test('creates a webhook and shows its signing secret once, with a copy button', async () => {
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await page.getByText('Give the URL the events are sent to.').waitFor();
+    // A message goes once the field is edited.
     await page.getByLabel('Endpoint URL').fill(receiverUrl);
+    assert.equal(await page.getByText('Give the URL the events are sent to.').isVisible(), false);
+    assert.equal(await page.getByLabel('Endpoint URL').getAttribute('aria-invalid'), null);
     await page.getByRole('button', { name: 'Create webhook' }).click();
     await page.getByText('Choose at least one event.').waitFor();
     await page.getByLabel('All events, including ones added later').check();
+    assert.equal(await page.getByText('Choose at least one event.').isVisible(), false);
     assert.equal(await page.getByLabel('Record created').isDisabled(), true);
     await page.getByLabel('Description (optional)').fill('Site rebuild');
     await page.getByRole('button', { name: 'Create webhook' }).click();
@@ -133,6 +141,64 @@ describe('admin web application: webhooks', { skip: missing }, () => {
     const again = received.at(-1)!;
     assert.equal(again.headers['webhook-id'], received[before - 1]!.headers['webhook-id'], 'a redelivery keeps the event id');
     new Webhook(secret).verify(again.body, again.headers as Record<string, string>);
+  });
+
+  test('the log reads itself again soon after a send, shows a near retry to the second, and a redelivery under a filter', async () => {
+    const deliveries = async () =>
+      (
+        await api('query ($id: ID!) { webhook { deliveries(webhookId: $id) { items { status attempts } } } }', {
+          id: webhookId(),
+        })
+      ).webhook.deliveries.items as { status: string; attempts: number }[];
+    /** Holds the receiver's answers until the returned function is called. */
+    const hold = () => {
+      let release = () => {};
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        release();
+        held = undefined;
+      };
+    };
+    // The page's timers on a paused clock: the log is read again only when the test moves the clock on.
+    await page.clock.install();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
+    await page.getByLabel('Status', { exact: true }).selectOption('');
+    const count = (await deliveries()).length;
+    await page.getByText(`Deliveries 1–${count} of ${count}`).waitFor();
+    await page.clock.pauseAt(Date.now() + 100);
+    const top = page.locator('table.deliveries tbody tr').first();
+
+    // A ping shown pending, answered 410 (which fails it at once): the log shows that soon after, by itself.
+    answer = 410;
+    let release = hold();
+    await page.getByRole('button', { name: 'Send ping' }).click();
+    await page.getByText(`Deliveries 1–${count + 1} of ${count + 1}`).waitFor();
+    await top.getByText('Pending').waitFor();
+    release();
+    await waitFor(async () => (await deliveries())[0]?.status === 'failed', { timeoutMs: 15_000, message: 'the failed ping' });
+    await page.clock.runFor(500);
+    await top.getByText('Failed').waitFor({ timeout: 5000 });
+    await top.getByRole('cell', { name: '410', exact: true }).waitFor();
+
+    // Redelivered from the Failed filter: the new delivery is shown, at the top of the unfiltered log. A 500 is
+    // retried 5 s later: the next attempt is shown to the second.
+    await page.getByLabel('Status', { exact: true }).selectOption('failed');
+    await page.getByText('Deliveries 1–1 of 1').waitFor();
+    answer = 500;
+    release = hold();
+    await top.getByRole('button', { name: /^Redeliver webhook\.ping/ }).click();
+    await page.locator('main').getByRole('status').filter({ hasText: 'webhook.ping sent again as a new delivery.' }).waitFor();
+    assert.equal(await page.getByLabel('Status', { exact: true }).inputValue(), '');
+    await top.getByText('Pending').waitFor();
+    release();
+    await waitFor(async () => (await deliveries())[0]?.attempts === 1, { timeoutMs: 15_000, message: 'the first attempt' });
+    await page.clock.runFor(500);
+    await top.getByRole('cell', { name: '500', exact: true }).waitFor({ timeout: 5000 });
+    await top.getByText('Pending').waitFor();
+    assert.match(await top.locator('td').nth(5).innerText(), /\d:\d\d:\d\d/, 'the next attempt to the second');
+    answer = 204;
+    await page.clock.resume();
   });
 
   test('a URL the server refuses is shown next to the field', async () => {
