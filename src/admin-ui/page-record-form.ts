@@ -83,6 +83,12 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     errors.show(text, fieldSummary.title);
   };
 
+  // "Nothing changed." is about the values as they were at submit: an edit makes it untrue.
+  const afterEdit = () => {
+    notices.replaceChildren();
+    followFieldErrors();
+  };
+
   const clearErrors = () => {
     errors.clear();
     fieldSummary = null;
@@ -116,15 +122,8 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     {
       class: 'record-form',
       novalidate: true,
-      // "Nothing changed." is about the values as they were at submit: an edit makes it untrue.
-      oninput: () => {
-        notices.replaceChildren();
-        followFieldErrors();
-      },
-      onchange: () => {
-        notices.replaceChildren();
-        followFieldErrors();
-      },
+      oninput: afterEdit,
+      onchange: afterEdit,
       onsubmit: async (event: Event) => {
         event.preventDefault();
         clearErrors();

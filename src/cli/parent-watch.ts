@@ -9,7 +9,7 @@ export function startedByNpm(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /** Calls `onExit` once this process's parent has exited (it then has another parent), checking every `everyMs`. */
-export function watchParent(onExit: () => void, everyMs = 500): () => void {
+export function watchParent(onExit: () => void, everyMs = 500): void {
   const parent = process.ppid;
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
@@ -17,5 +17,4 @@ export function watchParent(onExit: () => void, everyMs = 500): () => void {
     onExit();
   }, everyMs);
   timer.unref();
-  return () => clearInterval(timer);
 }

@@ -210,13 +210,13 @@ function printWelcome(
   } else if (workspaces.length === 0) {
     lines.push(`  Delivery API (public models, no token):     ${baseUrl}/public/{org}/{workspace}/graphql`);
   } else {
+    // Further URLs line up under the first, as the other lines' values do.
+    const label = '  Delivery API (public models, no token):     ';
     const shown = workspaces.slice(0, WORKSPACE_URLS_PRINTED);
     shown.forEach(({ org, workspace }, index) =>
-      lines.push(
-        `  ${index === 0 ? 'Delivery API (public models, no token):' : ''.padEnd(39)}     ${baseUrl}/public/${org}/${workspace}/graphql`,
-      ),
+      lines.push(`${index === 0 ? label : ' '.repeat(label.length)}${baseUrl}/public/${org}/${workspace}/graphql`),
     );
-    if (workspaces.length > shown.length) lines.push(`${''.padEnd(46)}(and more: /public/{org}/{workspace}/graphql)`);
+    if (workspaces.length > shown.length) lines.push(`${' '.repeat(label.length)}(and more: /public/{org}/{workspace}/graphql)`);
   }
   lines.push(``, `Stop with Ctrl+C.`, ``);
   process.stdout.write(lines.join('\n') + '\n');

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CLI, freePort, REPO_ROOT, TEST_PROCESS_ENV } from '../support/server.js';
+import { waitFor, withDeadline } from '../support/wait-for.js';
 
 const scratch: string[] = [];
 after(() => {
@@ -39,24 +40,17 @@ async function start(command: string, args: (port: number, database: string) => 
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const healthy = await fetch(`${url}/healthz`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (healthy) break;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the server exited before it was ready:\n${text}`);
+      return fetch(`${url}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      );
+    },
+    { timeoutMs: 60_000, intervalMs: 100, message: () => `the server did not start:\n${text}` },
+  );
   return { child, url, output: () => text, allGone, exit } satisfies Started;
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms).unref()),
-  ]);
 }
 
 async function refusesConnections(url: string): Promise<boolean> {
@@ -77,8 +71,8 @@ describe('cli serve started through npm', () => {
       database,
     ]);
     server.child.kill('SIGTERM');
-    const exit = await within(server.exit, 20_000, 'npx exit');
-    await within(server.allGone, 20_000, 'the server exits');
+    const exit = await withDeadline(server.exit, { timeoutMs: 20_000, message: 'npx exit' });
+    await withDeadline(server.allGone, { timeoutMs: 20_000, message: 'the server exits' });
     assert.deepEqual(exit, { code: 0, signal: null }, server.output());
     assert.match(server.output(), /"signal":"SIGTERM".*shutting down/);
     assert.ok(await refusesConnections(server.url));
@@ -92,8 +86,8 @@ describe('cli serve started through npm', () => {
       { npm_lifecycle_event: 'npx' },
     );
     server.child.kill('SIGTERM');
-    await within(server.exit, 10_000, 'the shell dies');
-    await within(server.allGone, 20_000, 'the orphaned server exits');
+    await withDeadline(server.exit, { timeoutMs: 10_000, message: 'the shell dies' });
+    await withDeadline(server.allGone, { timeoutMs: 20_000, message: 'the orphaned server exits' });
     assert.match(server.output(), /"signal":"parent exited".*shutting down/);
     assert.ok(await refusesConnections(server.url));
   });
