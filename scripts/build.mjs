@@ -1,6 +1,8 @@
 // `npm run build`: the server (tsc, tsconfig.build.json) and the admin application (build-admin-ui.mjs) into dist/,
-// then a stamp of the sources it was built from. With --if-changed (what `npm start` runs) it builds only when the
-// sources differ from the stamp's, so that a start after `npm ci` takes a second, not half a minute.
+// then a stamp of the sources it was built from. With --if-changed (what `npm start`, `npm test` and `prepare` run) it
+// builds only when the sources differ from the stamp's, so that a start after `npm ci` takes a second, not half a
+// minute, and so that the first `npx content-service` in a clone (npm installs the folder into its npx cache, which
+// runs `prepare`) does not rewrite dist/ under a running server.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -22,7 +22,9 @@ function run(files, { env = {}, concurrency = 2, reportFile } = {}) {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...report, ...files],
+      // --test-force-exit: a test file whose tests are done exits even if a process it started (and failed to stop)
+      // still holds one of its pipes, so that a failure is reported instead of the run waiting for it forever.
+      ['--import', 'tsx', '--test', '--test-force-exit', `--test-concurrency=${concurrency}`, ...report, ...files],
       { stdio: 'inherit', env: { ...process.env, ...env } },
     );
     child.on('close', (code) => resolve({ status: code ?? 1, seconds: (performance.now() - started) / 1000 }));

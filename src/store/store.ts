@@ -400,9 +400,23 @@ export interface ClaimedDelivery extends SigningSecrets {
 export interface DeliveryClaim {
   /** Names this claim: only its holder records the attempt. */
   token: string;
+  /**
+   * The worker that claims (one per process). Where processes share the store, a worker claims only deliveries of
+   * webhooks it holds until `leaseUntil`: one process at a time sends to a webhook, so their attempts start in event
+   * order and at most one worker's in-flight limit is open to it.
+   */
+  holder: string;
+  /** Webhooks whose deliveries the worker still has in hand: it keeps holding them even when none is due. */
+  inHand: readonly string[];
   now: number;
   leaseUntil: number;
   limit: number;
+}
+
+/** A claimed delivery given back unattempted (a worker that stops). */
+export interface HeldDelivery {
+  id: string;
+  claimToken: string;
 }
 
 export interface AttemptRecord {
@@ -449,6 +463,8 @@ export interface WebhookStore {
    * due when their event is written, so they come in event order).
    */
   claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]>;
+  /** A worker that stops: its unattempted claims are free again, and so are the webhooks it holds (DeliveryClaim.holder). */
+  releaseHold(holder: string, unattempted: readonly HeldDelivery[]): Promise<void>;
   /**
    * The webhook is paused until `until` (its receiver keeps failing): in one statement, every pending delivery of it
    * due before then is due at `until` instead (attempts unchanged: none is made meanwhile), except those another claim

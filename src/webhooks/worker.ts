@@ -101,6 +101,8 @@ export class DeliveryWorker {
   private readonly longestPauseMs: number;
   /** How long a claim holds: enough for every attempt this worker may hold to wait its turn and time out. */
   readonly leaseMs: number;
+  /** Names this worker to the store: where processes share it, the webhooks it sends to are held in this name. */
+  private readonly holder = newId();
   private running = false;
   private looping = false;
   private wakeAgain = false;
@@ -150,7 +152,10 @@ export class DeliveryWorker {
     this.wakeNow();
   }
 
-  /** Takes no more deliveries and waits for the attempts in flight; deliveries still waiting are left to their lease. */
+  /**
+   * Takes no more deliveries and waits for the attempts in flight; gives back the deliveries still waiting their turn
+   * and the webhooks it holds, so that another process takes them over at once, in order.
+   */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
@@ -159,12 +164,22 @@ export class DeliveryWorker {
     this.quietTimer = null;
     if (this.gatherTimer) clearTimeout(this.gatherTimer);
     this.gatherTimer = null;
+    // A claim in progress ends first: what it took is in hand then.
+    while (this.looping) await new Promise((resolve) => setTimeout(resolve, 5));
+    const unattempted: ClaimedDelivery[] = [];
     for (const state of this.perWebhook.values()) {
       this.held -= state.waiting.length;
       state.inHand -= state.waiting.length;
+      unattempted.push(...state.waiting);
       state.waiting = [];
     }
     while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
+    try {
+      await this.store.releaseHold(this.holder, unattempted);
+    } catch (error) {
+      // Their leases run out instead.
+      this.logger.warn({ err: error }, 'webhooks: letting go of the held deliveries failed');
+    }
   }
 
   /**
@@ -232,7 +247,14 @@ export class DeliveryWorker {
         const now = this.clock();
         claimedAt = now;
         const token = newId();
-        const claimed = await this.store.claimDue({ token, now, leaseUntil: now + this.leaseMs, limit: free });
+        const claimed = await this.store.claimDue({
+          token,
+          holder: this.holder,
+          inHand: [...this.perWebhook.keys()],
+          now,
+          leaseUntil: now + this.leaseMs,
+          limit: free,
+        });
         await this.deferPaused(claimed, token, now);
         this.moreDue = claimed.length === free;
         if (this.moreDue) this.wakeAgain = true;

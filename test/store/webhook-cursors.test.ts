@@ -51,7 +51,7 @@ async function deliveryCount(url: string, webhookId: string): Promise<number> {
 
 let tokens = 0;
 async function claim(store: Store, now = Date.now()): Promise<ClaimedDelivery[]> {
-  return store.webhooks.claimDue({ token: `t${tokens++}`, now, leaseUntil: now + 60_000, limit: 32 });
+  return store.webhooks.claimDue({ token: `t${tokens++}`, holder: 'test', inHand: [], now, leaseUntil: now + 60_000, limit: 32 });
 }
 
 async function settle(store: Store, deliveries: readonly ClaimedDelivery[], status: 'succeeded' | 'pending', at = Date.now()) {

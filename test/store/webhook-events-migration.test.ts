@@ -88,7 +88,14 @@ test('migration 12 upgrades a version 11 database: events, deliveries and sequen
       [['d2', 'e2', 'model.updated']],
     );
     const now = Date.now();
-    const claimed = await store.webhooks.claimDue({ token: 'a', now, leaseUntil: now + 60_000, limit: 10 });
+    const claimed = await store.webhooks.claimDue({
+      token: 'a',
+      holder: 'test',
+      inHand: [],
+      now,
+      leaseUntil: now + 60_000,
+      limit: 10,
+    });
     assert.deepEqual(
       claimed.map((delivery) => [delivery.id, delivery.event.id, delivery.event.sequence, delivery.event.payload]),
       [['d2', 'e2', 2, '{"n":2}']],
@@ -98,7 +105,14 @@ test('migration 12 upgrades a version 11 database: events, deliveries and sequen
     const model = await createNoteModel(store, WORKSPACE);
     assert.deepEqual(query(path, 'SELECT max(sequence) AS last FROM webhook_events'), [{ last: 6 }]);
     const later = Date.now();
-    const next = await store.webhooks.claimDue({ token: 'b', now: later, leaseUntil: later + 60_000, limit: 10 });
+    const next = await store.webhooks.claimDue({
+      token: 'b',
+      holder: 'test',
+      inHand: [],
+      now: later,
+      leaseUntil: later + 60_000,
+      limit: 10,
+    });
     assert.deepEqual(
       next.map((delivery) => [delivery.event.sequence, delivery.event.type, delivery.event.modelId]),
       [[6, 'model.created', model.id]],

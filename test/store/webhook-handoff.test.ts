@@ -35,9 +35,16 @@ async function setup() {
       createdAt: 0,
     });
   const claim = async () =>
-    (await store.claimDue({ token: `t${claims++}`, now: Date.now(), leaseUntil: Date.now() + 60_000, limit: 32 })).map(
-      (delivery) => delivery.event.id,
-    );
+    (
+      await store.claimDue({
+        token: `t${claims++}`,
+        holder: 'test',
+        inHand: [],
+        now: Date.now(),
+        leaseUntil: Date.now() + 60_000,
+        limit: 32,
+      })
+    ).map((delivery) => delivery.event.id);
   return { db, outbox, group, store, write, claim };
 }
 
@@ -81,7 +88,14 @@ test('webhook handoff: a transaction that fails after storing its event hands ov
 test('webhook handoff: a failed attempt comes back from the database when its retry is due', async () => {
   const { store, group, write, claim } = await setup();
   await group.run(() => write('e1'));
-  const [delivery] = await store.claimDue({ token: 'a', now: Date.now(), leaseUntil: Date.now() + 60_000, limit: 32 });
+  const [delivery] = await store.claimDue({
+    token: 'a',
+    holder: 'test',
+    inHand: [],
+    now: Date.now(),
+    leaseUntil: Date.now() + 60_000,
+    limit: 32,
+  });
   assert.ok(delivery);
   const now = Date.now();
   await store.recordAttempts([

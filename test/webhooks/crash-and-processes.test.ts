@@ -136,6 +136,50 @@ describe('two server processes on one PostgreSQL, one receiver', { skip: postgre
     assert.deepEqual(repeated, [], 'every event answered 200 was delivered exactly once');
     assert.equal(perEvent.size, acknowledged.length);
   });
+
+  test('deliveries to one endpoint start in event order and within its in-flight limit, whichever process wrote them, also when one process stops', async (t) => {
+    if ('failure' in postgres) assert.fail(postgres.failure);
+    const receiver = await WebhookReceiver.start();
+    // Slow enough that a backlog builds up while both processes write, and is still there when one stops.
+    receiver.responder = () => ({ status: 200, delayMs: 10 });
+    const databaseUrl = postgres.url('order');
+    // One in flight at a time: then they also arrive in the order they were started.
+    const env = { ...WEBHOOK_ENV, WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: '1' };
+    const first = await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env });
+    const servers = [first];
+    t.after(async () => {
+      await Promise.all(servers.map((server) => server.dispose()));
+      await receiver.close();
+    });
+    const admin = await bootstrapAdmin(first);
+    const second = await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env });
+    servers.push(second);
+    const model = await admin.createSimpleModel();
+    const secret = await createWebhook(admin, receiver.url);
+    const clients = servers.map((server) => new Admin(server, admin.credentials));
+    const acknowledged: string[] = [];
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, writer) => {
+        const client = clients[writer % 2]!;
+        for (let index = 0; index < 40; index++) {
+          acknowledged.push(dataOf(await client.createRecordRaw(model.id, { title: `o${writer}-${index}` })).record.create.id);
+        }
+      }),
+    );
+    const beforeStop = receiver.received.length;
+    await first.stop();
+    assert.ok(beforeStop < acknowledged.length, `a backlog when a process stops (${beforeStop} of ${acknowledged.length} sent)`);
+    await waitFor(() => allDelivered(receiver, secret, acknowledged), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      message: () => `every event delivered: ${deliveredIds(receiver, secret).size} of ${acknowledged.length}`,
+    });
+    const overlapping = receiver.received.filter((request) => request.concurrent > 0).length;
+    assert.equal(overlapping, 0, 'no attempt started while another to the endpoint was open');
+    const sequences = receiver.received.map((request) => Number(request.json?.data.sequence));
+    const late = sequences.filter((sequence, index) => index > 0 && sequence <= sequences[index - 1]!).length;
+    assert.equal(late, 0, `attempts in event order (sequences as received: ${sequences.join(' ')})`);
+  });
 });
 
 for (const target of targets) {

@@ -44,6 +44,7 @@ export const NOT_COPIED: Readonly<Record<string, string>> = {
   webhook_attempts: 'webhook delivery history: not moved',
   // The target has none of the source's events: its worker starts each copied webhook's cursor at its own beginning.
   webhook_cursors: 'delivery progress over webhook_events, which is not moved',
+  webhook_leases: 'which running server process sends to a webhook (PostgreSQL)',
   [PROGRESS_TABLE]: "the copy's own progress marker",
   [DEFERRED_INDEXES_TABLE]: "the copy's own: indexes dropped for the load",
 };

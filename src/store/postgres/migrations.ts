@@ -212,6 +212,17 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX webhook_deliveries_log;
   CREATE INDEX webhook_deliveries_log ON webhook_deliveries (webhook_id, created_at, event_sequence, id);
   `,
+  // Which process sends to a webhook, and when its deliveries were last made (PostgreSQL only: SQLite is served by
+  // one process). The index finds a webhook's due deliveries without reading the others' backlog.
+  `
+  ALTER TABLE webhook_cursors ADD COLUMN last_made bigint NOT NULL DEFAULT 0;
+  CREATE TABLE webhook_leases (
+    webhook_id text COLLATE "C" PRIMARY KEY REFERENCES webhooks(id) ON DELETE CASCADE,
+    holder text COLLATE "C" NOT NULL,
+    held_until bigint NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_webhook_due ON webhook_deliveries (webhook_id, next_attempt_at) WHERE status = 'pending';
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

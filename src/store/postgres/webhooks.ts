@@ -12,6 +12,7 @@ import type {
   ClaimedDelivery,
   DeliveryClaim,
   DeliveryPage,
+  HeldDelivery,
   NewWebhook,
   StoredWebhook,
   WebhookChanges,
@@ -31,7 +32,7 @@ import {
   type WebhookRow,
 } from '../rows/webhook-rows.js';
 import { inTransaction, toNumber, type Queryable } from './sql.js';
-import { MATERIALISE_BATCH, planDeliveries, type WebhookCursor } from '../query/delivery-plan.js';
+import { madeAt, MATERIALISE_BATCH, planDeliveries, type WebhookCursor } from '../query/delivery-plan.js';
 
 /**
  * A column (`webhook_subscriptions`) that a write's statement returns alongside what it returns already: the
@@ -179,6 +180,7 @@ async function readBound(pool: Pool, waitMs: number): Promise<number | null> {
 interface CursorRow {
   id: string;
   last_sequence: string;
+  last_made: string;
   workspace_id: string;
   events: string[];
   model_ids: string[] | null;
@@ -276,7 +278,7 @@ export class PostgresWebhookStore implements WebhookStore {
     const paused = only === null ? this.outbox.paused.pausedNow(now) : [];
     const { rows } = await client.query<{ cursors: CursorRow[] | null; events: EventRow[] | null }>(
       `WITH c AS (
-         SELECT c.webhook_id AS id, c.last_sequence, w.workspace_id, w.events, w.model_ids
+         SELECT c.webhook_id AS id, c.last_sequence, c.last_made, w.workspace_id, w.events, w.model_ids
          FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
          WHERE w.active AND c.last_sequence < $1 AND NOT (c.webhook_id = ANY($2::text[])) AND ($4::text IS NULL OR c.webhook_id = $4)
          FOR UPDATE OF c ${only === null ? 'SKIP LOCKED' : ''}
@@ -307,6 +309,8 @@ export class PostgresWebhookStore implements WebhookStore {
     const plan = planDeliveries(cursors, events, complete ? bound : events[events.length - 1]!.sequence);
     if (plan.moved.size === 0) return { made: 0, complete };
     const deliveries = plan.deliveries;
+    // Another process's pass that read its clock after this one's may have taken the cursor's lock first.
+    const made = new Map(cursorRows.map((row) => [row.id, madeAt(now, Number(row.last_made))]));
     await client.query(
       `WITH made AS (
          INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_sequence, status, next_attempt_at, created_at, updated_at)
@@ -314,17 +318,18 @@ export class PostgresWebhookStore implements WebhookStore {
          FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
            AS d (id, webhook_id, event_id, event_sequence, due, created_at)
        )
-       UPDATE webhook_cursors c SET last_sequence = m.last_sequence
-       FROM unnest($7::text[], $8::bigint[]) AS m (webhook_id, last_sequence) WHERE c.webhook_id = m.webhook_id`,
+       UPDATE webhook_cursors c SET last_sequence = m.last_sequence, last_made = m.last_made
+       FROM unnest($7::text[], $8::bigint[], $9::bigint[]) AS m (webhook_id, last_sequence, last_made) WHERE c.webhook_id = m.webhook_id`,
       [
         deliveries.map(() => newId()),
         deliveries.map((delivery) => delivery.webhookId),
         deliveries.map((delivery) => delivery.event.row.id),
         deliveries.map((delivery) => delivery.event.sequence),
-        deliveries.map((delivery) => this.outbox.paused.dueOf(delivery.webhookId, Number(delivery.event.row.created_at))),
+        deliveries.map((delivery) => this.outbox.paused.dueOf(delivery.webhookId, made.get(delivery.webhookId)!)),
         deliveries.map((delivery) => delivery.event.row.created_at),
         [...plan.moved.keys()],
         [...plan.moved.values()],
+        [...plan.moved.keys()].map((webhookId) => made.get(webhookId)!),
       ],
     );
     return { made: deliveries.length, complete };
@@ -546,12 +551,20 @@ export class PostgresWebhookStore implements WebhookStore {
    * different ones, leased until `leaseUntil` (a process that dies leaves its lease to run out, then another
    * takes them), and returned with their webhook and event.
    */
+  /**
+   * Claims only deliveries of the webhooks this worker holds (holdWebhooks, a statement of its own before the claim):
+   * with FOR UPDATE SKIP LOCKED alone, two processes' claims of one webhook would interleave, each skipping rows the
+   * other has locked for a moment, and start its deliveries out of event order and beyond its in-flight limit.
+   */
   async claimDue(claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
     await this.materialise(claim.now);
+    const held = await this.holdWebhooks(claim);
+    if (held.length === 0) return [];
     const { rows } = await this.pool.query<ClaimedRow>(
       `WITH due AS (
          SELECT id FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+           AND webhook_id = ANY($5::text[])
          ORDER BY next_attempt_at, event_sequence LIMIT $2 FOR UPDATE SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_deliveries d SET locked_until = $3, claim_token = $4 FROM due WHERE d.id = due.id
@@ -560,9 +573,52 @@ export class PostgresWebhookStore implements WebhookStore {
        SELECT ${CLAIMED_COLUMNS} FROM claimed d
        JOIN webhooks w ON w.id = d.webhook_id JOIN webhook_events e ON e.id = d.event_id
        ORDER BY d.next_attempt_at, d.event_sequence`,
-      [claim.now, claim.limit, claim.leaseUntil, claim.token],
+      [claim.now, claim.limit, claim.leaseUntil, claim.token, held],
     );
     return rows.map((row) => toClaimed(row, claim.token));
+  }
+
+  /**
+   * One statement: the holder takes, or keeps until `leaseUntil`, the webhooks that have deliveries due and free (and
+   * keeps those it has in hand), and lets go of its others. A lease is taken only when nobody holds it or the holder's
+   * lease has run out (a process that died: its claims ran out no later than its lease). An INSERT ... ON CONFLICT
+   * waits for a holder changing the lease at that moment and checks the lease as that holder left it, so two
+   * processes never both hold one webhook. Returns the webhooks held.
+   */
+  private async holdWebhooks(claim: DeliveryClaim): Promise<string[]> {
+    const sql = `WITH wanted AS (
+         SELECT w.id FROM webhooks w
+         WHERE w.id = ANY($4::text[]) OR EXISTS (
+           SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = 'pending'
+             AND d.next_attempt_at <= $3 AND (d.locked_until IS NULL OR d.locked_until <= $3))
+       ), let_go AS (
+         DELETE FROM webhook_leases l WHERE l.holder = $1 AND NOT EXISTS (SELECT 1 FROM wanted WHERE wanted.id = l.webhook_id)
+       )
+       INSERT INTO webhook_leases AS l (webhook_id, holder, held_until) SELECT id, $1, $2 FROM wanted ORDER BY id
+       ON CONFLICT (webhook_id) DO UPDATE SET holder = excluded.holder, held_until = excluded.held_until
+         WHERE l.holder = excluded.holder OR l.held_until <= $3
+       RETURNING l.webhook_id`;
+    const parameters = [claim.holder, claim.leaseUntil, claim.now, claim.inHand];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { rows } = await this.pool.query<{ webhook_id: string }>(sql, parameters);
+        return rows.map((row) => row.webhook_id);
+      } catch (error) {
+        // Two processes taking several leases in one statement can deadlock; the loser tries again.
+        if ((error as { code?: string }).code !== '40P01' || attempt === 3) throw error;
+      }
+    }
+  }
+
+  async releaseHold(holder: string, unattempted: readonly HeldDelivery[]): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await client.query(
+        `UPDATE webhook_deliveries d SET locked_until = NULL, claim_token = NULL
+         FROM unnest($1::text[], $2::text[]) AS u (id, claim_token) WHERE d.id = u.id AND d.claim_token = u.claim_token`,
+        [unattempted.map((delivery) => delivery.id), unattempted.map((delivery) => delivery.claimToken)],
+      );
+      await client.query('DELETE FROM webhook_leases WHERE holder = $1', [holder]);
+    });
   }
 
   /** One statement for the batch: each delivery moves on only while its claim is held (`claim_token`). */

@@ -69,5 +69,18 @@ export function planDeliveries<E extends OutboxEvent>(
   return { deliveries, moved };
 }
 
+/**
+ * How far a webhook's last materialiser pass may lie ahead of this one's clock reading and still set its time: a
+ * pass that read the clock first can make its deliveries after another's (waiting for a lock, a bound), and the
+ * claims take a webhook's deliveries in due order. A clock set back further than this (or a test's clock) is taken
+ * as it is, so that it never holds deliveries back for longer.
+ */
+const PASS_ORDER_TOLERANCE_MS = 5_000;
+
+/** When a pass that read `now` makes a webhook's deliveries, after its last pass at `lastMade` (madeAt's due order). */
+export function madeAt(now: number, lastMade: number): number {
+  return lastMade > now && lastMade - now <= PASS_ORDER_TOLERANCE_MS ? lastMade : now;
+}
+
 /** Events read per materialiser pass at most. */
 export const MATERIALISE_BATCH = 1000;

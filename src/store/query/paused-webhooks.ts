@@ -27,13 +27,14 @@ export class PausedWebhooks {
   }
 
   /**
-   * When a delivery made now for an event written at `createdAt` is due: not before the deliveries of the webhook
-   * that a pause put off (to its end) or that its answer made due (at that time), so that the claims, in due order
-   * and then event order, still start the webhook's deliveries in event order.
+   * When a delivery made at `madeAt` (by a materialiser pass) is due: then, and not before the deliveries of the
+   * webhook that a pause put off (to its end) or that its answer made due (at that time). Claims take deliveries in
+   * due order, then event order, so the webhook's deliveries start in event order. Not the event's own time: events
+   * take their sequence in commit order, which concurrent writes reach in another order than their clocks' readings.
    */
-  dueOf(webhookId: string, createdAt: number): number {
+  dueOf(webhookId: string, madeAt: number): number {
     const floor = this.until.get(webhookId) ?? this.resumedAt.get(webhookId);
-    return floor === undefined || floor < createdAt ? createdAt : floor;
+    return floor === undefined || floor < madeAt ? madeAt : floor;
   }
 
   state(webhookId: string, now: number): PauseState {

@@ -13,6 +13,7 @@ import type {
   ClaimedDelivery,
   DeliveryClaim,
   DeliveryPage,
+  HeldDelivery,
   NewWebhook,
   StoredWebhook,
   WebhookChanges,
@@ -20,7 +21,7 @@ import type {
   WebhookStore,
 } from '../store.js';
 import { sharedJson } from '../rows/json.js';
-import { MATERIALISE_BATCH, planDeliveries, type WebhookCursor } from '../query/delivery-plan.js';
+import { madeAt, MATERIALISE_BATCH, planDeliveries, type WebhookCursor } from '../query/delivery-plan.js';
 import type { WriteGroup } from './write-group.js';
 import {
   CLAIMED_COLUMNS,
@@ -255,6 +256,8 @@ export class SqliteWebhookStore implements WebhookStore {
   readonly sharedByProcesses = false;
   /** Delivery id → the token of the claim that holds it. */
   private readonly claims = new Map<string, string>();
+  /** Webhook id → when a materialiser pass last made its deliveries (madeAt). */
+  private readonly lastMade = new Map<string, number>();
   /**
    * Until this time no delivery in the database is due but those the outbox hands over as their writes commit (and
    * those held): claims take those from memory, without reading. 0: the next claim reads the database.
@@ -439,6 +442,7 @@ export class SqliteWebhookStore implements WebhookStore {
           .run(id);
         this.db.prepare('DELETE FROM webhook_deliveries WHERE webhook_id = ?').run(id);
         this.db.prepare('DELETE FROM webhook_cursors WHERE webhook_id = ?').run(id);
+        this.lastMade.delete(id);
       }
       return deleted;
     });
@@ -600,7 +604,10 @@ export class SqliteWebhookStore implements WebhookStore {
     for (const { webhookId, event } of plan.deliveries) {
       const { row } = event;
       const id = newId();
-      const due = this.outbox.paused.dueOf(webhookId, row.created_at);
+      // An admin change's pass may come with an older clock reading than the worker's last one.
+      const made = madeAt(now, this.lastMade.get(webhookId) ?? 0);
+      this.lastMade.set(webhookId, made);
+      const due = this.outbox.paused.dueOf(webhookId, made);
       this.insertDelivery.run(id, webhookId, row.id, row.sequence, due, row.created_at, row.created_at);
       if (due <= now) fresh.push({ id, webhookId, event: toEvent(row) });
       else this.dueInDatabase(due);
@@ -684,6 +691,13 @@ export class SqliteWebhookStore implements WebhookStore {
     for (const id of released) if (this.claims.get(id) === claimToken) this.claims.delete(id);
     this.outbox.paused.pause(webhookId, until);
     this.dueInDatabase(until);
+  }
+
+  /** One process serves the database, so there is no webhook to let go of: only the claims. */
+  async releaseHold(_holder: string, unattempted: readonly HeldDelivery[]): Promise<void> {
+    for (const { id, claimToken } of unattempted) if (this.claims.get(id) === claimToken) this.claims.delete(id);
+    // They are due: the next claim reads them.
+    if (unattempted.length > 0) this.databaseDueAt = 0;
   }
 
   async expedite(webhookId: string, now: number): Promise<void> {
