@@ -4,9 +4,11 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import type { RecordData } from '../../src/domain/fields.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
+import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import type { ClaimedDelivery, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget } from '../support/databases.js';
 import { createNoteModel, createStoreWebhook, ownedWorkspace } from '../support/workspaces.js';
@@ -55,10 +57,11 @@ describe(
   () => {
     let first: Store;
     let second: Store;
+    let url: string;
 
     before(async () => {
       if ('failure' in postgres) assert.fail(postgres.failure);
-      const url = postgres.url('leases');
+      url = postgres.url('leases');
       first = await openStore(url);
       second = await openStore(url);
       await first.webhooks.releaseClaims();
@@ -142,6 +145,24 @@ describe(
         waiting.map((delivery) => ({ id: delivery.id, claimToken: delivery.claimToken })),
       );
       assert.deepEqual(titles(await claim(second, 'two'), webhookId), ['b', 'c']);
+    });
+
+    test('a webhook deleted while a worker takes its lease: the claim goes on without it', async () => {
+      const { webhookId, write } = await setup();
+      await write('a');
+      const deleting = new pg.Client({ connectionString: parsePostgresUrl(url).connectionString });
+      await deleting.connect();
+      try {
+        await deleting.query('BEGIN');
+        await deleting.query('DELETE FROM webhooks WHERE id = $1', [webhookId]);
+        // The claim's statement still sees the webhook; its lease waits for the delete, which then commits.
+        const claiming = claim(first, 'one');
+        await sleep(300);
+        await deleting.query('COMMIT');
+        assert.deepEqual(titles(await claiming, webhookId), []);
+      } finally {
+        await deleting.end();
+      }
     });
 
     test('workers claiming at the same time: each webhook is held by one of them, and each delivery claimed once', async () => {

@@ -604,8 +604,10 @@ export class PostgresWebhookStore implements WebhookStore {
         const { rows } = await this.pool.query<{ webhook_id: string }>(sql, parameters);
         return rows.map((row) => row.webhook_id);
       } catch (error) {
-        // Two processes taking several leases in one statement can deadlock; the loser tries again.
-        if ((error as { code?: string }).code !== '40P01' || attempt === 3) throw error;
+        // Two processes taking several leases in one statement can deadlock, and a webhook deleted since the statement
+        // began fails the lease's foreign key: try again (it is no longer wanted then).
+        const code = (error as { code?: string }).code;
+        if ((code !== '40P01' && code !== '23503') || attempt === 3) throw error;
       }
     }
   }
