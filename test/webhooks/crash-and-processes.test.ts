@@ -2,7 +2,7 @@
 // every event of every acknowledged write after a restart, on SQLite and PostgreSQL; two server processes on one
 // PostgreSQL share the deliveries without making one attempt twice at once and without losing any.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, describe, test, type TestContext } from 'node:test';
 import { Admin, bootstrapAdmin, dataOf } from '../support/client.js';
 import { postgresTarget, sqliteTarget, type Target } from '../support/databases.js';
 import { startServer, type TestServer } from '../support/server.js';
@@ -93,33 +93,49 @@ for (const target of targets) {
   });
 }
 
+/**
+ * Two servers on one PostgreSQL schema and a receiver with one webhook (record.created): six writers, alternately
+ * through either server, create `perWriter` records each. Returns what the test needs, with every created id.
+ */
+async function writeThroughTwoProcesses(
+  t: TestContext,
+  options: { schema: string; env: Record<string, string>; receiverDelayMs: number; perWriter: number },
+) {
+  if ('failure' in postgres) assert.fail(postgres.failure);
+  const receiver = await WebhookReceiver.start();
+  receiver.responder = () => ({ status: 200, delayMs: options.receiverDelayMs });
+  const databaseUrl = postgres.url(options.schema);
+  const servers = [await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: options.env })];
+  t.after(async () => {
+    await Promise.all(servers.map((server) => server.dispose()));
+    await receiver.close();
+  });
+  const admin = await bootstrapAdmin(servers[0]!);
+  servers.push(await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: options.env }));
+  const model = await admin.createSimpleModel();
+  const secret = await createWebhook(admin, receiver.url);
+  const clients = servers.map((server) => new Admin(server, admin.credentials));
+  const acknowledged: string[] = [];
+  await Promise.all(
+    Array.from({ length: 6 }, async (_, writer) => {
+      const client = clients[writer % 2]!;
+      for (let index = 0; index < options.perWriter; index++) {
+        acknowledged.push(dataOf(await client.createRecordRaw(model.id, { title: `w${writer}-${index}` })).record.create.id);
+      }
+    }),
+  );
+  return { servers, receiver, secret, acknowledged };
+}
+
 const postgresSkip = 'failure' in postgres ? undefined : postgres.skip;
 describe('two server processes on one PostgreSQL, one receiver', { skip: postgresSkip }, () => {
   test('every event is delivered, and no attempt is made twice at once', async (t) => {
-    if ('failure' in postgres) assert.fail(postgres.failure);
-    const receiver = await WebhookReceiver.start();
-    receiver.responder = () => ({ status: 200, delayMs: 15 });
-    const databaseUrl = postgres.url('processes');
-    const first = await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: WEBHOOK_ENV });
-    const servers = [first];
-    t.after(async () => {
-      await Promise.all(servers.map((server) => server.dispose()));
-      await receiver.close();
+    const { receiver, secret, acknowledged } = await writeThroughTwoProcesses(t, {
+      schema: 'processes',
+      env: WEBHOOK_ENV,
+      receiverDelayMs: 15,
+      perWriter: 50,
     });
-    const admin = await bootstrapAdmin(first);
-    servers.push(await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: WEBHOOK_ENV }));
-    const model = await admin.createSimpleModel();
-    const secret = await createWebhook(admin, receiver.url);
-    const clients = servers.map((server) => new Admin(server, admin.credentials));
-    const acknowledged: string[] = [];
-    await Promise.all(
-      Array.from({ length: 6 }, async (_, writer) => {
-        const client = clients[writer % 2]!;
-        for (let index = 0; index < 50; index++) {
-          acknowledged.push(dataOf(await client.createRecordRaw(model.id, { title: `p${writer}-${index}` })).record.create.id);
-        }
-      }),
-    );
     await waitFor(() => allDelivered(receiver, secret, acknowledged), {
       timeoutMs: 60_000,
       intervalMs: 200,
@@ -138,34 +154,15 @@ describe('two server processes on one PostgreSQL, one receiver', { skip: postgre
   });
 
   test('deliveries to one endpoint start in event order and within its in-flight limit, whichever process wrote them, also when one process stops', async (t) => {
-    if ('failure' in postgres) assert.fail(postgres.failure);
-    const receiver = await WebhookReceiver.start();
-    // Slow enough that a backlog builds up while both processes write, and is still there when one stops.
-    receiver.responder = () => ({ status: 200, delayMs: 10 });
-    const databaseUrl = postgres.url('order');
-    // One in flight at a time: then they also arrive in the order they were started.
-    const env = { ...WEBHOOK_ENV, WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: '1' };
-    const first = await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env });
-    const servers = [first];
-    t.after(async () => {
-      await Promise.all(servers.map((server) => server.dispose()));
-      await receiver.close();
+    // Slow enough that a backlog builds up while both processes write, and is still there when one stops. One in
+    // flight at a time: then they also arrive in the order they were started.
+    const { servers, receiver, secret, acknowledged } = await writeThroughTwoProcesses(t, {
+      schema: 'order',
+      env: { ...WEBHOOK_ENV, WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK: '1' },
+      receiverDelayMs: 10,
+      perWriter: 40,
     });
-    const admin = await bootstrapAdmin(first);
-    const second = await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env });
-    servers.push(second);
-    const model = await admin.createSimpleModel();
-    const secret = await createWebhook(admin, receiver.url);
-    const clients = servers.map((server) => new Admin(server, admin.credentials));
-    const acknowledged: string[] = [];
-    await Promise.all(
-      Array.from({ length: 6 }, async (_, writer) => {
-        const client = clients[writer % 2]!;
-        for (let index = 0; index < 40; index++) {
-          acknowledged.push(dataOf(await client.createRecordRaw(model.id, { title: `o${writer}-${index}` })).record.create.id);
-        }
-      }),
-    );
+    const first = servers[0]!;
     const beforeStop = receiver.received.length;
     await first.stop();
     assert.ok(beforeStop < acknowledged.length, `a backlog when a process stops (${beforeStop} of ${acknowledged.length} sent)`);
