@@ -114,9 +114,13 @@ export async function useSignInLink(token: string, password: string): Promise<Se
   return acceptSession(body);
 }
 
-/** The current session, or null when not signed in. */
+/**
+ * The current session, or null when not signed in: 204 without a session cookie, 401 for a cookie whose session
+ * ended (the server clears it).
+ */
 export async function getSession(): Promise<Session | null> {
   const response = await send('/admin/session', { method: 'GET', headers: { accept: 'application/json' } });
+  if (response.status === 204) return null;
   const body = await readJson(response);
   if (response.status === 401) return null;
   if (!response.ok) throw errorFrom(response, body);

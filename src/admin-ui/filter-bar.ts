@@ -1,13 +1,16 @@
 // The filter bar above the records table: conditions (field, operator, value) combined with AND, edited as a
 // draft and applied on Enter or "Apply filter", each removable, all clearable. The page keeps the applied filter in
 // its URL; the server's refusal of it (`filter.price.$gte: expected a number`) is shown under the bar as it is, and
-// the condition it names is marked.
+// the condition it names is marked. A condition on a relation field picks its records by name
+// (filter-relation-value.ts).
 import { h, uid } from './dom.js';
+import { relationValue } from './filter-relation-value.js';
 import { focusKey, returnFocusTo } from './focus-return.js';
 import {
   buildFilter,
   conditionsOf,
   filterPaths,
+  listItems,
   operatorLabel,
   operatorsFor,
   resolvePath,
@@ -30,6 +33,8 @@ export interface FilterBarOptions {
   problem?: string;
   /** A locale for a new condition on a translatable field. */
   defaultLocale: string;
+  /** The workspace's models: the targets of relation fields, searched by their display field. */
+  models: readonly ModelDefinition[];
 }
 
 interface Draft {
@@ -108,6 +113,25 @@ function valueControl(draft: Draft, label: string): HTMLInputElement | HTMLSelec
   return control;
 }
 
+/**
+ * The records picker of a condition on a relation field; null for other paths, and for a target model that is not
+ * in the workspace or has no text display field to search by (the record id is typed then).
+ */
+function relationControl(draft: Draft, label: string, models: readonly ModelDefinition[]): HTMLElement | null {
+  const slug = draft.target.relationTo;
+  const target = slug === undefined ? undefined : models.find((model) => model.slug === slug);
+  if (!target) return null;
+  return relationValue({
+    target,
+    several: takesList(draft.operator),
+    ids: listItems(draft.value),
+    label,
+    change: (ids) => {
+      draft.value = ids.join(', ');
+    },
+  });
+}
+
 export function filterBar(options: FilterBarOptions): HTMLElement {
   const paths = filterPaths(options.model);
   const applied = options.filter ? conditionsOf(options.filter) : [];
@@ -171,7 +195,9 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
     focusKey(fieldSelect, `filter-field-${n}`);
     fieldSelect.addEventListener('change', () => {
       const target = paths.find((candidate) => candidate.path === fieldSelect.value) ?? draft.target;
-      const sameKind = target.kind === draft.target.kind && target.many === draft.target.many;
+      // Ids of one relation's target mean nothing to another's.
+      const sameKind =
+        target.kind === draft.target.kind && target.many === draft.target.many && target.relationTo === draft.target.relationTo;
       draft.target = target;
       // Another kind of value starts over with that kind's first operator (on or after, for times).
       if (!sameKind || !operatorsFor(target).includes(draft.operator)) draft.operator = operatorsFor(target)[0]!;
@@ -207,8 +233,12 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
       draft.locale = localeInput.value;
       row.dataset.path = pathOf(draft);
     });
-    const value = takesNoValue(draft.operator) ? null : valueControl(draft, `Condition ${n}: value`);
-    value?.setAttribute('data-role', 'value');
+    const valueLabel = `Condition ${n}: value`;
+    const value = takesNoValue(draft.operator)
+      ? null
+      : (relationControl(draft, valueLabel, options.models) ?? valueControl(draft, valueLabel));
+    // What a refusal marks invalid: the input itself, or a relation picker's search box.
+    (value?.querySelector('input') ?? value)?.setAttribute('data-role', 'value');
     const remove = button(
       'Remove',
       () => {

@@ -52,12 +52,15 @@ const state: {
   session: Session | null;
   workspace: SessionWorkspace | null;
   flash: string | null;
+  /** The message shown at the top of the current page, kept by a redirect. */
+  pageFlash: string | null;
   renderCount: number;
   afterSignIn: string | null;
 } = {
   session: null,
   workspace: null,
   flash: null,
+  pageFlash: null,
   renderCount: 0,
   afterSignIn: null,
 };
@@ -70,6 +73,12 @@ setAnnouncer(announcer);
 function navigate(hash: string): void {
   if (location.hash === hash) void render();
   else location.hash = hash;
+}
+
+function redirect(hash: string): void {
+  state.flash = state.pageFlash;
+  history.replaceState(history.state, '', hash);
+  void render();
 }
 
 function chooseWorkspace(session: Session): SessionWorkspace | null {
@@ -210,6 +219,7 @@ async function render(): Promise<void> {
   const content = h('div', { class: 'page' });
   const flash = state.flash;
   state.flash = null;
+  state.pageFlash = flash;
 
   // A one-time sign-in link (member.add): the new member chooses a password, whoever is signed in here.
   if (path === '/welcome') {
@@ -275,6 +285,7 @@ async function render(): Promise<void> {
     params,
     query,
     navigate,
+    redirect,
     flash: (message: string) => {
       state.flash = message;
     },

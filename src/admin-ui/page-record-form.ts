@@ -1,6 +1,8 @@
 // Create or edit one record with a form generated from the model's fields. A new record is sent with
 // `record.create`; an edit sends only what changed, as a merge patch (`record.patch`), so a concurrent change
 // of another field is kept. The server's `<field>: <reason>` messages are shown next to the field they name.
+// Saving, cancelling and deleting return to the records list in the view (filter, sort, page) the form was opened
+// from, which its URL carries (records-view.ts).
 import { ApiError, gql } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { listModels, MODEL_SELECTION } from './models-cache.js';
@@ -8,6 +10,7 @@ import type { PageContext } from './page.js';
 import { widgetFor, type Widget } from './record-fields.js';
 import { recordName } from './record-names.js';
 import { deleteRecord } from './page-records.js';
+import { recordsListHref, recordsViewOf } from './records-view.js';
 import { mayWriteRecords, type JsonObject, type ModelDefinition, type ModelRecord } from './types.js';
 import { alertBox, button, errorArea, linkButton, noticeBox, pageHeader, type FieldRow } from './ui.js';
 import { formatDateTime, mergePatch, pathPrefixes, splitFieldMessage } from './values.js';
@@ -15,6 +18,7 @@ import { formatDateTime, mergePatch, pathPrefixes, splitFieldMessage } from './v
 export async function renderRecordForm(ctx: PageContext): Promise<void> {
   const modelId = ctx.params.modelId!;
   const recordId = ctx.params.recordId;
+  const listHref = recordsListHref(modelId, recordsViewOf(ctx.query));
   const [modelData, recordData, models] = await Promise.all([
     gql<{ model: { get: ModelDefinition | null }; workspace: { current: { defaultLocale: string } } }>(
       `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } workspace { current { defaultLocale } } }`,
@@ -37,7 +41,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
       ctx.main,
       pageHeader(model ? 'Record not found' : 'Model not found'),
       alertBox(model ? 'This record does not exist (any more).' : 'This model does not exist in this workspace (any more).'),
-      h('p', null, h('a', { href: model ? `#/models/${model.id}/records` : '#/models' }, 'Back')),
+      h('p', null, h('a', { href: model ? listHref : '#/models' }, 'Back')),
     );
     return;
   }
@@ -163,7 +167,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
             );
             ctx.flash(`${recordName(model, created.record.create)} created.`);
           }
-          ctx.navigate(`#/models/${model.id}/records`);
+          ctx.navigate(listHref);
         } catch (error) {
           const placed =
             error instanceof ApiError &&
@@ -192,7 +196,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
           'div',
           { class: 'form-actions' },
           submit,
-          linkButton('Cancel', `#/models/${model.id}/records`),
+          linkButton('Cancel', listHref),
           record
             ? button(
                 'Delete record',
@@ -200,14 +204,14 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
                   clearErrors();
                   if (await deleteRecord(model, record, (error) => errors.show(error, 'The record was not deleted.'))) {
                     ctx.flash(`${recordName(model, record)} deleted.`);
-                    ctx.navigate(`#/models/${model.id}/records`);
+                    ctx.navigate(listHref);
                   }
                 },
                 { class: 'button button-danger push-right' },
               )
             : null,
         )
-      : h('p', null, linkButton('Back', `#/models/${model.id}/records`)),
+      : h('p', null, linkButton('Back', listHref)),
   );
 
   replaceChildren(
@@ -217,7 +221,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
       { class: 'breadcrumbs' },
       h('a', { href: '#/models' }, 'Models'),
       ' / ',
-      h('a', { href: `#/models/${model.id}/records` }, model.name),
+      h('a', { href: listHref }, model.name),
       ' / ',
       record ? recordName(model, record) : 'New record',
     ),

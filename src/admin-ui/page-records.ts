@@ -1,11 +1,12 @@
 // The records of one model: a table paged by the server (limit and offset, `total` from the API), filtered by the
 // filter bar and sorted by any sortable column (record.list `filter` and `sort`, delivery.md), the display field
-// first. Filter, sort and page live in the URL. One GraphQL request per page (two when the server refuses the filter).
+// first. Filter, sort and page live in the URL, and the record form's links carry them back (records-view.ts). One
+// GraphQL request per page (two when the server refuses the filter), besides the model list read once (models-cache).
 import { ApiError, gql } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { filterBar } from './filter-bar.js';
 import { focusKey, returnFocusTo } from './focus-return.js';
-import { MODEL_SELECTION } from './models-cache.js';
+import { listModels, MODEL_SELECTION } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { filterFromParam } from './record-filter.js';
 import {
@@ -18,6 +19,7 @@ import {
   type SortOrder,
 } from './record-sort.js';
 import { LIMITS, recordsPager } from './records-pager.js';
+import { recordFormHref, recordsViewOf } from './records-view.js';
 import { deleteSelected, recordCount, type BulkDeleteOutcome } from './records-bulk-delete.js';
 import { exportFileName, readView, recordsCsv, recordsJson, type ExportFormat } from './records-export.js';
 import {
@@ -149,7 +151,11 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   // The sort is checked against the model once it is read; the server refuses one it does not know.
   const sortText = ctx.query.get('sort') ?? DEFAULT_SORT;
 
-  const loaded = await loadRecords(modelId, { limit, offset, sort: sortText, filter });
+  // The workspace's models (cached) for the filter bar's relation conditions; without them ids are typed.
+  const [loaded, models] = await Promise.all([
+    loadRecords(modelId, { limit, offset, sort: sortText, filter }),
+    listModels().catch((): ModelDefinition[] => []),
+  ]);
   if (!ctx.isCurrent()) return;
   if (!loaded) {
     ctx.setTitle('Model not found');
@@ -163,6 +169,9 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   }
   const { model, page } = loaded;
   const order = sortOrderOf(sortText, model);
+  // The record form returns to this view (records-view.ts).
+  const view = recordsViewOf(ctx.query);
+  const recordHref = (recordId: string) => recordFormHref(model.id, recordId, view);
   ctx.setTitle(`${model.name} records`);
   const canWrite = mayWriteRecords(ctx.workspace.role);
   const errors = errorArea();
@@ -178,6 +187,12 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
     if (nextFilter) query.set('filter', JSON.stringify(nextFilter));
     return `#/models/${model.id}/records?${query}`;
   };
+  // A page past the end (its last records deleted, here or on the record form) gives way to the last page, in
+  // place of this address, so that Back does not come here again.
+  if (page.items.length === 0 && page.total > 0 && offset > 0) {
+    ctx.redirect(href({ offset: Math.floor((page.total - 1) / limit) * limit }));
+    return;
+  }
 
   const display = displayFieldOf(model);
   const priority = [model.product?.skuField, model.product?.priceField].filter((key): key is string => Boolean(key));
@@ -311,7 +326,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
             })(),
           )
         : null,
-      h('th', { scope: 'row' }, h('a', { href: `#/models/${model.id}/records/${record.id}` }, recordName(model, record))),
+      h('th', { scope: 'row' }, h('a', { href: recordHref(record.id) }, recordName(model, record))),
       others.map((field) =>
         h('td', { class: field.type === 'number' ? 'num' : null }, cellText(record.data[field.key], field, locales)),
       ),
@@ -320,7 +335,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
       h(
         'td',
         { class: 'actions' },
-        linkButton(canWrite ? 'Edit' : 'View', `#/models/${model.id}/records/${record.id}`, {
+        linkButton(canWrite ? 'Edit' : 'View', recordHref(record.id), {
           'aria-label': `${canWrite ? 'Edit' : 'View'} ${recordName(model, record)}`,
         }),
         canWrite
@@ -348,6 +363,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
           model,
           filter,
           defaultLocale: locales[0]?.split('-')[0] ?? 'en',
+          models,
           apply: (next) => ctx.navigate(href({ filter: next ?? null, offset: 0 })),
           ...(loaded.refusal?.startsWith('filter')
             ? { problem: loaded.refusal }
@@ -376,7 +392,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
           'No records yet. ',
           canWrite
             ? [
-                h('a', { href: `#/models/${model.id}/records/new` }, 'Add one'),
+                h('a', { href: recordHref('new') }, 'Add one'),
                 ' or ',
                 h('a', { href: `#/models/${model.id}/import` }, 'import a CSV'),
                 '.',
@@ -464,7 +480,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
     h('p', { class: 'breadcrumbs' }, h('a', { href: '#/models' }, 'Models'), ' / ', model.name),
     pageHeader(
       model.name,
-      canWrite ? linkButton('New record', `#/models/${model.id}/records/new`, { class: 'button button-primary' }) : null,
+      canWrite ? linkButton('New record', recordHref('new'), { class: 'button button-primary' }) : null,
       canWrite ? linkButton('Import CSV', `#/models/${model.id}/import`) : null,
       mayChangeModels(ctx.workspace.role) ? linkButton('Edit model', `#/models/${model.id}/edit`) : null,
     ),

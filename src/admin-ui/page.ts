@@ -11,6 +11,8 @@ export interface PageContext {
   /** The query part of the hash (`#/models/x/records?offset=50`). */
   query: URLSearchParams;
   navigate(hash: string): void;
+  /** Shows another address instead of this one: no new history entry. */
+  redirect(hash: string): void;
   /** A message shown at the top of the next page. */
   flash(message: string): void;
   /** False once the user went to another page: late answers are dropped. */

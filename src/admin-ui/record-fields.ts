@@ -4,7 +4,7 @@ import { gql } from './api.js';
 import { h, uid } from './dom.js';
 import { readNumberInput } from './number-input.js';
 import { displayFieldOf, recordName } from './record-names.js';
-import { relationSearch } from './relation-search.js';
+import { recordNamesById, relationSearch } from './relation-search.js';
 import { LOCALE_PATTERN } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import {
@@ -13,7 +13,6 @@ import {
   type JsonObject,
   type JsonValue,
   type ModelDefinition,
-  type ModelRecord,
   type RecordPage,
 } from './types.js';
 import { button, group, input, labelled, select, type FieldRow } from './ui.js';
@@ -390,13 +389,9 @@ function relationWidget(
   const nameCurrent = async () => {
     if (!target || current.length === 0) return;
     try {
-      const data = await gql<{ record: { getMany: (ModelRecord | null)[] } }>(
-        'query PickedRecords($ids: [ID!]!) { record { getMany(ids: $ids) { id data createdAt updatedAt } } }',
-        { ids: current.slice(0, PICKER_PAGE) },
-      );
-      for (const record of data.record.getMany) {
-        const option = record ? [...control.options].find((candidate) => candidate.value === record.id) : undefined;
-        if (record && option) option.textContent = recordName(target, record);
+      for (const [id, name] of await recordNamesById(target, current)) {
+        const option = [...control.options].find((candidate) => candidate.value === id);
+        if (option) option.textContent = name;
       }
       showChosen();
     } catch {

@@ -4,7 +4,7 @@
 import { readNumberInput } from './number-input.js';
 import { LOCALE_PATTERN } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
-import type { FieldDefinition, JsonObject, JsonValue, ModelDefinition } from './types.js';
+import { relationSlug, type FieldDefinition, type JsonObject, type JsonValue, type ModelDefinition } from './types.js';
 
 /** How a condition's value is typed: the input shown and the JSON sent. */
 export type ValueKind = 'text' | 'number' | 'boolean' | 'date' | 'timestamp' | 'id' | 'none';
@@ -22,6 +22,8 @@ export interface FilterPath {
   localized?: boolean;
   /** hasMany relations hold several ids: `$contains` means "holds this id". */
   many?: boolean;
+  /** A relation field: the slug of the model whose records' ids it holds. */
+  relationTo?: string;
   /** A path of a filter read from the URL that names no field of the model (the server says why). */
   unknown?: boolean;
 }
@@ -127,6 +129,7 @@ function fieldPaths(fields: readonly FieldDefinition[], prefix: string, labelPre
         label,
         kind: kindOf(field),
         ...(field.type === 'translatable' ? { localized: true } : {}),
+        ...(field.type === 'relation' ? { relationTo: relationSlug(field) } : {}),
         ...(field.type === 'relation' && field.relationType === 'hasMany' ? { many: true } : {}),
       },
     ];
@@ -184,18 +187,20 @@ const JSON_OPERATOR: Record<Exclude<Operator, 'set' | 'unset'>, string> = {
   nin: '$nin',
 };
 
+/** The items of a list value as typed (`a1, b2,,` → `a1`, `b2`). */
+export function listItems(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
 /** `{"$gte": 10}` for one condition. */
 function operatorJson(condition: Condition, kind: ValueKind): [string, JsonValue] {
   if (condition.operator === 'set') return ['$exists', true];
   if (condition.operator === 'unset') return ['$exists', false];
   const operator = JSON_OPERATOR[condition.operator];
-  if (takesList(condition.operator)) {
-    const items = condition.value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-    return [operator, items.map((item) => valueJson(item, kind))];
-  }
+  if (takesList(condition.operator)) return [operator, listItems(condition.value).map((item) => valueJson(item, kind))];
   return [operator, valueJson(condition.value.trim(), kind)];
 }
 

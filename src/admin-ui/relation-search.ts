@@ -1,6 +1,7 @@
 // The search box of a relation picker: finds records of the target model by part of their display value
 // (`record.list` with `filter: {"<displayField>": {"$contains": text}}`, case-insensitive on the server), 20 at a
-// time, and lists them as buttons; choosing one hands it to the picker, which sets or adds its id.
+// time, and lists them as buttons; choosing one hands it to the picker, which sets or adds its id. Also how a
+// picker names the records it holds by id (the record form's relation field, the filter bar's relation condition).
 import { gql } from './api.js';
 import { h, uid } from './dom.js';
 import { displayFieldOf, recordName } from './record-names.js';
@@ -8,6 +9,8 @@ import type { JsonObject, ModelDefinition, ModelRecord, RecordPage } from './typ
 
 const SEARCH_LIMIT = 20;
 const DEBOUNCE_MS = 250;
+/** The most ids `record.getMany` reads at once. */
+export const MAX_NAMED_IDS = 100;
 
 export interface RelationSearchOptions {
   target: ModelDefinition;
@@ -24,6 +27,23 @@ export interface RelationSearchOptions {
 export function searchFilter(target: ModelDefinition, text: string): JsonObject | undefined {
   const field = displayFieldOf(target);
   return field?.type === 'text' || field?.type === 'translatable' ? { [field.key]: { $contains: text } } : undefined;
+}
+
+/**
+ * The names of records of `target` by id, read in one request without reading the model through (a chosen record
+ * may be far beyond its first page); ids of no record are left out, and those beyond the first MAX_NAMED_IDS.
+ */
+export async function recordNamesById(target: ModelDefinition, ids: readonly string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (ids.length === 0) return names;
+  const data = await gql<{ record: { getMany: (ModelRecord | null)[] } }>(
+    'query PickedRecords($ids: [ID!]!) { record { getMany(ids: $ids) { id data createdAt updatedAt } } }',
+    { ids: ids.slice(0, MAX_NAMED_IDS) },
+  );
+  for (const record of data.record.getMany) {
+    if (record) names.set(record.id, recordName(target, record));
+  }
+  return names;
 }
 
 /** The search box and its list of matches, or null when the target's display field is not text. */

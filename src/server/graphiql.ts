@@ -89,7 +89,7 @@ const START_SCRIPT = `'use strict';
   var session = null;
   function readSession() {
     return fetch('/admin/session', { credentials: 'same-origin', headers: { accept: 'application/json' } })
-      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (response) { return response.status === 200 ? response.json() : null; })
       .catch(function () { return null; });
   }
   function send(url, init, headers) {

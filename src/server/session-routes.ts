@@ -1,5 +1,6 @@
-// The admin application's sign-in: POST /admin/session (sign in), GET /admin/session (who am I, CSRF token),
-// DELETE /admin/session (sign out). The session then authenticates POST /graphql (see admin-route.ts).
+// The admin application's sign-in: POST /admin/session (sign in), GET /admin/session (who am I, CSRF token; 204
+// when the request carries no session cookie at all), DELETE /admin/session (sign out). The session then
+// authenticates POST /graphql (see admin-route.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notAuthorized } from '../auth/authenticate.js';
 import { PasswordHashGate } from '../auth/password-gate.js';
@@ -135,6 +136,9 @@ export function registerSessionRoutes(
 
   app.get(SESSION_PATH, async (request, reply) => {
     noStore(reply);
+    // Signed out is a normal answer to "who am I", not a refusal: a browser logs every 401 as an error, and the
+    // admin application asks this on each load. A cookie naming no live session is still refused (and cleared).
+    if (readCookie(request, SESSION_COOKIE) === undefined) return reply.code(204).send();
     const active = await findActiveSession(store, request, clock());
     if (!active) return refuseWithoutSession(request, reply);
     if (active.refreshedCookie) reply.header('set-cookie', active.refreshedCookie);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { ConsoleMessage, Page, Response } from 'playwright-core';
 import {
   chromiumMissing,
   createProductModel,
@@ -39,6 +39,39 @@ describe('admin web application', { skip: missing }, () => {
   /** The row of the records table whose first cell is `name`. */
   const recordRow = (name: string) =>
     page.locator('table.records tbody tr').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+
+  /** What the page logs as an error in the console (a failed load included) while `run` runs. */
+  async function consoleErrorsWhile(run: () => Promise<void>): Promise<string[]> {
+    const errors: string[] = [];
+    const onConsole = (message: ConsoleMessage) => {
+      if (message.type() === 'error') errors.push(`${message.text()} (${message.location().url})`);
+    };
+    const onPageError = (error: Error) => errors.push(`page error: ${error.message}`);
+    page.on('console', onConsole);
+    page.on('pageerror', onPageError);
+    try {
+      await run();
+    } finally {
+      page.off('console', onConsole);
+      page.off('pageerror', onPageError);
+    }
+    return errors;
+  }
+
+  test('a signed-out first load asks to sign in and logs no error in the console', async () => {
+    const sessionAnswers: number[] = [];
+    const onResponse = (response: Response) => {
+      if (new URL(response.url()).pathname === '/admin/session') sessionAnswers.push(response.status());
+    };
+    page.on('response', onResponse);
+    const errors = await consoleErrorsWhile(async () => {
+      await page.goto(`${setup.url}/admin`);
+      await page.getByRole('heading', { name: 'Sign in to Content Service' }).waitFor();
+    });
+    page.off('response', onResponse);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(sessionAnswers, [204], 'the session check answered "signed out" without an error status');
+  });
 
   test('refuses a wrong password, then signs in', async () => {
     await page.goto(`${setup.url}/admin`);
@@ -253,8 +286,13 @@ describe('admin web application', { skip: missing }, () => {
     assert.equal(await page.getByLabel('Default locale').inputValue(), 'pl', 'kept by the server');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Content Service' }).waitFor();
-    // The session is gone on the server too: the app on a fresh load asks to sign in.
+    // The session is gone on the server too: the app on a fresh load (a reload: going to another hash of the page
+    // loads nothing) asks to sign in, with nothing in the console.
     await page.goto(`${setup.url}/admin#/settings/workspace`);
-    await page.getByRole('heading', { name: 'Sign in to Content Service' }).waitFor();
+    const errors = await consoleErrorsWhile(async () => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Sign in to Content Service' }).waitFor();
+    });
+    assert.deepEqual(errors, []);
   });
 });

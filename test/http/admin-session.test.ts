@@ -1,6 +1,6 @@
 // Sessions of the admin application: sign in with email and password (POST /admin/session), the cookie and its
-// flags, GET and DELETE /admin/session, the CSRF header, POST /graphql authenticated by the session (roles,
-// workspaces, no write budget), expiry and sliding, and `content-service user set-password`.
+// flags, GET (204 when signed out) and DELETE /admin/session, the CSRF header, POST /graphql authenticated by the
+// session (roles, workspaces, no write budget), expiry and sliding, and `content-service user set-password`.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -207,18 +207,27 @@ describe('sign in', () => {
 });
 
 describe('GET and DELETE /admin/session', () => {
-  test('session: GET answers the sign-in body while the cookie is valid; 401 without a cookie or with an unknown one', async () => {
+  test('session: GET answers the sign-in body while the cookie is valid; 401 with an unknown one', async () => {
     const session = await ownerSession();
     const response = await getSession(session.cookie);
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(response.body, session.body);
     assert.equal(response.headers.get('cache-control'), 'no-store');
 
-    assertNotAuthorized(await getSession());
     const unknown = await getSession('cs_session=not-a-session');
     assertNotAuthorized(unknown);
     assert.match(unknown.headers.get('set-cookie') ?? '', /^cs_session=; .*Max-Age=0/, 'an unknown cookie is cleared');
     assertNotAuthorized(await getSession(`cs_session=${'a'.repeat(5000)}`));
+  });
+
+  test('session: GET without a session cookie is 204 with no body: signed out is an answer, not a refusal', async () => {
+    for (const cookie of [undefined, 'other=1', 'cs_session=']) {
+      const response = await getSession(cookie);
+      assert.equal(response.status, 204, `${cookie ?? 'no cookie'}: ${response.status} ${response.text}`);
+      assert.equal(response.text, '');
+      assert.equal(response.headers.get('cache-control'), 'no-store');
+      assert.equal(response.headers.get('set-cookie'), null);
+    }
   });
 
   test('session: the database holds only the SHA-256 of the session id', async () => {
