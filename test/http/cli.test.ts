@@ -501,12 +501,12 @@ describe('serve', { concurrency: 4 }, () => {
     const database = `sqlite:${join(tempDir(), 'bad-window.db')}`;
     const byEnv = await runCli(['serve', '--port', '0', '--database', database], {
       env: { WRITE_BUDGET_WINDOW_SECONDS: '61' },
-      timeoutMs: 15_000,
+      timeoutMs: 60_000,
     });
     assert.equal(byEnv.code, 1, byEnv.stdout + byEnv.stderr);
     assert.match(byEnv.stderr, /WRITE_BUDGET_WINDOW_SECONDS: must be a whole number of seconds from 1 to 60, got "61"/);
     const byFlag = await runCli(['serve', '--port', '0', '--database', database, '--write-budget-window', '0'], {
-      timeoutMs: 15_000,
+      timeoutMs: 60_000,
     });
     assert.equal(byFlag.code, 2, byFlag.stdout + byFlag.stderr);
     assert.match(byFlag.stderr, /--write-budget-window <seconds>.*must be a whole number of seconds from 1 to 60/);
@@ -515,13 +515,13 @@ describe('serve', { concurrency: 4 }, () => {
   test('cli serve: a bad number in the environment stops serve with exit status 1 and a message', async () => {
     const result = await runCli(['serve', '--port', '0', '--database', `sqlite:${join(tempDir(), 'bad.db')}`], {
       env: { WRITE_BUDGET_PER_MINUTE: 'abc' },
-      timeoutMs: 15_000,
+      timeoutMs: 60_000,
     });
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(result.stderr, /must be a positive integer/);
     const badCost = await runCli(['serve', '--port', '0', '--database', `sqlite:${join(tempDir(), 'bad-cost.db')}`], {
       env: { PASSWORD_HASH_COST: '30' },
-      timeoutMs: 15_000,
+      timeoutMs: 60_000,
     });
     assert.equal(badCost.code, 1, badCost.stdout + badCost.stderr);
     assert.match(badCost.stderr, /PASSWORD_HASH_COST: must be a whole number from 10 to 20, got "30"/);
