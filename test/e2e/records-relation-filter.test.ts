@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { Admin } from '../support/client.js';
+import { CATEGORIES, createCategoriesAndTags } from './catalogue.js';
 import { chromiumMissing, signInThroughPage, startAdminSetup, unlabelledControls, type AdminSetup } from './support.js';
 
 const missing = chromiumMissing();
@@ -14,15 +15,6 @@ if (missing && process.env.CI === 'true') {
 } else if (missing) {
   console.log(`# records-relation-filter e2e skipped: ${missing}`);
 }
-
-const CATEGORIES = ['Kitchen tools', 'Garden', 'Sports gear', 'Kids toys', 'Outdoor kitchen'];
-/** Tags are named by a translatable field. */
-const TAGS = [
-  { en: 'Summer', pl: 'Lato' },
-  { en: 'Gifts', pl: 'Prezenty' },
-  { en: 'Gift cards', pl: 'Karty podarunkowe' },
-  { en: 'Sale', pl: 'Wyprzedaż' },
-];
 
 interface ProductRow {
   title: string;
@@ -44,27 +36,14 @@ describe('records table: filter conditions on relation fields', { skip: missing 
   let setup: AdminSetup;
   let page: Page;
   let productModelId: string;
-  const categoryIds = new Map<string, string>();
-  const tagIds = new Map<string, string>();
+  let categoryIds = new Map<string, string>();
+  let tagIds = new Map<string, string>();
 
   before(async () => {
     setup = await startAdminSetup();
     page = setup.page;
     const admin = new Admin(setup.server, { token: setup.workspace.token, workspaceId: setup.workspace.workspaceId });
-    const category = await admin.createModel({
-      slug: 'category',
-      name: 'Category',
-      displayField: 'name',
-      fields: [{ key: 'name', label: 'Name', type: 'text', required: true }],
-    });
-    for (const name of CATEGORIES) categoryIds.set(name, (await admin.createRecord(category.id, { name })).id);
-    const tag = await admin.createModel({
-      slug: 'tag',
-      name: 'Tag',
-      displayField: 'name',
-      fields: [{ key: 'name', label: 'Name', type: 'translatable', required: true }],
-    });
-    for (const name of TAGS) tagIds.set(name.en, (await admin.createRecord(tag.id, { name })).id);
+    ({ categoryIds, tagIds } = await createCategoriesAndTags(admin));
     const product = await admin.createModel({
       slug: 'product',
       name: 'Product',
