@@ -195,6 +195,20 @@ interface EventRow {
   created_at: string;
 }
 
+const DEADLOCK = '40P01';
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** `run`, run again while it fails with one of `codes` (PostgreSQL error codes), at most `tries` times in all. */
+async function retrying<T>(run: () => Promise<T>, options: { codes: readonly string[]; tries: number }): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!options.codes.includes((error as { code?: string }).code ?? '') || attempt >= options.tries) throw error;
+    }
+  }
+}
+
 /** How long a materialiser pass waits for the outbox lock (OutboxBound), and an admin change of a webhook. */
 const BOUND_WAIT_MS = 50;
 /** A materialiser pass reads the bound again at most this often (readBound). */
@@ -599,17 +613,13 @@ export class PostgresWebhookStore implements WebhookStore {
          WHERE l.holder = excluded.holder OR l.held_until <= $3
        RETURNING l.webhook_id`;
     const parameters = [claim.holder, claim.leaseUntil, claim.now, claim.inHand];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { rows } = await this.pool.query<{ webhook_id: string }>(sql, parameters);
-        return rows.map((row) => row.webhook_id);
-      } catch (error) {
-        // Two processes taking several leases in one statement can deadlock, and a webhook deleted since the statement
-        // began fails the lease's foreign key: try again (it is no longer wanted then).
-        const code = (error as { code?: string }).code;
-        if ((code !== '40P01' && code !== '23503') || attempt === 3) throw error;
-      }
-    }
+    // Two processes taking several leases in one statement can deadlock, and a webhook deleted since the statement
+    // began fails the lease's foreign key: try again (it is no longer wanted then).
+    const { rows } = await retrying(() => this.pool.query<{ webhook_id: string }>(sql, parameters), {
+      codes: [DEADLOCK, FOREIGN_KEY_VIOLATION],
+      tries: 3,
+    });
+    return rows.map((row) => row.webhook_id);
   }
 
   async releaseHold(holder: string, unattempted: readonly HeldDelivery[]): Promise<void> {
@@ -653,14 +663,8 @@ export class PostgresWebhookStore implements WebhookStore {
          ON CONFLICT (delivery_id, attempt) DO NOTHING
        )
        SELECT id FROM moved`;
-    let result;
-    try {
-      result = await this.pool.query<{ id: string }>(sql, parameters);
-    } catch (error) {
-      // Two statements that lock several deliveries (another process's expedite) can deadlock; one try more.
-      if ((error as { code?: string }).code !== '40P01') throw error;
-      result = await this.pool.query<{ id: string }>(sql, parameters);
-    }
+    // Two statements that lock several deliveries (another process's expedite) can deadlock; one try more.
+    const result = await retrying(() => this.pool.query<{ id: string }>(sql, parameters), { codes: [DEADLOCK], tries: 2 });
     const recorded = new Set(result.rows.map((row) => row.id));
     return attempts.map((attempt) => recorded.has(attempt.deliveryId));
   }
@@ -675,13 +679,8 @@ export class PostgresWebhookStore implements WebhookStore {
        WHERE webhook_id = $1 AND status = 'pending'
          AND ((next_attempt_at < $2 AND (locked_until IS NULL OR locked_until <= $3)) OR (id = ANY($4::text[]) AND claim_token = $5))`;
     const parameters = [webhookId, until, now, released, claimToken];
-    try {
-      await this.pool.query(sql, parameters);
-    } catch (error) {
-      // Another process's statement over the same deliveries (an expedite, a record) can deadlock with it; one try more.
-      if ((error as { code?: string }).code !== '40P01') throw error;
-      await this.pool.query(sql, parameters);
-    }
+    // Another process's statement over the same deliveries (an expedite, a record) can deadlock with it; one try more.
+    await retrying(() => this.pool.query(sql, parameters), { codes: [DEADLOCK], tries: 2 });
     this.outbox.paused.pause(webhookId, until);
   }
 
