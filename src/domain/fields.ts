@@ -51,6 +51,14 @@ export interface ModelDefinition extends ModelShape {
 
 export type RecordData = Record<string, unknown>;
 
+/**
+ * The version of a model's definition: its `updatedAt` in epoch milliseconds. Only a model update changes it, and
+ * always moves it forward (by 1 ms at least), so two reads with one version saw one definition.
+ */
+export function definitionVersion(model: Pick<ModelDefinition, 'updatedAt'>): number {
+  return Date.parse(model.updatedAt);
+}
+
 /** The SKU field key of a product model, or null when the model is not a product catalog. */
 export function skuFieldOf(model: Pick<ModelDefinition, 'product'>): string | null {
   return model.product?.enabled ? model.product.skuField : null;

@@ -5,8 +5,10 @@ import { skuFieldOf, type FieldDefinition, type ModelDefinition } from '../domai
 import { normaliseModelShape, type ModelDefinitionInput, type ModelShape } from '../domain/model-definition.js';
 import { modelsReferencing } from '../domain/relations.js';
 import { newId } from '../ids.js';
-import type { ModelChange, Store } from '../store/store.js';
+import type { ModelChange, Store, StoredValueCheck } from '../store/store.js';
+import { storedValueConflict } from '../store/stored-value-checks.js';
 import type { Actor } from './actor.js';
+import { checkedAgain } from './checked-again.js';
 
 export interface UpdateModelInput extends ModelDefinitionInput {
   id: string;
@@ -46,22 +48,26 @@ export class ModelService {
   /**
    * With `dryRun`, makes every check of an update (the stored records' included) and returns the model as it would
    * be, storing nothing. One check is the store's alone and not made then: stored records that would repeat a value
-   * of a new product SKU field.
+   * of a new product SKU field. The stored records are checked by the store in the update's transaction (a dry run
+   * checks them without it); a definition changed since it was read here is read and planned again.
    */
   async update(actor: Actor, input: UpdateModelInput, options: WriteOptions = {}): Promise<ModelDefinition> {
-    const model = await this.requireModel(actor.workspaceId, input.id);
-    const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
-    delete given.id;
-    if ('slug' in given) {
-      throw new ServiceError('BAD_USER_INPUT', 'slug: cannot be changed', { field: 'slug' });
-    }
-    const shape = normaliseModelShape(
-      { ...currentShape(model), ...given, slug: model.slug },
-      await this.slugs(actor.workspaceId),
-    );
-    const change = await this.planChange(model, shape);
-    if (options.dryRun) return { ...model, ...shape };
-    return this.store.models.update(model, change);
+    return checkedAgain(async () => {
+      const model = await this.requireModel(actor.workspaceId, input.id);
+      const given = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+      delete given.id;
+      if ('slug' in given) {
+        throw new ServiceError('BAD_USER_INPUT', 'slug: cannot be changed', { field: 'slug' });
+      }
+      const shape = normaliseModelShape(
+        { ...currentShape(model), ...given, slug: model.slug },
+        await this.slugs(actor.workspaceId),
+      );
+      const change = planChange(model, shape);
+      if (!options.dryRun) return this.store.models.update(model, change);
+      await this.refuseStoredValues(model, change.storedValueChecks ?? []);
+      return { ...model, ...shape };
+    });
   }
 
   async delete(actor: Actor, id: string): Promise<{ id: string; deleted: boolean }> {
@@ -83,40 +89,13 @@ export class ModelService {
     return { id, deleted: true };
   }
 
-  /** Refuses changes that stored records would violate, and lists what the store must rewrite. */
-  private async planChange(model: ModelDefinition, shape: ModelShape): Promise<ModelChange> {
-    const before = new Map(model.fields.map((field) => [field.key, field]));
-    const after = new Map(shape.fields.map((field) => [field.key, field]));
-    if (model.recordCount > 0) {
-      for (const field of shape.fields) {
-        await this.refuseIncompatible(model, before.get(field.key), field);
-      }
-    }
-    const oldSku = skuFieldOf(model);
-    const newSku = shape.product?.enabled ? shape.product.skuField : null;
-    return {
-      shape,
-      removedFieldKeys: [...before.keys()].filter((key) => !after.has(key)),
-      skuFieldChanged: oldSku === newSku ? null : { skuField: newSku },
-    };
-  }
-
-  private async refuseIncompatible(model: ModelDefinition, old: FieldDefinition | undefined, field: FieldDefinition) {
-    const conflict = (reason: string) => new ServiceError('CONFLICT', `${field.key}: ${reason}`, { field: field.key });
-    const changedKind =
-      old !== undefined &&
-      (old.type !== field.type ||
-        (old.relationTo ?? null) !== (field.relationTo ?? null) ||
-        (old.relationType ?? null) !== (field.relationType ?? null) ||
-        !isDeepStrictEqual(storedShape(old.fields), storedShape(field.fields)));
-    if (changedKind) {
-      const withValue = await this.store.models.countRecordsWithValue(model.id, field.key);
-      if (withValue > 0) throw conflict(`cannot change the type or its settings while ${withValue} records have a value`);
-    }
-    if (field.required && !old?.required) {
-      const withValue = old ? await this.store.models.countRecordsWithValue(model.id, field.key) : 0;
-      const missing = model.recordCount - withValue;
-      if (missing > 0) throw conflict(`cannot become required: ${missing} stored records have no value`);
+  /** A dry run's check of the stored records, as the store makes it in an update's transaction. */
+  private async refuseStoredValues(model: ModelDefinition, checks: StoredValueCheck[]): Promise<void> {
+    if (model.recordCount === 0) return;
+    for (const check of checks) {
+      const withValue = await this.store.models.countRecordsWithValue(model.id, check.fieldKey);
+      const conflict = storedValueConflict(check, model.recordCount, withValue);
+      if (conflict) throw conflict;
     }
   }
 
@@ -129,6 +108,34 @@ export class ModelService {
   private async slugs(workspaceId: string): Promise<Set<string>> {
     return new Set((await this.store.models.list(workspaceId)).map((model) => model.slug));
   }
+}
+
+/** What the store must rewrite for the change, and what the stored records must allow for it. */
+function planChange(model: ModelDefinition, shape: ModelShape): ModelChange {
+  const before = new Map(model.fields.map((field) => [field.key, field]));
+  const after = new Map(shape.fields.map((field) => [field.key, field]));
+  const oldSku = skuFieldOf(model);
+  const newSku = shape.product?.enabled ? shape.product.skuField : null;
+  return {
+    shape,
+    removedFieldKeys: [...before.keys()].filter((key) => !after.has(key)),
+    skuFieldChanged: oldSku === newSku ? null : { skuField: newSku },
+    storedValueChecks: shape.fields.flatMap((field) => storedValueChecks(before.get(field.key), field)),
+  };
+}
+
+/** A field whose type or settings change must have no stored values; one that becomes required, a value in every record. */
+function storedValueChecks(old: FieldDefinition | undefined, field: FieldDefinition): StoredValueCheck[] {
+  const checks: StoredValueCheck[] = [];
+  const changedKind =
+    old !== undefined &&
+    (old.type !== field.type ||
+      (old.relationTo ?? null) !== (field.relationTo ?? null) ||
+      (old.relationType ?? null) !== (field.relationType ?? null) ||
+      !isDeepStrictEqual(storedShape(old.fields), storedShape(field.fields)));
+  if (changedKind) checks.push({ fieldKey: field.key, expect: 'no-values' });
+  if (field.required && !old?.required) checks.push({ fieldKey: field.key, expect: 'all-values' });
+  return checks;
 }
 
 /** Sub-fields as they shape stored values: whether a field is indexed changes nothing stored. */

@@ -1,11 +1,13 @@
 import { ServiceError, SKU_EXISTS } from '../domain/errors.js';
-import { skuFieldOf, type ModelDefinition } from '../domain/fields.js';
+import { definitionVersion, skuFieldOf, type ModelDefinition } from '../domain/fields.js';
 import { hasMore, plainWindow, plainWindowOf, readListing, type ListArguments, type ListWindow } from '../domain/listing.js';
 import { mergePatch } from '../domain/merge-patch.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
-import type { ModelKey, ModelPage, Store } from '../store/store.js';
+import { ChecksOutdated } from '../store/conflicts.js';
+import type { ModelKey, ModelPage, ReplacementData, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
+import { checkedAgain } from './checked-again.js';
 import { MAX_IMPORT_ROWS, importRowLimitError } from './limits.js';
 import { PageCursors } from './page-cursors.js';
 import { checkReferences, prepareData, requireDataObject, throwFirstIssue, toNewRecord } from './record-writer.js';
@@ -42,17 +44,26 @@ export class RecordService {
     private readonly maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
   ) {}
 
+  // Each write checks its data against the model and relation targets read first, and the store writes it only while
+  // they are still as read (else ChecksOutdated): checkedAgain reads, checks and tries again.
+
   async create(actor: Actor, modelId: string, data: unknown): Promise<StoredRecord> {
-    const model = await this.requireModel(actor.workspaceId, modelId);
-    requireDataObject(data);
-    const prepared = prepareData(model, data, this.limits);
-    await checkReferences(this.store, actor.workspaceId, [prepared]);
-    throwFirstIssue(prepared);
-    return this.store.records.insert({ model, userId: actor.userId }, toNewRecord(prepared));
+    return checkedAgain(async () => {
+      const model = await this.requireModel(actor.workspaceId, modelId);
+      requireDataObject(data);
+      const prepared = prepareData(model, data, this.limits);
+      await checkReferences(this.store, actor.workspaceId, [prepared]);
+      throwFirstIssue(prepared);
+      return this.store.records.insert({ model, userId: actor.userId }, toNewRecord(prepared));
+    });
   }
 
   async import(actor: Actor, modelId: string, rows: unknown[]): Promise<ImportResult> {
     if (rows.length > MAX_IMPORT_ROWS) throw importRowLimitError(rows.length);
+    return checkedAgain(() => this.importRows(actor, modelId, rows));
+  }
+
+  private async importRows(actor: Actor, modelId: string, rows: unknown[]): Promise<ImportResult> {
     const model = await this.requireModel(actor.workspaceId, modelId);
     const prepared = rows.map((row) => prepareData(model, row, this.limits));
     await checkReferences(this.store, actor.workspaceId, prepared);
@@ -75,28 +86,32 @@ export class RecordService {
 
   async patch(actor: Actor, id: string, patch: unknown): Promise<StoredRecord> {
     requireDataObject(patch);
-    const before = await this.requireRecord(actor.workspaceId, id);
-    const model = await this.requireModel(actor.workspaceId, before.modelId);
-    refuseUnknownKeys(model, patch);
-    const merge = (data: unknown, limits: RecordSizeLimits | null) => prepareData(model, mergePatch(data, patch), limits);
-    const preview = merge(before.data, null);
-    await checkReferences(this.store, actor.workspaceId, [preview]);
-    throwFirstIssue(preview);
-    return this.modify(actor, id, (current) => {
-      const prepared = merge(current.data, this.limits);
-      throwFirstIssue(prepared);
-      return prepared.replacement;
+    return checkedAgain(async () => {
+      const before = await this.requireRecord(actor.workspaceId, id);
+      const model = await this.requireModel(actor.workspaceId, before.modelId);
+      refuseUnknownKeys(model, patch);
+      const merge = (data: unknown, limits: RecordSizeLimits | null) => prepareData(model, mergePatch(data, patch), limits);
+      const preview = merge(before.data, null);
+      await checkReferences(this.store, actor.workspaceId, [preview]);
+      throwFirstIssue(preview);
+      return this.modify(actor, id, model, (current) => {
+        const prepared = merge(current.data, this.limits);
+        throwFirstIssue(prepared);
+        return prepared.replacement;
+      });
     });
   }
 
   async update(actor: Actor, id: string, data: unknown): Promise<StoredRecord> {
     requireDataObject(data);
-    const before = await this.requireRecord(actor.workspaceId, id);
-    const model = await this.requireModel(actor.workspaceId, before.modelId);
-    const prepared = prepareData(model, data, this.limits);
-    await checkReferences(this.store, actor.workspaceId, [prepared]);
-    throwFirstIssue(prepared);
-    return this.modify(actor, id, () => prepared.replacement);
+    return checkedAgain(async () => {
+      const before = await this.requireRecord(actor.workspaceId, id);
+      const model = await this.requireModel(actor.workspaceId, before.modelId);
+      const prepared = prepareData(model, data, this.limits);
+      await checkReferences(this.store, actor.workspaceId, [prepared]);
+      throwFirstIssue(prepared);
+      return this.modify(actor, id, model, () => prepared.replacement);
+    });
   }
 
   async delete(actor: Actor, id: string, force: boolean): Promise<{ id: string; deleted: boolean }> {
@@ -183,8 +198,18 @@ export class RecordService {
     return { total, hasMore: hasMore(query, items.length, total), items };
   }
 
-  private async modify(actor: Actor, id: string, change: Parameters<Store['records']['modify']>[3]): Promise<StoredRecord> {
-    const result = await this.store.records.modify(actor.workspaceId, id, actor.userId, change);
+  /** Writes `change(current)`, checked against `model`: ChecksOutdated when its definition changed since. */
+  private async modify(
+    actor: Actor,
+    id: string,
+    model: ModelDefinition,
+    change: (current: StoredRecord) => ReplacementData,
+  ): Promise<StoredRecord> {
+    const checkedVersion = definitionVersion(model);
+    const result = await this.store.records.modify(actor.workspaceId, id, actor.userId, (current, version) => {
+      if (version !== checkedVersion) throw new ChecksOutdated();
+      return change(current);
+    });
     if (!result) throw recordNotFound();
     return result;
   }

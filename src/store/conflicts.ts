@@ -24,3 +24,14 @@ export function skuFieldConflict(skuField: string): ServiceError {
 export function modelGone(): ServiceError {
   return new ServiceError('NOT_FOUND', 'modelId: model not found', { field: 'modelId' });
 }
+
+/**
+ * A write refused because what its data was checked against changed after the check: the model's definition (a
+ * model update committed meanwhile) or a relation target (deleted meanwhile). Nothing was written. The services
+ * check again and retry (services/checked-again.ts), so a client sees this only when that keeps happening.
+ */
+export class ChecksOutdated extends ServiceError {
+  constructor(field: 'data' | 'id' = 'data') {
+    super('CONFLICT', `${field}: changed by another write while this one was checked; try again`, { field });
+  }
+}

@@ -186,6 +186,15 @@ export interface ModelChange {
   removedFieldKeys: string[];
   /** The SKU field after the change, when it differs from before (null: no longer a product). */
   skuFieldChanged: { skuField: string | null } | null;
+  /** What the stored records must allow, in order (absent: nothing); the first that fails refuses the change. */
+  storedValueChecks?: StoredValueCheck[];
+}
+
+/** A condition on a model's stored records that a change of its definition needs. */
+export interface StoredValueCheck {
+  fieldKey: string;
+  /** 'no-values': no record holds a value under the key (its type or settings change); 'all-values': every record does (it becomes required). */
+  expect: 'no-values' | 'all-values';
 }
 
 export interface ModelStore {
@@ -194,7 +203,12 @@ export interface ModelStore {
   getBySlug(workspaceId: string, slug: string): Promise<ModelDefinition | null>;
   /** Throws CONFLICT on a slug used in the workspace. */
   create(workspaceId: string, id: string, shape: ModelShape): Promise<ModelDefinition>;
-  /** Applies a checked change; throws CONFLICT when the new SKU field has duplicates. */
+  /**
+   * Applies a change planned against `model`, in one transaction that first waits for the record writes of the model
+   * under way and makes later ones wait, then checks the stored records (`storedValueChecks`). Throws
+   * ChecksOutdated when the model's definition is no longer the version `model` has (or the model is gone), the
+   * refusal of the first check that fails, or CONFLICT when the new SKU field has duplicates.
+   */
   update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition>;
   delete(workspaceId: string, id: string): Promise<boolean>;
   /** How many records of the model have a non-null value under `key`. */
@@ -236,9 +250,17 @@ export interface Reference {
 }
 
 export interface RecordStore {
-  /** Throws CONFLICT naming the SKU field when the SKU is taken. */
+  /**
+   * Throws CONFLICT naming the SKU field when the SKU is taken. The record is stored only while the model's definition
+   * is the version of `context.model` and every link's target exists, checked in the write itself, which a model
+   * update or record delete under way is waited for by (or waits for): otherwise nothing is written and it throws
+   * ChecksOutdated (the caller checks the data again).
+   */
   insert(context: WriteContext, record: NewRecord): Promise<StoredRecord>;
-  /** Inserts in one transaction; rows whose SKU is taken (stored or earlier in the batch) are skipped and their indexes returned. */
+  /**
+   * Inserts in one transaction; rows whose SKU is taken (stored or earlier in the batch) are skipped and their indexes
+   * returned. Stored only under the same conditions as `insert` (ChecksOutdated otherwise: nothing written).
+   */
   insertMany(context: WriteContext, records: NewRecord[]): Promise<{ skippedForSku: number[] }>;
   get(workspaceId: string, id: string): Promise<StoredRecord | null>;
   /**
@@ -248,18 +270,23 @@ export interface RecordStore {
    */
   getMany(workspaceId: string, ids: readonly string[], reading?: ManyReading): Promise<StoredRecord[] | 'too-large'>;
   /**
-   * Reads the record and writes `change(current)` atomically: no other write of the same record
-   * can come between the read and the write. Returns null when the record does not exist.
+   * Reads the record and writes `change(current, version)` atomically: no other write of the same record can come
+   * between the read and the write, and no change of its model's definition, whose version (definitionVersion) is
+   * `version`. The links written must have their targets (ChecksOutdated otherwise: nothing written). Returns null
+   * when the record does not exist.
    */
   modify(
     workspaceId: string,
     id: string,
     userId: string | null,
-    change: (current: StoredRecord) => ReplacementData,
+    change: (current: StoredRecord, definitionVersion: number) => ReplacementData,
   ): Promise<StoredRecord | null>;
   /** Records (other than `id` itself) whose relation fields point at `id`. */
   referencesTo(id: string): Promise<Reference[]>;
-  /** Deletes the record and, with `force`, removes the references to it in one transaction. */
+  /**
+   * Deletes the record and, with `force`, removes the references to it in one transaction, which also checks for
+   * references (a write linking to the record waits for it, or it for that write).
+   */
   delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]>;
   /** Which of `ids` are records of the model. */
   existingIds(modelId: string, ids: string[]): Promise<Set<string>>;

@@ -1149,11 +1149,12 @@ for (const target of targets) {
       assert.equal(await store.tenancy.findWorkspaceWithContentVersion(orgSlug, 'nope'), null);
       assert.equal(await store.tenancy.findWorkspaceWithContentVersion('nope', 'main'), null);
       const seen = new Set([await read()]);
-      const moves = async (what: string, write: () => Promise<unknown>) => {
-        await write();
+      const moves = async <T>(what: string, write: () => Promise<T>): Promise<T> => {
+        const result = await write();
         const version = await read();
         assert.ok(!seen.has(version), `${what}: the version moved to a new value`);
         seen.add(version);
+        return result;
       };
       const stays = async (what: string, write: () => Promise<unknown>) => {
         const before = await read();
@@ -1200,8 +1201,8 @@ for (const target of targets) {
         removedFieldKeys: [],
         skuFieldChanged: null,
       };
-      await moves('model update', () => store.models.update(authors!.model, change));
-      await moves('the same model update again', () => store.models.update(authors!.model, change));
+      const updated = await moves('model update', () => store.models.update(authors!.model, change));
+      await moves('the same model update again', () => store.models.update(updated, change));
       const empty = await newModel(store, workspace.id, shape('empty', [field('x', 'text')]));
       seen.add(await read());
       await moves('model delete', () => store.models.delete(workspace.id, empty.model.id));

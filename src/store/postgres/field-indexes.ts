@@ -30,6 +30,22 @@ export async function lockModelDefinitions(db: Queryable): Promise<void> {
 }
 
 /**
+ * In a model update, after lockModelDefinitions and before the model's row: the table lock on `records` that
+ * syncFieldIndexes will take, when it will drop an index (ACCESS EXCLUSIVE) or build one (SHARE). Record writes hold
+ * their table lock from their first statement and then lock the model's row; an update that held the row first and
+ * asked for the table then deadlocked with the writes queued for the row.
+ */
+export async function lockRecordsForIndexChanges(
+  db: Queryable,
+  modelId: string,
+  model: Pick<ModelDefinition, 'fields' | 'product'>,
+): Promise<void> {
+  const indexes = indexChanges(await namesWithPrefix(db, INDEX_NAMES, modelId), fieldIndexes(modelId, model));
+  if (indexes.drop.length > 0) await db.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
+  else if (indexes.build.length > 0) await db.query('LOCK TABLE records IN SHARE MODE');
+}
+
+/**
  * Builds and drops the model's field indexes so that they are exactly the ones its definition asks for; run inside
  * the transaction that writes the definition (CREATE INDEX holds off writes to records until it commits). An
  * index is partial, over the model's records only (other models' writes never touch it), on (value, created_at,

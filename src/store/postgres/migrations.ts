@@ -223,6 +223,16 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_deliveries_webhook_due ON webhook_deliveries (webhook_id, next_attempt_at) WHERE status = 'pending';
   `,
+  // A create's statement calls it to undo itself when the model's definition moved after its data was checked
+  // (definition-lock.ts): no plain SQL expression raises an error of one's own. PostgreSQL only: SQLite checks in
+  // JavaScript, inside the write's transaction.
+  `
+  CREATE FUNCTION checks_outdated() RETURNS boolean LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION 'the model''s definition changed after the data was checked' USING ERRCODE = 'CS001';
+  END
+  $$;
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

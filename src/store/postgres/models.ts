@@ -1,11 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
-import type { ModelDefinition } from '../../domain/fields.js';
+import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
-import { inTransaction, isUniqueViolation, type Queryable } from './sql.js';
+import { inTransaction, isDeadlock, isUniqueViolation, type Queryable } from './sql.js';
+import { definitionLockKey } from './definition-lock.js';
 import { MODEL_COLUMNS, shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
-import { skuFieldConflict, slugConflict } from '../conflicts.js';
-import { lockModelDefinitions, syncFieldIndexes } from './field-indexes.js';
+import { ChecksOutdated, skuFieldConflict, slugConflict } from '../conflicts.js';
+import { storedValueConflict } from '../stored-value-checks.js';
+import { lockModelDefinitions, lockRecordsForIndexChanges, syncFieldIndexes } from './field-indexes.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
 import type { PostgresOutbox } from './webhooks.js';
 import type { KeptReads } from './kept-reads.js';
@@ -89,11 +91,15 @@ export class PostgresModelStore implements ModelStore {
   async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
     const now = Date.now();
     let wrote = false;
-    const updated = await inTransaction(this.pool, async (client) => {
+    const updated = await changingDefinition(this.pool, async (client) => {
       await lockModelDefinitions(client);
+      await lockRecordsForIndexChanges(client, model.id, change.shape);
+      await lockForChange(client, model, change);
+      // updated_at is the definition's version (definitionVersion): it moves forward with every change.
       await client.query(
-        `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5,
-           delivery_access = $6, icon = $7, color = $8, updated_at = $9, content_version = content_version + 1 WHERE id = $10`,
+        `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5, delivery_access = $6,
+           icon = $7, color = $8, updated_at = GREATEST($9, updated_at + 1), content_version = content_version + 1
+         WHERE id = $10`,
         [...shapeColumns(change.shape), now, model.id],
       );
       for (const key of change.removedFieldKeys) {
@@ -142,11 +148,48 @@ export class PostgresModelStore implements ModelStore {
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {
-    const { rows } = await this.pool.query<{ n: number }>(
-      "SELECT COUNT(*)::integer AS n FROM records WHERE model_id = $1 AND jsonb_typeof(data -> $2::text) <> 'null'",
-      [modelId, key],
-    );
-    return rows[0]!.n;
+    return countWithValue(this.pool, modelId, key);
+  }
+}
+
+/** A model update's transaction: one that PostgreSQL ended to break a deadlock wrote nothing, and is planned again. */
+async function changingDefinition<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  try {
+    return await inTransaction(pool, work);
+  } catch (error) {
+    if (isDeadlock(error)) throw new ChecksOutdated('id');
+    throw error;
+  }
+}
+
+async function countWithValue(db: Queryable, modelId: string, key: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT COUNT(*)::integer AS n FROM records WHERE model_id = $1 AND jsonb_typeof(data -> $2::text) <> 'null'",
+    [modelId, key],
+  );
+  return rows[0]!.n;
+}
+
+/**
+ * A model update's locks before it writes: the model's definition lock (exclusive), which a patch, record update or
+ * delete of the model's records holds shared until it commits, then the model's row FOR UPDATE, which a create or
+ * import holds (FOR NO KEY UPDATE) from when it adds to the model's count until it commits. So the update waits for
+ * the record writes under way that would count, and the later ones wait for the update, then find the definition's
+ * version moved and are checked again. Then, in the transaction and after the locks, the checks count every record
+ * stored. Throws ChecksOutdated when the definition is no longer the version the change was planned against.
+ */
+async function lockForChange(client: PoolClient, model: ModelDefinition, change: ModelChange): Promise<void> {
+  const { rows } = await client.query<{ updated_at: string; record_count: number }>(
+    `WITH held AS MATERIALIZED (SELECT pg_advisory_xact_lock(${definitionLockKey('$2')}))
+     SELECT m.updated_at, m.record_count FROM held, models m WHERE m.workspace_id = $1 AND m.id = $2 FOR UPDATE OF m`,
+    [model.workspaceId, model.id],
+  );
+  const current = rows[0];
+  if (!current || Number(current.updated_at) !== definitionVersion(model)) throw new ChecksOutdated('id');
+  if (current.record_count === 0) return;
+  for (const check of change.storedValueChecks ?? []) {
+    const conflict = storedValueConflict(check, current.record_count, await countWithValue(client, model.id, check.fieldKey));
+    if (conflict) throw conflict;
   }
 }
 

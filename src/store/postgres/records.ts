@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import { type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
+import { definitionVersion, type FieldDefinition, type ProductSettings, type RecordData } from '../../domain/fields.js';
 import type { FilterNode } from '../../domain/filter.js';
 import type { ListWindow, RecordQuery } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
@@ -20,11 +20,22 @@ import type {
   WriteContext,
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
-import { inTransaction, isForeignKeyViolation, isUniqueViolation, TEXT_VALUES, toNumber, type Queryable } from './sql.js';
+import {
+  inTransaction,
+  isDeadlock,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  queryKeepingConnection,
+  TEXT_VALUES,
+  toNumber,
+  type Queryable,
+} from './sql.js';
+import { definitionLockKey, isChecksOutdatedSignal } from './definition-lock.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { selectModelPage } from './model-page.js';
-import { modelGone, skuConflict } from '../conflicts.js';
+import { ChecksOutdated, modelGone, skuConflict } from '../conflicts.js';
+import type { ServiceError } from '../../domain/errors.js';
 import { ALL_EVENTS, deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
 import { OUTBOX_LOCK_KEY, PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './webhooks.js';
 import { newId } from '../../ids.js';
@@ -53,23 +64,38 @@ async function refusingGoneModel<T>(write: Promise<T>): Promise<T> {
   }
 }
 
-/** A created record's row, with the ids of the webhooks that took its event (null: none). */
-type InsertedRow = RecordRow & { subscribers: { id: string }[] | null };
+/**
+ * A created record's row, with the ids of the webhooks that took its event (null: none); the record's columns are
+ * null when its SKU was taken.
+ */
+type InsertedRow = { [Column in keyof RecordRow]: RecordRow[Column] | null } & {
+  subscribers: { id: string }[] | null;
+  outdated: null;
+};
 
 /**
- * A create as one statement. `subscribers` are the webhooks that take the event (isSubscribed's rule); `writer` takes
- * the outbox lock (OUTBOX_LOCK, shared) when there are any, before anything is written: the record's INSERT reads
- * from it, the event takes its sequence after that INSERT (its EXISTS), and the model's row lock comes last (the
- * data-modifying CTEs that the final SELECT does not read run after it), the order the writes of several statements
- * keep. A SKU taken already inserts nothing, so nothing
- * else happens and no row comes back. The event's body is recordPayload's, made here from the parameters: $4 is the
- * data as the client's JSON text, $8 the time as toRecord shows it.
+ * A create as one statement. `targets` locks the links' target records FOR KEY SHARE: a delete of one (FOR UPDATE)
+ * waits for this statement, or it for the delete, and a row lock that waited reads the row's latest version, so a
+ * target deleted meanwhile is not found; without every target, `writer` has no row and nothing is written (no row
+ * comes back). `subscribers` are the webhooks that take the event (isSubscribed's rule); `writer` then takes the
+ * outbox lock (OUTBOX_LOCK, shared) when there are any, before anything is written: the record's INSERT reads from it,
+ * and the event takes its sequence after that INSERT (its EXISTS). The model's row is written by `counted`, after the
+ * record (the final SELECT reads it, so it runs before `links` and `event`): it adds to the count only while the
+ * model's definition is the version the data was checked against ($14), reading the row's latest version after
+ * waiting for a model update that holds it (FOR UPDATE); when the version moved, the final SELECT calls
+ * checks_outdated(), whose error undoes the whole statement. So a create takes no lock more than before on the
+ * model's row, which every create of the model writes. A SKU taken already inserts nothing, so nothing else happens
+ * and the row that comes back has no record. The event's body is recordPayload's, made here from the parameters: $4
+ * is the data as the client's JSON text, $8 the time as toRecord shows it.
  */
 const INSERT_RECORD = `WITH subscribers AS MATERIALIZED (
     SELECT w.id FROM webhooks w WHERE w.workspace_id = $3 AND w.active
       AND (w.events ? 'record.created' OR w.events ? '${ALL_EVENTS}') AND (w.model_ids IS NULL OR w.model_ids ? $2)
+  ), targets AS MATERIALIZED (
+    SELECT id FROM records WHERE id = ANY($9::text[]) FOR KEY SHARE
   ), writer AS MATERIALIZED (
     SELECT CASE WHEN EXISTS (SELECT 1 FROM subscribers) THEN pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) END AS locked
+    WHERE (SELECT count(*) FROM targets) = (SELECT count(DISTINCT t) FROM unnest($9::text[]) t WHERE t <> $1)
   ), ins AS (
     INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
     SELECT $1, $2, $3, $4::text::jsonb, $5, $6, $6, $7, $7 FROM writer
@@ -87,9 +113,11 @@ const INSERT_RECORD = `WITH subscribers AS MATERIALIZED (
   ), counted AS (
     UPDATE models SET record_count = record_count + 1, write_version = write_version + 1,
       content_version = content_version + 1, has_large_records = has_large_records OR $13::boolean
-    WHERE id = $2 AND EXISTS (SELECT 1 FROM ins)
+    WHERE id = $2 AND updated_at = $14 AND EXISTS (SELECT 1 FROM ins) RETURNING id
   )
-  SELECT ins.*, (SELECT json_agg(json_build_object('id', id)) FROM subscribers) AS subscribers FROM ins`;
+  SELECT ins.*, (SELECT json_agg(json_build_object('id', id)) FROM subscribers) AS subscribers,
+    CASE WHEN ins.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM counted) THEN checks_outdated() END AS outdated
+  FROM writer LEFT JOIN ins ON true`;
 
 export class PostgresRecordStore implements RecordStore {
   private readonly counts: CountCache;
@@ -106,41 +134,52 @@ export class PostgresRecordStore implements RecordStore {
     this.counts = new CountCache(pool);
   }
 
-  /** A transaction that writes records; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
-  private writingRecords<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return refusingGoneModel(inTransaction(this.pool, work));
-  }
-
   /**
-   * One statement, committed on its own (INSERT_RECORD): the record, its links, its event when a webhook wants it, and
-   * the model's count. One round trip where a transaction took four to seven: on PostgreSQL a create's cost to this
-   * process is mostly its round trips.
+   * One statement, committed on its own (INSERT_RECORD): the checks of the model's definition and the links' targets,
+   * the record, its links, its event when a webhook wants it, and the model's count. One round trip where a
+   * transaction took four to seven: on PostgreSQL a create's cost to this process is mostly its round trips.
    */
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const { model, userId } = context;
     const now = Date.now();
-    const { rows } = await refusingGoneModel(
-      this.pool.query<InsertedRow>(INSERT_RECORD, [
-        record.id,
-        model.id,
-        model.workspaceId,
-        record.dataText,
-        record.sku,
-        now,
-        userId,
-        isoTime(now),
-        record.links.map((link) => link.targetId),
-        record.links.map((link) => link.fieldKey),
-        newId(),
-        model.slug,
-        isLargeRecord(record.dataText),
-      ]),
-    );
-    if (!rows[0]) throw skuConflict(model);
-    const { subscribers, ...insertedRow } = rows[0];
+    let rows: InsertedRow[];
+    try {
+      ({ rows } = await refusingGoneModel(
+        // Named: each connection parses the statement once, and PostgreSQL can keep its plan.
+        queryKeepingConnection<InsertedRow>(this.pool, {
+          name: 'record_insert',
+          text: INSERT_RECORD,
+          values: [
+            record.id,
+            model.id,
+            model.workspaceId,
+            record.dataText,
+            record.sku,
+            now,
+            userId,
+            isoTime(now),
+            record.links.map((link) => link.targetId),
+            record.links.map((link) => link.fieldKey),
+            newId(),
+            model.slug,
+            isLargeRecord(record.dataText),
+            definitionVersion(model),
+          ],
+        }),
+      ));
+    } catch (error) {
+      // The statement wrote nothing: the definition moved, or PostgreSQL broke a deadlock with a model update that
+      // rewrote a target; checked again.
+      if (isChecksOutdatedSignal(error) || isDeadlock(error)) throw await outdatedOrGone(this.pool, model.id);
+      throw error;
+    }
+    // No row: a link's target was deleted since the data was checked.
+    if (!rows[0]) throw await outdatedOrGone(this.pool, model.id);
+    const { subscribers, outdated: _outdated, ...insertedRow } = rows[0];
+    if (insertedRow.id === null) throw skuConflict(model);
     this.outbox.committed(subscribers !== null && this.outbox.wakesFor(subscribers));
     this.statistics.wrote(1);
-    return toRecord(insertedRow);
+    return toRecord(insertedRow as RecordRow);
   }
 
   /**
@@ -152,7 +191,7 @@ export class PostgresRecordStore implements RecordStore {
     if (records.length === 0) return { skippedForSku: [] };
     const { model, userId } = context;
     let wrote = false;
-    const result = await this.writingRecords(async (client) => {
+    const result = await writingRecords(this.pool, async (client) => {
       const now = Date.now();
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
@@ -182,7 +221,7 @@ export class PostgresRecordStore implements RecordStore {
         await client.query(MARK_LARGE, [model.id]);
       }
       if (inserted.size > 0) {
-        const subscriptions = await addToCount(client, model.id, inserted.size);
+        const subscriptions = await addCheckedToCount(client, model, inserted.size);
         const event = {
           workspaceId: model.workspaceId,
           type: 'records.imported' as const,
@@ -259,17 +298,22 @@ export class PostgresRecordStore implements RecordStore {
     workspaceId: string,
     id: string,
     userId: string | null,
-    change: (current: StoredRecord) => ReplacementData,
+    change: (current: StoredRecord, definitionVersion: number) => ReplacementData,
   ): Promise<StoredRecord | null> {
     let modelId: string | null = null;
     let wrote = false;
     try {
-      const modified = await inTransaction(this.pool, async (client): Promise<StoredRecord | null> => {
-        const row = await lockRecord(client, workspaceId, id);
+      const modified = await writingRecords(this.pool, async (client): Promise<StoredRecord | null> => {
+        const row = await lockRecordToWrite(client, workspaceId, id, 'FOR NO KEY UPDATE');
         if (!row) return null;
         modelId = row.model_id;
-        const next = change(toRecord(row));
-        await client.query('DELETE FROM record_links WHERE source_id = $1', [id]);
+        // A statement after the one that took the definition lock: it reads the definition as it is now.
+        const { rows: versions } = await client.query<{ updated_at: string }>({
+          name: 'record_unlink_definition',
+          text: 'WITH unlinked AS (DELETE FROM record_links WHERE source_id = $1) SELECT updated_at FROM models WHERE id = $2',
+          values: [id, row.model_id],
+        });
+        const next = change(toRecord(row), Number(versions[0]!.updated_at));
         await writeLinks(
           client,
           next.links.map((link) => ({ ...link, sourceId: id })),
@@ -325,8 +369,8 @@ export class PostgresRecordStore implements RecordStore {
 
   async delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]> {
     let wrote = false;
-    const outcome = await inTransaction(this.pool, async (client): Promise<'deleted' | 'not-found' | Reference[]> => {
-      const row = await lockRecord(client, workspaceId, id);
+    const outcome = await writingRecords(this.pool, async (client): Promise<'deleted' | 'not-found' | Reference[]> => {
+      const row = await lockRecordToWrite(client, workspaceId, id, 'FOR UPDATE');
       if (!row) return 'not-found';
       const references = await selectReferences(client, id);
       if (references.length > 0 && !force) return references;
@@ -438,13 +482,53 @@ interface SourcedLink extends RecordLink {
   sourceId: string;
 }
 
+/** The refusal of a write that found its model changed or gone: NOT_FOUND when it is gone, else ChecksOutdated. */
+async function outdatedOrGone(db: Queryable, modelId: string): Promise<ServiceError> {
+  const { rows } = await db.query('SELECT 1 FROM models WHERE id = $1', [modelId]);
+  return rows.length === 0 ? modelGone() : new ChecksOutdated();
+}
+
+/**
+ * Writes the links whose targets exist, locking those FOR KEY SHARE until the commit (a delete of one waits, then
+ * finds the link); throws ChecksOutdated when a target is gone (deleted since the data was checked), which ends the
+ * transaction with nothing written.
+ */
 async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<void> {
   if (links.length === 0) return;
-  await client.query(
-    `INSERT INTO record_links (target_id, source_id, field_key)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
-    [links.map((link) => link.targetId), links.map((link) => link.sourceId), links.map((link) => link.fieldKey)],
+  const targetIds = links.map((link) => link.targetId);
+  const { rows } = await client.query<{ found: number }>(
+    `WITH targets AS MATERIALIZED (
+       SELECT id FROM records WHERE id = ANY($1::text[]) FOR KEY SHARE
+     ), written AS (
+       INSERT INTO record_links (target_id, source_id, field_key)
+       SELECT l.target_id, l.source_id, l.field_key
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS l (target_id, source_id, field_key)
+       WHERE l.target_id IN (SELECT id FROM targets) ON CONFLICT DO NOTHING
+     )
+     SELECT count(*)::integer AS found FROM targets`,
+    [targetIds, links.map((link) => link.sourceId), links.map((link) => link.fieldKey)],
   );
+  if (rows[0]!.found < new Set(targetIds).size) throw new ChecksOutdated();
+}
+
+/**
+ * addToCount for records checked against the model's definition as `model` has it: only while it still is (read after
+ * waiting for a model update that holds the row); ChecksOutdated (NOT_FOUND when the model is gone) otherwise, which
+ * ends the transaction with nothing written. A model update waits for the transaction from here on.
+ */
+async function addCheckedToCount(
+  client: PoolClient,
+  model: WriteContext['model'],
+  delta: number,
+): Promise<WithSubscriptions['webhook_subscriptions']> {
+  const { rows } = await client.query<WithSubscriptions>(
+    `UPDATE models SET record_count = record_count + $1, write_version = write_version + 1,
+       content_version = content_version + 1 WHERE id = $2 AND updated_at = $3
+     RETURNING ${subscriptionsColumn('models.workspace_id')}`,
+    [delta, model.id, definitionVersion(model)],
+  );
+  if (!rows[0]) throw await outdatedOrGone(client, model.id);
+  return rows[0].webhook_subscriptions;
 }
 
 /** Returns the workspace's active webhooks (subscriptionsColumn), read in the same statement. */
@@ -462,12 +546,43 @@ async function addToCount(
   return rows[0]?.webhook_subscriptions ?? null;
 }
 
-/** The record, locked until the transaction ends: writers of the same record wait here, one after the other. */
-async function lockRecord(client: PoolClient, workspaceId: string, id: string): Promise<RecordRow | null> {
-  const { rows } = await client.query<RecordRow>(
-    `SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
-    [workspaceId, id],
-  );
+/**
+ * A transaction that writes records, holding its table lock on `records` from its start (sent with BEGIN: no round
+ * trip more), as a create's statement does; its other locks come after it. A model update that changes field indexes
+ * takes the table lock before its other locks too (lockRecordsForIndexChanges): one order for both, so they cannot
+ * deadlock. A model deleted meanwhile (the records' foreign key) is NOT_FOUND; a transaction PostgreSQL ended to
+ * break a deadlock wrote nothing, and is checked and tried again (ChecksOutdated).
+ */
+async function writingRecords<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  try {
+    return await refusingGoneModel(inTransaction(pool, work, 'BEGIN; LOCK TABLE records IN ROW EXCLUSIVE MODE'));
+  } catch (error) {
+    if (isDeadlock(error)) throw new ChecksOutdated();
+    throw error;
+  }
+}
+
+/**
+ * The record to modify (FOR NO KEY UPDATE: writers of the same record wait here one after the other, while creates
+ * that link to it, FOR KEY SHARE, do not wait) or to delete (FOR UPDATE: creates that link to it wait, and it for
+ * them), after its model's definition lock (shared): a model update waits for this transaction, or it for the update.
+ */
+async function lockRecordToWrite(
+  client: PoolClient,
+  workspaceId: string,
+  id: string,
+  strength: 'FOR NO KEY UPDATE' | 'FOR UPDATE',
+): Promise<RecordRow | null> {
+  // Named (prepared once per connection): one of the statements of every patch and delete.
+  const { rows } = await client.query<RecordRow>({
+    name: `record_lock_${strength === 'FOR UPDATE' ? 'delete' : 'modify'}`,
+    text: `WITH held AS MATERIALIZED (
+       SELECT pg_advisory_xact_lock_shared(${definitionLockKey('model_id')}) FROM records WHERE workspace_id = $1 AND id = $2
+     )
+     SELECT ${COLUMN_LIST.map((column) => `r.${column}`).join(', ')}
+     FROM held, records r WHERE r.workspace_id = $1 AND r.id = $2 ${strength} OF r`,
+    values: [workspaceId, id],
+  });
   return rows[0] ?? null;
 }
 

@@ -1,4 +1,4 @@
-import type { CustomTypesConfig, Pool, PoolClient } from 'pg';
+import type { CustomTypesConfig, Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 
 /** Anything that runs a query: the pool, or the client of a transaction. */
 export type Queryable = Pick<Pool, 'query'> | PoolClient;
@@ -12,12 +12,19 @@ export const TEXT_VALUES: CustomTypesConfig = {
   getTypeParser: () => (value: string) => value,
 };
 
-/** Runs `work` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when it throws. */
-export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` in one transaction on one pooled connection: COMMIT when it resolves, ROLLBACK when it throws. `begin`
+ * is the statement that starts it: BEGIN, or BEGIN and more statements without parameters, sent in one round trip.
+ */
+export async function inTransaction<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+  begin: string = 'BEGIN',
+): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await work(client);
     await client.query('COMMIT');
     return result;
@@ -45,9 +52,30 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return constraint === undefined || failure.constraint === constraint;
 }
 
+/**
+ * pool.query for a statement whose errors are answers to give (a refusal, a write to check again): pool.query closes
+ * the connection of a statement that failed, and opening another costs several round trips; this one keeps it.
+ */
+export async function queryKeepingConnection<Row extends QueryResultRow>(
+  pool: Pool,
+  config: QueryConfig,
+): Promise<QueryResult<Row>> {
+  const client = await pool.connect();
+  try {
+    return await client.query<Row>(config);
+  } finally {
+    client.release();
+  }
+}
+
 /** SQLSTATE 23503: a row refers to one that is not there (a record of a model deleted meanwhile). */
 export function isForeignKeyViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '23503';
+}
+
+/** SQLSTATE 40P01: PostgreSQL ended this transaction to break a deadlock; nothing of it was written. */
+export function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '40P01';
 }
 
 /** `"name"`: an identifier quoted for SQL text (only for names we validated; values always go as parameters). */

@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { ModelDefinition } from '../../domain/fields.js';
+import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
-import type { ModelChange, ModelStore } from '../store.js';
+import type { ModelChange, ModelStore, StoredValueCheck } from '../store.js';
 import { isUniqueViolation, jsonPath, preparedOnce } from './sql.js';
 import { shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
-import { skuFieldConflict, slugConflict } from '../conflicts.js';
+import { ChecksOutdated, skuFieldConflict, slugConflict } from '../conflicts.js';
+import { storedValueConflict } from '../stored-value-checks.js';
 import { syncFieldIndexes } from './field-indexes.js';
 import { OF_BOUND_MODEL } from './model-scope.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
@@ -72,10 +73,14 @@ export class SqliteModelStore implements ModelStore {
 
   async update(model: ModelDefinition, change: ModelChange): Promise<ModelDefinition> {
     const now = Date.now();
+    // Synchronous from the check of the version and of the stored records to the commit: a record write (its own
+    // check of the version comes first in its transaction) is wholly before or wholly after.
     const run = this.db.transaction(() => {
+      this.refuseChange(model, change.storedValueChecks ?? []);
+      // updated_at is the definition's version (definitionVersion): it moves forward with every change.
       this.prepare(
-        `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?,
-             delivery_access = ?, icon = ?, color = ?, updated_at = ?, content_version = content_version + 1 WHERE id = ?`,
+        `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?, delivery_access = ?,
+           icon = ?, color = ?, updated_at = max(?, updated_at + 1), content_version = content_version + 1 WHERE id = ?`,
       ).run(...shapeColumns(change.shape), now, model.id);
       for (const key of change.removedFieldKeys) {
         this.prepare(
@@ -91,6 +96,18 @@ export class SqliteModelStore implements ModelStore {
     });
     this.outbox.transaction(() => run.immediate());
     return (await this.get(model.workspaceId, model.id)) as ModelDefinition;
+  }
+
+  /** Throws unless the model is at the version the change was planned against and its stored records allow it. */
+  private refuseChange(model: ModelDefinition, checks: StoredValueCheck[]): void {
+    const current = this.prepare('SELECT updated_at, record_count FROM models WHERE id = ?').get(model.id) as
+      { updated_at: number; record_count: number } | undefined;
+    if (!current || current.updated_at !== definitionVersion(model)) throw new ChecksOutdated('id');
+    if (current.record_count === 0) return;
+    for (const check of checks) {
+      const conflict = storedValueConflict(check, current.record_count, this.countWithValue(model.id, check.fieldKey));
+      if (conflict) throw conflict;
+    }
   }
 
   private recomputeSkus(modelId: string, skuField: string | null): void {
@@ -133,6 +150,10 @@ export class SqliteModelStore implements ModelStore {
   }
 
   async countRecordsWithValue(modelId: string, key: string): Promise<number> {
+    return this.countWithValue(modelId, key);
+  }
+
+  private countWithValue(modelId: string, key: string): number {
     const row = this.prepare(
       `SELECT COUNT(*) AS n FROM records WHERE ${OF_BOUND_MODEL} AND json_type(data, ?) NOT IN ('null')`,
     ).get(modelId, jsonPath(key)) as { n: number };

@@ -1,5 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { FieldDefinition, ProductSettings, RecordData } from '../../domain/fields.js';
+import {
+  definitionVersion,
+  type FieldDefinition,
+  type ModelDefinition,
+  type ProductSettings,
+  type RecordData,
+} from '../../domain/fields.js';
 import type { FilterNode } from '../../domain/filter.js';
 import type { ListWindow, RecordQuery, RecordSort } from '../../domain/listing.js';
 import { withoutReference } from '../../domain/relations.js';
@@ -19,12 +25,12 @@ import type {
 } from '../store.js';
 import { FULL_PAGE } from '../store.js';
 import { isLargeRecord, pageTooLargeError } from '../../domain/size-limits.js';
-import { isForeignKeyViolation, isUniqueViolation } from './sql.js';
+import { isUniqueViolation } from './sql.js';
 import { fromJson } from '../rows/json.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js';
 import { isoTime } from '../rows/time.js';
-import { modelGone, skuConflict } from '../conflicts.js';
+import { ChecksOutdated, modelGone, skuConflict } from '../conflicts.js';
 import { WriteGroup } from './write-group.js';
 import { BatchInsert } from './batch-insert.js';
 import { updatedOrderCursor, updatedOrderSql } from './updated-order.js';
@@ -88,7 +94,8 @@ export class SqliteRecordStore implements RecordStore {
   private readonly selectMany: { any: Database.Statement; ofModel: Database.Statement };
   private readonly selectManySizes: { any: Database.Statement; ofModel: Database.Statement };
   private readonly markLarge: Database.Statement;
-  private readonly modelExists: Database.Statement;
+  private readonly selectDefinitionVersion: Database.Statement;
+  private readonly recordExists: Database.Statement;
   private readonly selectModelSlug: Database.Statement;
   private readonly batchInsert: BatchInsert;
   private readonly insertBatch: Database.Transaction<
@@ -132,7 +139,8 @@ export class SqliteRecordStore implements RecordStore {
       ofModel: db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${ofModel}`),
     };
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
-    this.modelExists = db.prepare('SELECT 1 AS present FROM models WHERE id = ?');
+    this.selectDefinitionVersion = db.prepare('SELECT updated_at FROM models WHERE id = ?').pluck(true);
+    this.recordExists = db.prepare('SELECT 1 FROM records WHERE id = ?').pluck(true);
     this.selectModelSlug = db.prepare('SELECT slug AS webhook_model_slug FROM models WHERE id = ?');
     this.batchInsert = new BatchInsert(db);
     this.insertBatch = db.transaction((context: WriteContext, records: NewRecord[]) => this.importBatch(context, records));
@@ -147,14 +155,10 @@ export class SqliteRecordStore implements RecordStore {
 
   async insert(context: WriteContext, record: NewRecord): Promise<StoredRecord> {
     const now = await this.writes.run(() => {
+      // The write waited for its group's turn: the model may have changed since its data was checked.
+      this.refuseOutdatedDefinition(context.model);
       const at = Date.now();
-      try {
-        if (!this.insertOne(context, record, at)) throw skuConflict(context.model);
-      } catch (error) {
-        // The model was deleted between the checks and this write (the write waited for its group's turn).
-        if (isForeignKeyViolation(error)) throw modelGone();
-        throw error;
-      }
+      if (!this.insertOne(context, record, at)) throw skuConflict(context.model);
       this.addToCount.run(1, context.model.id);
       const { model } = context;
       this.outbox.add({
@@ -197,7 +201,7 @@ export class SqliteRecordStore implements RecordStore {
 
   private importBatch(context: WriteContext, records: NewRecord[]): { skippedForSku: number[] } {
     if (records.length === 0) return { skippedForSku: [] };
-    if (this.modelExists.get(context.model.id) === undefined) throw modelGone();
+    this.refuseOutdatedDefinition(context.model);
     const now = Date.now();
     const { model, userId } = context;
     const constants = { model: model.id, workspace: model.workspaceId, at: now, user: userId };
@@ -253,8 +257,23 @@ export class SqliteRecordStore implements RecordStore {
     return true;
   }
 
+  /**
+   * In the write's transaction, as its first statement: throws unless the model is still at the definition version the
+   * data was checked against (modelGone when it was deleted). Synchronous, like a model update's checks and change:
+   * no change of the definition can come between this and the write's commit.
+   */
+  private refuseOutdatedDefinition(model: ModelDefinition): void {
+    const version = this.selectDefinitionVersion.get(model.id) as number | undefined;
+    if (version === undefined) throw modelGone();
+    if (version !== definitionVersion(model)) throw new ChecksOutdated();
+  }
+
+  /** Each link's target must exist (a delete may have come since it was checked): else nothing is written. */
   private writeLinks(sourceId: string, links: RecordLink[]): void {
-    for (const link of links) this.insertLink.run(link.targetId, sourceId, link.fieldKey);
+    for (const link of links) {
+      if (this.recordExists.get(link.targetId) === undefined) throw new ChecksOutdated();
+      this.insertLink.run(link.targetId, sourceId, link.fieldKey);
+    }
   }
 
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
@@ -308,12 +327,12 @@ export class SqliteRecordStore implements RecordStore {
     workspaceId: string,
     id: string,
     userId: string | null,
-    change: (current: StoredRecord) => ReplacementData,
+    change: (current: StoredRecord, definitionVersion: number) => ReplacementData,
   ): Promise<StoredRecord | null> {
     return this.writes.run((): StoredRecord | null => {
       const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
       if (!row) return null;
-      const next = change(toRecord(row));
+      const next = change(toRecord(row), this.selectDefinitionVersion.get(row.model_id) as number);
       const now = Math.max(Date.now(), Number(row.updated_at));
       const text = next.dataText;
       try {

@@ -10,10 +10,6 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-export function isForeignKeyViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
-}
-
 /**
  * `db.prepare` that prepares each SQL text once: preparing a statement cost several times running it (40–100 µs
  * against 5–10 µs for the workspace lookup), and these stores ran a fixed set of texts on every request. Only for
