@@ -1,59 +1,35 @@
-// npm run bench:copy [-- --rows 1m]: `content-service copy` of a SQLite store holding --rows records (one product
-// model, ~200-byte rows, one indexed field) into a fresh PostgreSQL schema, as the CLI runs it (a child process,
-// progress lines on); the wall time from start to exit (copy, field indexes, verification) and the peak RSS of the
-// process (its VmHWM, read every 50 ms while it runs). Targets (issue 17): ≥ 50,000 records/s, peak RSS < 200 MB.
+// npm run bench:copy [-- --records 1m --shape mixed|catalogue]: `content-service copy` of a SQLite store holding
+// --records records (bench/lib/copy-source.ts: `mixed`, the default, is 24 models in 4 workspaces with two indexed
+// fields and a relation each, a link per record, ~600-byte rows with unicode and escapes, users and tokens;
+// `catalogue` is one product model of ~200-byte rows with one indexed field) into a fresh PostgreSQL schema, as the CLI
+// runs it (a child process, progress lines on); the wall time from start to exit (copy, field indexes, verification)
+// and the peak RSS of the process (its VmHWM, read every 50 ms while it runs). Beside it, the reference: the same
+// records and links COPYed by the raw drivers into scratch tables (bench/lib/copy-reference.ts). Targets (issues 17
+// and 37): ≥ 50,000 records/s, peak RSS < 200 MB.
 import { spawn } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { newId } from '../src/ids.js';
-import { migrate } from '../src/store/sqlite/migrations.js';
 import { Args } from './lib/args.js';
-import { productModelInput, productRow, skuPrefix } from './lib/catalog.js';
 import { cleanupAll } from './lib/cleanup.js';
-import { createDatabase, databaseKinds } from './lib/database.js';
+import { referenceCopy } from './lib/copy-reference.js';
+import { fillSource, SOURCE_SHAPES, type SourceShape } from './lib/copy-source.js';
+import { createDatabase, databaseKinds, postgresBaseUrl } from './lib/database.js';
 import { machineInfo, writeResults } from './lib/machine.js';
 import { memoryStatus } from './lib/rss.js';
 import { CLI, REPO_ROOT } from '../test/support/server.js';
 
 const args = new Args();
-const rows = args.int('rows', 1_000_000);
+/** `--records` (`--rows` as before). */
+const rows = args.int('records', args.int('rows', 1_000_000));
+const shape = args.string('shape', 'mixed') as SourceShape;
+if (!SOURCE_SHAPES.includes(shape)) throw new Error(`--shape: "${shape}" is not one of ${SOURCE_SHAPES.join(', ')}`);
 /** A SQLite file to keep the source in between runs (filled when missing): repeated runs skip the fill. */
 const keptSource = args.string('source', '');
 /** Another build's CLI to run instead of this tree's (`--cli /tmp/base/bin/content-service.js`): before/after on one machine state. */
 const cliPath = args.string('cli', CLI);
 databaseKinds('postgres');
-
-/** The source: the service's schema, one workspace and product model, `count` records written by the raw driver. */
-function fillSource(path: string, count: number): void {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  migrate(db);
-  const now = Date.now();
-  const [orgId, workspaceId, modelId] = [newId(), newId(), newId()];
-  const model = productModelInput('product');
-  const fields = model.fields.map((field) => (field.key === 'price' ? { ...field, indexed: true } : field));
-  db.prepare('INSERT INTO organisations (id, slug, created_at) VALUES (?, ?, ?)').run(orgId, 'bench', now);
-  db.prepare('INSERT INTO workspaces (id, org_id, slug, created_at) VALUES (?, ?, ?, ?)').run(workspaceId, orgId, 'main', now);
-  db.prepare(
-    `INSERT INTO models (id, workspace_id, slug, name, display_field, fields, product, delivery_access, record_count, created_at, updated_at)
-     VALUES (?, ?, 'product', 'Product', 'title', ?, ?, 'none', ?, ?, ?)`,
-  ).run(modelId, workspaceId, JSON.stringify(fields), JSON.stringify(model.product), count, now, now);
-  const insert = db.prepare(
-    'INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
-  const prefix = skuPrefix();
-  const batch = db.transaction((start: number, end: number) => {
-    for (let index = start; index < end; index++) {
-      const row = productRow(prefix, index);
-      insert.run(newId(), modelId, workspaceId, JSON.stringify(row), row.sku, now + index, now + index);
-    }
-  });
-  for (let start = 0; start < count; start += 50_000) batch(start, Math.min(count, start + 50_000));
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-}
 
 /** CPU seconds (user, system) a live process has used so far, from /proc/<pid>/stat (100 ticks a second). */
 function cpuSeconds(pid: number): { user: number; system: number } {
@@ -116,37 +92,49 @@ try {
     const held = (db.prepare('SELECT count(*) AS n FROM records').get() as { n: number }).n;
     db.close();
     if (held !== rows) throw new Error(`--source ${keptSource} holds ${held} records, not ${rows}`);
-    console.log(`source: ${rows.toLocaleString('en')} records in SQLite (kept in ${keptSource})`);
+    console.log(`source: ${rows.toLocaleString('en')} records in SQLite (kept in ${keptSource}; --shape must match it)`);
   } else {
     const fillStarted = performance.now();
-    fillSource(sourcePath, rows);
+    fillSource(sourcePath, rows, shape);
     console.log(
-      `source: ${rows.toLocaleString('en')} records in SQLite (${((performance.now() - fillStarted) / 1000).toFixed(1)} s to make)`,
+      `source: ${rows.toLocaleString('en')} records (${shape}) in SQLite (${((performance.now() - fillStarted) / 1000).toFixed(1)} s to make)`,
     );
   }
+  const loadAtStart = loadavg();
   const result = await runCopy(`sqlite:${sourcePath}`, target.url);
   process.stdout.write(result.stdout);
   if (result.code !== 0) throw new Error(`copy exited ${result.code}\n${result.stderr}`);
   const seconds = result.ms / 1000;
   const perSecond = Math.round(rows / seconds);
   const copyLine = /Copied (\d+) rows in ([\d.]+) s/.exec(result.stdout);
+  const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
   console.log(
     `copy SQLite → PostgreSQL: ${rows.toLocaleString('en')} records in ${seconds.toFixed(1)} s wall (process start to exit) = ` +
       `${perSecond.toLocaleString('en')} records/s (target ≥ 50,000); peak RSS ${result.peakMiB.toFixed(0)} MiB (target < 200 MB); ` +
-      `CPU of the process ${result.cpu.user.toFixed(1)} s user + ${result.cpu.system.toFixed(1)} s system; load average ${loadavg()
-        .map((value) => value.toFixed(2))
-        .join(' ')}`,
+      `CPU of the process ${result.cpu.user.toFixed(1)} s user + ${result.cpu.system.toFixed(1)} s system; ` +
+      `load average ${load(loadAtStart)} → ${load(loadavg())}`,
+  );
+  // The same rows by the database's own bulk path, right after, on the same machine state.
+  const reference = await referenceCopy(sourcePath, postgresBaseUrl());
+  const referencePerSecond = Math.round(reference.records / reference.seconds);
+  console.log(
+    `reference, raw COPY of the same ${reference.records.toLocaleString('en')} records and ${reference.links.toLocaleString('en')} links ` +
+      `into scratch tables (primary keys only; no checksums, no index builds): ${reference.seconds.toFixed(1)} s = ` +
+      `${referencePerSecond.toLocaleString('en')} records/s; the copy ran at ${((perSecond / referencePerSecond) * 100).toFixed(0)} % of it`,
   );
   const file = writeResults('copy', 'postgres', {
     machine,
     argv: process.argv.slice(2),
     records: rows,
+    shape,
     wallSeconds: Math.round(seconds * 10) / 10,
     recordsPerSecond: perSecond,
     reportedByCopy: copyLine ? { rows: Number(copyLine[1]), seconds: Number(copyLine[2]) } : null,
     peakRssMiB: Math.round(result.peakMiB),
     cpuSeconds: result.cpu,
     cli: cliPath,
+    reference: { ...reference, recordsPerSecond: referencePerSecond },
+    loadAverageAtStart: loadAtStart,
     loadAverageAtEnd: loadavg(),
     phases: result.stderr.trim().split('\n'),
   });

@@ -1,7 +1,8 @@
 // content-service copy --from URL --to URL [--resume]
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { copyStore, CopyRefusal, type CopyEvent, type CopyResult } from '../store/copy/copy-store.js';
+import { CopyRefusal, type CopyEvent, type CopyResult } from '../store/copy/copy-store.js';
+import { copyStoreInWorker } from '../store/copy/copy-thread.js';
 import { runCommand, UsageError } from './client-options.js';
 
 interface CopyCliOptions {
@@ -31,7 +32,8 @@ async function runCopy(options: CopyCliOptions): Promise<number> {
   const progress = new CopyProgress(options.quiet === true);
   let result: CopyResult;
   try {
-    result = await copyStore({
+    // In a worker thread with a small young generation: the process stays small over any number of records.
+    result = await copyStoreInWorker({
       from: options.from,
       to: options.to,
       resume: options.resume === true,

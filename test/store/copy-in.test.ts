@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { copyIn, copyText } from '../../src/store/copy/postgres-copy-in.js';
+import { CopyChain, copyIn, copyText } from '../../src/store/copy/postgres-copy-in.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
 import { postgresTarget } from '../support/databases.js';
 
@@ -64,5 +64,28 @@ test(
 
     await copyIn(client, INSERT, copyText([[3, '{}', null, '']]));
     assert.equal((await rows()).length, 3);
+  },
+);
+
+test(
+  'copyIn: batches handed over before the last is done run in turn; after a failed one, the next of its chain writes nothing',
+  { skip: pgTarget.skip },
+  async () => {
+    await client.query('TRUNCATE copy_in_test');
+    const chain = new CopyChain();
+    const first = copyIn(client, INSERT, copyText([[10, '{}', 1, 'first']]), chain);
+    const failing = copyIn(client, INSERT, copyText([['x', '{}', 1, 'bad']]), chain);
+    const after = copyIn(client, INSERT, copyText([[12, '{}', 1, 'after the failure']]), chain);
+    await first;
+    await assert.rejects(failing, /invalid input syntax for type integer: "x"/);
+    await assert.rejects(after, /not written: an earlier batch of this load failed/);
+    assert.deepEqual(
+      (await rows()).map((row) => (row as { note: string }).note),
+      ['first'],
+      'only the batch before the failed one',
+    );
+    // Another chain (another load) is not held back; nor is the connection.
+    await copyIn(client, INSERT, copyText([[13, '{}', 0, 'next load']]), new CopyChain());
+    assert.equal((await rows()).length, 2);
   },
 );

@@ -4,10 +4,11 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parsePostgresUrl } from '../postgres/index.js';
-import { ChecksumAccumulator, CHECKSUM_COLUMNS, checksumsOf, TargetChunks, type Checksums } from './checksum.js';
+import { ChecksumAccumulator, checksumsOf, TargetChunks, type Checksums } from './checksum.js';
 import { openPostgresSide, describePostgres } from './postgres-side.js';
-import type { ChunkHasher, CopySide, ModelIndexSource, Row, Value } from './side.js';
+import type { ChunkHasher, CopySide, ModelIndexSource, Row } from './side.js';
 import { openSqliteSide } from './sqlite-side.js';
+import { loadTable } from './table-load.js';
 import { COPIED_TABLES, NOT_COPIED } from './tables.js';
 
 /** A mistake in what was asked (the command exits 2); any other error is a failure of the work. */
@@ -167,29 +168,25 @@ async function copyBetween(
     for (const table of COPIED_TABLES) {
       const tableColumns = columns.get(table.name)!;
       const isRecords = table.name === 'records';
-      const hashed = isRecords && sourceHash ? CHECKSUM_COLUMNS.map((name) => tableColumns.indexOf(name)) : null;
-      const keyIndexes = table.key.map((name) => tableColumns.indexOf(name));
-      let after: Row | null = await target.lastKey(table.name, table.key);
-      let done = resumed.get(table.name)!;
+      const done = resumed.get(table.name)!;
       const total = totals.get(table.name)!;
       emit({ phase: 'table', table: table.name, done, total });
       if (done < total) await target.deferIndexes(table.name);
-      // The next page is read while the last one is written (on PostgreSQL the write runs on the server meanwhile).
-      let page = await source.readPage(table.name, tableColumns, table.key, after, batchRows);
-      while (page.length > 0) {
-        after = keyIndexes.map((index) => page[page.length - 1]![index]!);
-        const writing = target.writeRows(table.name, tableColumns, page);
-        if (hashed)
-          for (const row of page) sourceHash!.add(...(hashed.map((index) => row[index]!) as [Value, Value, Value, Value, Value]));
-        const next =
-          page.length < batchRows ? Promise.resolve([]) : source.readPage(table.name, tableColumns, table.key, after, batchRows);
-        const [, nextPage] = await Promise.all([writing, next]);
-        if (isRecords) targetChunks?.heldThrough(String(after[0]));
-        done += page.length;
-        copiedRows += page.length;
-        emit({ phase: 'rows', table: table.name, rows: page.length });
-        page = nextPage;
-      }
+      if (isRecords && done < total && target.fieldIndexesBeforeLoad)
+        await target.fieldIndexesBeforeLoad(await modelsOf(target, batchRows), total);
+      await loadTable(source, target, {
+        table: table.name,
+        columns: tableColumns,
+        key: table.key,
+        after: await target.lastKey(table.name, table.key),
+        batchRows,
+        sourceHash: isRecords ? sourceHash : null,
+        written: (lastKey, rows) => {
+          if (isRecords) targetChunks?.heldThrough(String(lastKey[0]));
+          copiedRows += rows;
+          emit({ phase: 'rows', table: table.name, rows });
+        },
+      });
     }
     phases.rowsMs = Date.now() - recordsStarted;
 
@@ -302,9 +299,14 @@ async function modelsOf(side: CopySide, batchRows: number): Promise<ModelIndexSo
   const models: ModelIndexSource[] = [];
   let after: Row | null = null;
   for (;;) {
-    const page = await side.readPage('models', ['id', 'fields', 'product'], ['id'], after, batchRows);
-    for (const row of page)
-      models.push({ id: String(row[0]), fields: String(row[1]), product: row[2] === null ? null : String(row[2]) });
+    const page = await side.readPage('models', ['id', 'fields', 'product', 'record_count'], ['id'], after, batchRows);
+    for (const [id, fields, product, records] of page)
+      models.push({
+        id: String(id),
+        fields: String(fields),
+        product: product === null ? null : String(product),
+        records: Number(records),
+      });
     if (page.length < batchRows) return models;
     after = [page[page.length - 1]![0]!];
   }

@@ -71,9 +71,17 @@ function stringToken(): string {
   }
 }
 
-/** jsonb's text of a string token: as it is unless it has escapes (which jsonb reads and writes its own way). */
+/** An escape that jsonb writes otherwise than it reads (`\/`, `\uXXXX`); a `\\` before another letter may be flagged too. */
+const REWRITTEN_ESCAPE = /\\[^"\\bfnrt]/;
+
+/**
+ * jsonb's text of a string token: as it is unless it has escapes that jsonb writes its own way. jsonb writes `\"`,
+ * `\\`, `\b`, `\f`, `\n`, `\r` and `\t` as they are read (JSON.stringify writes those too); any other escape is decoded
+ * and written again.
+ */
 function stringOutput(token: string): string {
-  return token.includes('\\') ? JSON.stringify(JSON.parse(token) as string) : token;
+  if (!token.includes('\\') || !REWRITTEN_ESCAPE.test(token)) return token;
+  return JSON.stringify(JSON.parse(token) as string);
 }
 
 function stringValue(token: string): string {

@@ -3,6 +3,10 @@
 // in one write. The rows go without waiting for the server's CopyInResponse, so the next batch is prepared while
 // the server takes this one; a server that refused the statement ignores the copy messages that follow (the
 // protocol says so), and answers with the error.
+//
+// Batches of one load may be handed to the client before the last is done (it runs them in turn). Those share a
+// CopyChain: once one has failed, the ones after it send an empty statement instead of their rows and fail too, so
+// that the target never holds a batch without the ones before it.
 import type pg from 'pg';
 import type { Value } from './side.js';
 
@@ -12,17 +16,28 @@ interface CopyConnection {
   endCopyFrom(): void;
 }
 
+/** The batches of one load: whether one has failed. */
+export class CopyChain {
+  failed = false;
+}
+
 class CopyIn implements pg.Submittable {
   private error: Error | null = null;
 
   constructor(
     private readonly text: string,
     private readonly data: Buffer,
+    private readonly chain: CopyChain,
     private readonly settle: (error: Error | null) => void,
   ) {}
 
   submit(connection: pg.Connection): void {
     const copy = connection as unknown as CopyConnection;
+    if (this.chain.failed) {
+      this.error = new Error('not written: an earlier batch of this load failed');
+      copy.query('');
+      return;
+    }
     copy.query(this.text);
     copy.sendCopyFromChunk(this.data);
     copy.endCopyFrom();
@@ -39,6 +54,7 @@ class CopyIn implements pg.Submittable {
   handleError(error: Error): void {
     // The client forgets this query on an error: the ReadyForQuery that follows is not passed on.
     this.error = error;
+    this.chain.failed = true;
     this.settle(error);
   }
 
@@ -47,12 +63,15 @@ class CopyIn implements pg.Submittable {
   }
 }
 
-/** Runs `COPY <table> (<columns>) FROM STDIN` with `data` in COPY's text format (see copyText). */
-export function copyIn(client: pg.Client, text: string, data: Buffer): Promise<void> {
+/**
+ * Runs `COPY <table> (<columns>) FROM STDIN` with `data` in COPY's text format (see copyText), after the queries
+ * already handed to the client. `chain`: the load it is a batch of (a batch after a failed one writes nothing).
+ */
+export function copyIn(client: pg.Client, text: string, data: Buffer, chain = new CopyChain()): Promise<void> {
   return new Promise((resolve, reject) => {
     let settled = false;
     client.query(
-      new CopyIn(text, data, (error) => {
+      new CopyIn(text, data, chain, (error) => {
         if (settled) return;
         settled = true;
         if (error) reject(error);

@@ -11,6 +11,8 @@ export interface ModelIndexSource {
   id: string;
   fields: string;
   product: string | null;
+  /** Its records as the model counts them (models.record_count): for choosing when to build its indexes only. */
+  records: number;
 }
 
 export interface CopySide {
@@ -39,6 +41,11 @@ export interface CopySide {
    * the target (they are cheaper to build once than to keep up row by row). buildIndexes makes them again.
    */
   deferIndexes(table: string): Awaitable<void>;
+  /**
+   * Before the records' bulk load (after deferIndexes), with the models now here and the source's record count: the
+   * field indexes that are cheaper to keep up during the load than to build after it (postgres-indexes.ts).
+   */
+  fieldIndexesBeforeLoad?(models: readonly ModelIndexSource[], totalRecords: number): Promise<void>;
   /** The source an unfinished copy into here came from, or null when there is none. */
   readMarker(): Awaitable<string | null>;
   writeMarker(source: string): Awaitable<void>;
