@@ -4,6 +4,9 @@
 import {
   GraphQLError,
   Kind,
+  Lexer,
+  Source,
+  TokenKind,
   type FragmentDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
@@ -25,17 +28,20 @@ export const INTROSPECTION_DISABLED_MESSAGE = 'Introspection is disabled';
 
 interface Shape {
   depth: number;
+  /** The most `ofType` fields on one path. */
+  ofTypeDepth: number;
   aliases: number;
 }
 
+const EMPTY_SHAPE: Shape = { depth: 0, ofTypeDepth: 0, aliases: 0 };
+
 /**
- * The levels a field adds to the depth. `ofType` (of introspection's __Type, no field of ours) adds none: the
- * standard introspection query (graphql-js getIntrospectionQuery, which GraphQL tools send) follows it nine
- * levels deep to unwrap list and non-null types, and each level is one type, never a list to fan out over.
+ * `ofType` (of introspection's __Type, no field of ours) does not count toward the depth: the standard introspection
+ * query (graphql-js getIntrospectionQuery, which GraphQL tools send) follows it nine levels deep to unwrap list and
+ * non-null types, and each level is one type, never a list to fan out over. It has a limit of its own instead,
+ * the most `typeDepth` getIntrospectionQuery accepts: a chain of thousands would otherwise be walked by execution.
  */
-function levelOf(fieldName: string): number {
-  return fieldName === 'ofType' ? 0 : 1;
-}
+export const MAX_OF_TYPE_DEPTH = 100;
 
 /** Depth and alias count of every operation, each fragment measured once (memoised), so the walk is linear. */
 function operationShapeRule(limits: GraphQLLimits): ValidationRule {
@@ -48,18 +54,24 @@ function operationShapeRule(limits: GraphQLLimits): ValidationRule {
     const inProgress = new Set<string>();
 
     const measure = (selectionSet: SelectionSetNode): Shape => {
-      const shape: Shape = { depth: 0, aliases: 0 };
+      const shape: Shape = { ...EMPTY_SHAPE };
       for (const selection of selectionSet.selections) {
         let inner: Shape;
         if (selection.kind === Kind.FIELD) {
-          const sub = selection.selectionSet ? measure(selection.selectionSet) : { depth: 0, aliases: 0 };
-          inner = { depth: sub.depth + levelOf(selection.name.value), aliases: sub.aliases + (selection.alias ? 1 : 0) };
+          const sub = selection.selectionSet ? measure(selection.selectionSet) : EMPTY_SHAPE;
+          const ofType = selection.name.value === 'ofType' ? 1 : 0;
+          inner = {
+            depth: sub.depth + 1 - ofType,
+            ofTypeDepth: sub.ofTypeDepth + ofType,
+            aliases: sub.aliases + (selection.alias ? 1 : 0),
+          };
         } else if (selection.kind === Kind.INLINE_FRAGMENT) {
           inner = measure(selection.selectionSet);
         } else {
           inner = measureFragment(selection.name.value);
         }
         shape.depth = Math.max(shape.depth, inner.depth);
+        shape.ofTypeDepth = Math.max(shape.ofTypeDepth, inner.ofTypeDepth);
         shape.aliases += inner.aliases;
       }
       return shape;
@@ -70,7 +82,7 @@ function operationShapeRule(limits: GraphQLLimits): ValidationRule {
       if (known) return known;
       const fragment = fragments.get(name);
       // Unknown fragments and fragment cycles are reported by the standard rules.
-      if (!fragment || inProgress.has(name)) return { depth: 0, aliases: 0 };
+      if (!fragment || inProgress.has(name)) return EMPTY_SHAPE;
       inProgress.add(name);
       const shape = measure(fragment.selectionSet);
       inProgress.delete(name);
@@ -84,6 +96,13 @@ function operationShapeRule(limits: GraphQLLimits): ValidationRule {
         if (shape.depth > limits.maxDepth) {
           context.reportError(
             new GraphQLError(`Query is too deep: ${shape.depth} levels, at most ${limits.maxDepth}`, { nodes: node }),
+          );
+        }
+        if (shape.ofTypeDepth > MAX_OF_TYPE_DEPTH) {
+          context.reportError(
+            new GraphQLError(`Query is too deep: ${shape.ofTypeDepth} nested ofType fields, at most ${MAX_OF_TYPE_DEPTH}`, {
+              nodes: node,
+            }),
           );
         }
         if (shape.aliases > limits.maxAliases) {
@@ -115,4 +134,36 @@ export function limitRules(limits: GraphQLLimits): ValidationRule[] {
   const rules = [operationShapeRule(limits)];
   if (!limits.introspection) rules.push(noIntrospectionRule);
   return rules;
+}
+
+/**
+ * The most nested `{`, `[` and `(` a document may have. graphql-js parses by recursion, and a few thousand levels
+ * (well within the token limit) overflow the stack; the depth rules above only run on a parsed document.
+ */
+export const MAX_DOCUMENT_NESTING = 256;
+
+const OPENING = new Set<TokenKind>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const CLOSING = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
+
+/**
+ * The error for a document nested deeper than MAX_DOCUMENT_NESTING, found by its tokens alone, before it is parsed;
+ * null when it is not (a document that does not lex, or has too many tokens, is left for the parser to refuse).
+ */
+export function documentNestingError(query: string, maxTokens: number): GraphQLError | null {
+  const lexer = new Lexer(new Source(query));
+  let nesting = 0;
+  try {
+    for (let tokens = 0; tokens <= maxTokens; tokens++) {
+      const token = lexer.advance();
+      if (token.kind === TokenKind.EOF) return null;
+      if (OPENING.has(token.kind)) {
+        if (++nesting > MAX_DOCUMENT_NESTING) {
+          return new GraphQLError(`Query is too deep: more than ${MAX_DOCUMENT_NESTING} nested braces, brackets or parentheses`);
+        }
+      } else if (CLOSING.has(token.kind)) nesting--;
+    }
+  } catch {
+    return null;
+  }
+  return null;
 }

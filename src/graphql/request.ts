@@ -15,7 +15,10 @@ import {
 import { ServiceError } from '../domain/errors.js';
 import { BoundedMap } from '../shared/bounded-map.js';
 import { isPlainObject } from '../shared/json.js';
-import { DEFAULT_LIMITS, limitRules, type GraphQLLimits } from './limits.js';
+import { DEFAULT_LIMITS, documentNestingError, limitRules, type GraphQLLimits } from './limits.js';
+
+/** The parser's token limit: a longer document is refused before it is parsed whole. */
+const MAX_TOKENS = 10_000;
 import { coerceVariablesQuickly } from './variables.js';
 
 export interface GraphQLRequest {
@@ -125,7 +128,7 @@ function parsedForKind(query: string): DocumentNode | null {
   let document = parsedForKindCache.get(query);
   if (document === undefined) {
     try {
-      document = parse(query, { maxTokens: 10_000 });
+      document = documentNestingError(query, MAX_TOKENS) ? null : parse(query, { maxTokens: MAX_TOKENS });
     } catch {
       document = null;
     }
@@ -159,9 +162,11 @@ export class DocumentCache {
   }
 
   private parseAndValidate(query: string): DocumentNode | GraphQLRequestError {
+    const tooDeep = documentNestingError(query, MAX_TOKENS);
+    if (tooDeep) return documentError([tooDeep]);
     let document: DocumentNode;
     try {
-      document = parse(query, { maxTokens: 10_000 });
+      document = parse(query, { maxTokens: MAX_TOKENS });
     } catch (error) {
       return error instanceof GraphQLError ? documentError([error]) : requestError((error as Error).message);
     }

@@ -83,6 +83,39 @@ describe('GraphQL limits (introspection on, the default)', () => {
     await owner.ok(`{ __schema { types { fields { type { ${ofType} } } } } }`);
   });
 
+  test('a chain of ofType fields is bounded: 100 (getIntrospectionQuery typeDepth 100) answered, 101 and more refused before execution on both routes', async () => {
+    const chain = (levels: number) =>
+      `{ __schema { types { fields { type { ${'ofType { '.repeat(levels)}name${' }'.repeat(levels)} } } } } }`;
+    const data = await owner.ok(getIntrospectionQuery({ typeDepth: 100 }));
+    assert.ok(buildClientSchema(data).getType('ModelDefinition'));
+    await owner.ok(chain(100));
+    const delivery = server.deliveryUrl('acme', 'main');
+    for (const levels of [101, 250]) {
+      const message = `Query is too deep: ${levels} nested ofType fields, at most 100`;
+      expectRefused(await owner.q(chain(levels)), message);
+      expectRefused(await gql(delivery, {}, chain(levels)), message);
+    }
+    // Deeper still, the document is refused by its tokens before it is parsed (the parser recurses once a level).
+    for (const levels of [1000, 3000]) {
+      const message = 'Query is too deep: more than 256 nested braces, brackets or parentheses';
+      expectRefused(await owner.q(chain(levels)), message);
+      expectRefused(await gql(delivery, {}, chain(levels)), message);
+    }
+    const nestedList = `{ model { list(ids: ${'['.repeat(3000)}"x"${']'.repeat(3000)}) { id } } }`;
+    expectRefused(await owner.q(nestedList), 'Query is too deep: more than 256 nested braces, brackets or parentheses');
+    // GraphQL over HTTP: a validation error is 400 for a client that accepts application/graphql-response+json.
+    const response = await request(server.adminUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...authHeaders(owner.credentials),
+      },
+      body: JSON.stringify({ query: chain(200) }),
+    });
+    expectRefused(response, 'Query is too deep: 200 nested ofType fields, at most 100', 400);
+  });
+
   test('introspection that fans out is bounded by the depth limit', async () => {
     const fanning = 'fields { type { '.repeat(5) + 'name' + ' } }'.repeat(5);
     expectRefused(await owner.q(`{ __schema { types { ${fanning} } } }`), 'Query is too deep: 13 levels, at most 12');
