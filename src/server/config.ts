@@ -87,8 +87,8 @@ export const DEFAULTS = {
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1024,
   signIn: {
-    attemptsPerMinutePerAddress: 30,
-    attemptsPerMinutePerEmail: 10,
+    attemptsPerMinutePerAddress: 8,
+    attemptsPerMinutePerEmail: 5,
     passwordHashConcurrency: 2,
     passwordHashQueue: 8,
     passwordHashCost: DEFAULT_PASSWORD_HASH_COST,
