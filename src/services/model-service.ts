@@ -70,7 +70,12 @@ export class ModelService {
     });
   }
 
-  async delete(actor: Actor, id: string): Promise<{ id: string; deleted: boolean }> {
+  /** The store refuses (ChecksOutdated) a model that holds records or is referred to when it deletes it: checked again. */
+  delete(actor: Actor, id: string): Promise<{ id: string; deleted: boolean }> {
+    return checkedAgain(() => this.deleteChecked(actor, id));
+  }
+
+  private async deleteChecked(actor: Actor, id: string): Promise<{ id: string; deleted: boolean }> {
     const model = await this.requireModel(actor.workspaceId, id);
     if (model.recordCount > 0) {
       throw new ServiceError('CONFLICT', `id: model "${model.slug}" still has ${model.recordCount} records; delete them first`, {
@@ -85,7 +90,8 @@ export class ModelService {
         { field: 'id' },
       );
     }
-    await this.store.models.delete(actor.workspaceId, id);
+    if (!(await this.store.models.delete(actor.workspaceId, id)))
+      throw new ServiceError('NOT_FOUND', 'id: model not found', { field: 'id' });
     return { id, deleted: true };
   }
 

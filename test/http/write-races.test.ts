@@ -126,3 +126,27 @@ test(`record.delete and a create linking to the record sent at once: ${ROUNDS} r
   }
   console.log(`# link race: ${deletes} of ${ROUNDS} deletes applied, ${ROUNDS - deletes} creates`);
 });
+
+test(`model.delete of an empty model and a create in it sent at once: ${ROUNDS} rounds`, async () => {
+  const DELETE_MODEL = 'mutation($id: ID!) { model { delete(id: $id) { id deleted } } }';
+  let deletes = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const model = await owner.createModel({ slug: uniqueSlug('doomed'), fields: [{ key: 'title', type: 'text' }] });
+    const [deleted, created] = await Promise.all([
+      owner.q(DELETE_MODEL, { id: model.id }),
+      ownerOnSecond.createRecordRaw(model.id, { title: `round ${round}` }),
+    ]);
+    if (succeeded(deleted!)) {
+      deletes++;
+      assert.deepEqual(refusalOf(created!), { code: 'NOT_FOUND', message: 'modelId: model not found' }, `round ${round}`);
+    } else {
+      assert.ok(succeeded(created!), `round ${round}: ${created!.text}`);
+      assert.deepEqual(refusalOf(deleted!), {
+        code: 'CONFLICT',
+        message: `id: model "${model.slug}" still has 1 records; delete them first`,
+      });
+      assert.equal((await allRecords(model.id)).length, 1);
+    }
+  }
+  console.log(`# model delete race: ${deletes} of ${ROUNDS} deletes applied, ${ROUNDS - deletes} creates`);
+});

@@ -313,5 +313,60 @@ for (const target of targets) {
         assert.deepEqual(await storedData(books), [{ title: 'E', author: kept.id }]);
       });
     });
+
+    describe('model.delete against creates and model updates', () => {
+      test('a delete checked while the model was empty is refused when a create lands before it writes', async () => {
+        const model = await newModel(NOTE_FIELDS);
+        const remove = holdFirstCall(store.models, 'delete');
+        try {
+          const deleting = models.delete(actor, model.id);
+          await remove.arrived;
+          await records.create(actor, model.id, { title: 'landed first' });
+          remove.release();
+          expectRefusal(await refusal(deleting), 'CONFLICT', `id: model "${model.slug}" still has 1 records; delete them first`);
+        } finally {
+          remove.restore();
+        }
+        assert.deepEqual(await storedData(model), [{ title: 'landed first' }]);
+      });
+
+      test('a create checked before the model was deleted is refused as model not found, and stores nothing', async () => {
+        const model = await newModel(NOTE_FIELDS);
+        const insert = holdFirstCall(store.records, 'insert');
+        try {
+          const creating = records.create(actor, model.id, { title: 'too late' });
+          await insert.arrived;
+          assert.deepEqual(await models.delete(actor, model.id), { id: model.id, deleted: true });
+          insert.release();
+          expectRefusal(await refusal(creating), 'NOT_FOUND', 'modelId: model not found');
+        } finally {
+          insert.restore();
+        }
+        assert.equal(await models.get(actor.workspaceId, model.id), null);
+      });
+
+      test('a delete checked before another model made it a relation target is refused', async () => {
+        const target = await newModel(NOTE_FIELDS);
+        const other = await newModel(NOTE_FIELDS);
+        const remove = holdFirstCall(store.models, 'delete');
+        try {
+          const deleting = models.delete(actor, target.id);
+          await remove.arrived;
+          await models.update(actor, {
+            id: other.id,
+            fields: [...NOTE_FIELDS, { key: 'about', type: 'relation', relationTo: `model:${target.slug}` }],
+          });
+          remove.release();
+          expectRefusal(
+            await refusal(deleting),
+            'CONFLICT',
+            `id: model "${target.slug}" is the relation target of model "${other.slug}"`,
+          );
+        } finally {
+          remove.restore();
+        }
+        assert.ok(await models.get(actor.workspaceId, target.id));
+      });
+    });
   });
 }

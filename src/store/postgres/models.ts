@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
-import { inTransaction, isDeadlock, isUniqueViolation, type Queryable } from './sql.js';
+import { inTransaction, isDeadlock, isForeignKeyViolation, isUniqueViolation, type Queryable } from './sql.js';
 import { definitionLockKey } from './definition-lock.js';
 import { MODEL_COLUMNS, shapeColumns, toModel, type ModelRow } from '../rows/model-rows.js';
 import { ChecksOutdated, skuFieldConflict, slugConflict } from '../conflicts.js';
@@ -124,12 +124,27 @@ export class PostgresModelStore implements ModelStore {
     let wrote = false;
     const deleted = await inTransaction(this.pool, async (client) => {
       await lockModelDefinitions(client);
-      const result = await client.query<{ slug: string }>(
-        'DELETE FROM models WHERE workspace_id = $1 AND id = $2 RETURNING slug',
+      // FOR UPDATE waits for the creates under way (each holds the row from its count's update) and then reads the
+      // count they left. Creates after it wait for the delete, and then find no model (NOT_FOUND).
+      const found = await client.query<{ slug: string; record_count: string }>(
+        'SELECT slug, record_count FROM models WHERE workspace_id = $1 AND id = $2 FOR UPDATE',
         [workspaceId, id],
       );
-      const slug = result.rows[0]?.slug;
+      const slug = found.rows[0]?.slug;
       if (slug === undefined) return false;
+      // Model updates that add a relation to it wait for lockModelDefinitions, as this delete did.
+      const referencing = await client.query(
+        'SELECT 1 FROM models WHERE workspace_id = $1 AND id <> $2 AND fields::jsonb @> $3::jsonb LIMIT 1',
+        [workspaceId, id, JSON.stringify([{ relationTo: `model:${slug}` }])],
+      );
+      if (Number(found.rows[0]!.record_count) > 0 || referencing.rows.length > 0) throw new ChecksOutdated('id');
+      try {
+        await client.query('DELETE FROM models WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+      } catch (error) {
+        // A record inserted without its count (never by the service): the delete is checked again.
+        if (isForeignKeyViolation(error)) throw new ChecksOutdated('id');
+        throw error;
+      }
       await client.query('UPDATE workspaces SET content_version = content_version + 1 WHERE id = $1', [workspaceId]);
       await syncFieldIndexes(client, id, null);
       const event = {

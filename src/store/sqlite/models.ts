@@ -128,8 +128,17 @@ export class SqliteModelStore implements ModelStore {
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const run = this.db.transaction(() => {
-      const model = this.prepare('SELECT slug FROM models WHERE workspace_id = ? AND id = ?').get(workspaceId, id) as
-        { slug: string } | undefined;
+      const model = this.prepare('SELECT slug, record_count FROM models WHERE workspace_id = ? AND id = ?').get(
+        workspaceId,
+        id,
+      ) as { slug: string; record_count: number } | undefined;
+      if (!model) return false;
+      // Checked again here, in the write's transaction: a create or a model update may have come after the service's check.
+      const referencing = this.prepare(
+        `SELECT 1 FROM models WHERE workspace_id = ? AND id <> ?
+           AND EXISTS (SELECT 1 FROM json_each(fields) WHERE json_extract(value, '$.relationTo') = ?) LIMIT 1`,
+      ).get(workspaceId, id, `model:${model.slug}`);
+      if (model.record_count > 0 || referencing !== undefined) throw new ChecksOutdated('id');
       const deleted = this.prepare('DELETE FROM models WHERE workspace_id = ? AND id = ?').run(workspaceId, id).changes > 0;
       if (deleted) {
         this.outbox.add({
@@ -137,7 +146,7 @@ export class SqliteModelStore implements ModelStore {
           type: 'model.deleted',
           modelId: id,
           at: Date.now(),
-          details: () => ({ modelSlug: model!.slug, payload: deletedModelPayload(id, model!.slug) }),
+          details: () => ({ modelSlug: model.slug, payload: deletedModelPayload(id, model.slug) }),
         });
         // The model's content counter leaves the workspace's sum: the workspace's own counter moves instead.
         this.prepare('UPDATE workspaces SET content_version = content_version + 1 WHERE id = ?').run(workspaceId);
