@@ -354,7 +354,11 @@ for (const target of targets) {
           await remove.arrived;
           await models.update(actor, {
             id: other.id,
-            fields: [...NOTE_FIELDS, { key: 'about', type: 'relation', relationTo: `model:${target.slug}` }],
+            fields: [
+              { key: 'title', type: 'text' },
+              { key: 'body', type: 'text' },
+              { key: 'about', type: 'relation', relationTo: `model:${target.slug}` },
+            ],
           });
           remove.release();
           expectRefusal(
