@@ -1,10 +1,19 @@
-// Runs every test file under test/ with Node's own test runner (TypeScript through tsx).
-// When DATABASE_URL is set, the black-box HTTP suite runs a second time with every server on PostgreSQL, at the same
-// time as the main suite (the two share no database, and both mostly wait on their servers); its report is printed
-// after the main suite's. The load suites measure latency under load they make themselves: they run last, alone.
+// Runs the test files under test/ with Node's own test runner (TypeScript through tsx), in one of two tiers:
+//
+//   node scripts/run-tests.mjs            `npm test`: every test file but the system suites. When DATABASE_URL is
+//                                         set, the HTTP files whose answers depend on the store run a second time
+//                                         with every server on PostgreSQL, at the same time as the main suite (the
+//                                         two share no database); its report is printed after the main suite's.
+//   node scripts/run-tests.mjs --system   `npm run test:system`: the system suites, where several real processes, a
+//                                         killed one or a load the test makes itself is the point: test/cluster and
+//                                         test/crash, then the load suites (test/soak) last, alone, as they measure
+//                                         latency under the load they make. .ci/run runs it after `npm test`.
+//   node scripts/run-tests.mjs FILE...    just those files.
+//
+// Each prints the wall time of its phases and in all at the end.
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
 import { spawn } from 'node:child_process';
 
 function findTests(dir) {
@@ -15,8 +24,15 @@ function findTests(dir) {
   });
 }
 
+/**
+ * Test files at once. Most of a file's time is waiting (on its servers' sockets, the database, a browser), and every
+ * server of `npm test` runs in its file's own process (test/support/server.ts), so a little more than one file per
+ * core keeps the cores busy; TEST_CONCURRENCY sets it.
+ */
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism() + 1);
+
 /** Runs `files`; resolves with the exit status and the wall time. `reportFile` takes the report instead of stdout. */
-function run(files, { env = {}, concurrency = 2, reportFile } = {}) {
+function run(files, { env = {}, concurrency = CONCURRENCY, reportFile } = {}) {
   const report = reportFile ? ['--test-reporter=spec', `--test-reporter-destination=${reportFile}`] : [];
   const started = performance.now();
   return new Promise((resolve) => {
@@ -31,37 +47,76 @@ function run(files, { env = {}, concurrency = 2, reportFile } = {}) {
   });
 }
 
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+const system = args[0] === '--system';
+const only = system ? args.slice(1) : args;
 if (only.length > 0) process.exit((await run(only)).status);
 
-const LOAD_SUITES = join('test', 'soak');
+/** The system tier (`npm run test:system`): several processes, crashes, load. */
+const SYSTEM_SUITES = [join('test', 'cluster'), join('test', 'crash')];
+const LOAD_SUITES = [join('test', 'soak')];
+const under = (dirs) => (file) => dirs.some((dir) => file.startsWith(dir + sep));
+
+/**
+ * The HTTP files that run a second time on PostgreSQL in `npm test`: those whose answers come from the store (records,
+ * filters, paging, delivery versions and caching, sessions, tokens, the write budget's shared limiters, concurrent
+ * writers). The rest of test/http checks the HTTP layer, the CLI or processes, which do not depend on the store (or
+ * choose their databases themselves: copy-cli, cli-signals-npm); the store contract tests (test/store) run on both.
+ */
+const HTTP_ON_POSTGRES = [
+  'admin-reading',
+  'admin-session',
+  'concurrency',
+  'delivery-caching',
+  'delivery-reading',
+  'delivery',
+  'models',
+  'record-create',
+  'record-filter',
+  'record-import',
+  'record-list',
+  'record-patch-update-delete',
+  'size-and-text-limits',
+  'tokens-api',
+  'workspace-default-locale',
+  'write-budget',
+  'write-races',
+].map((name) => join('test', 'http', `${name}.test.ts`));
+
+const BROWSER_FILES = join('test', 'e2e', 'in-one-process.ts');
+
 const all = findTests('test').sort();
 const suiteStarted = performance.now();
 const phases = [];
 
-const postgresReport = join(mkdtempSync(join(tmpdir(), 'content-service-tests-')), 'http-on-postgres.txt');
-const postgresPhase = process.env.DATABASE_URL
-  ? run(findTests('test/http').sort(), { env: { TEST_SERVER_DATABASE: 'postgres' }, reportFile: postgresReport })
-  : null;
-const main = await run(all.filter((file) => !file.startsWith(LOAD_SUITES)));
-phases.push(['main suite', main]);
-if (postgresPhase) {
-  const postgres = await postgresPhase;
-  phases.push(['HTTP suite on PostgreSQL', postgres]);
-  console.log('\n# The HTTP suite again, every server on PostgreSQL (DATABASE_URL), run beside the main suite\n');
-  console.log(readFileSync(postgresReport, 'utf8'));
+if (system) {
+  phases.push(['system suites (cluster, crash)', await run(all.filter(under(SYSTEM_SUITES)))]);
+  console.log('\n# The load suites, one at a time\n');
+  phases.push(['load suites', await run(all.filter(under(LOAD_SUITES)), { concurrency: 1 })]);
 } else {
-  console.log('\n# DATABASE_URL is not set: the HTTP suite ran on SQLite only; PostgreSQL suites were skipped.\n');
+  for (const file of HTTP_ON_POSTGRES) statSync(file); // a file renamed away must not silently drop out
+  const postgresReport = join(mkdtempSync(join(tmpdir(), 'content-service-tests-')), 'http-on-postgres.txt');
+  const postgresPhase = process.env.DATABASE_URL
+    ? run(HTTP_ON_POSTGRES, { env: { TEST_SERVER_DATABASE: 'postgres' }, reportFile: postgresReport, concurrency: 1 })
+    : null;
+  // The browser files run in one process, launching Chromium once (test/e2e/in-one-process.ts): first, as the longest.
+  const main = await run([
+    BROWSER_FILES,
+    ...all.filter((file) => !under([...SYSTEM_SUITES, ...LOAD_SUITES, join('test', 'e2e')])(file)),
+  ]);
+  phases.push(['main suite', main]);
+  if (postgresPhase) {
+    const postgres = await postgresPhase;
+    phases.push(['store-dependent HTTP files on PostgreSQL', postgres]);
+    console.log(
+      '\n# The store-dependent HTTP files again, every server on PostgreSQL (DATABASE_URL), run beside the main suite\n',
+    );
+    console.log(readFileSync(postgresReport, 'utf8'));
+  } else {
+    console.log('\n# DATABASE_URL is not set: the HTTP suite ran on SQLite only; PostgreSQL suites were skipped.\n');
+  }
+  console.log('# The cluster, crash and load suites run with `npm run test:system`.');
 }
-
-console.log('\n# The load suites, one at a time\n');
-phases.push([
-  'load suites',
-  await run(
-    all.filter((file) => file.startsWith(LOAD_SUITES)),
-    { concurrency: 1 },
-  ),
-]);
 
 console.log('\n# Time');
 for (const [name, { status, seconds }] of phases)

@@ -7,7 +7,16 @@ import { h, uid } from './dom.js';
 import { relationValue } from './filter-relation-value.js';
 import { focusKey, returnFocusTo } from './focus-return.js';
 import {
-  buildFilter,
+  filterOfDrafts,
+  focusAfterRemove,
+  namedPath,
+  newDraft,
+  pathOf,
+  reoperate,
+  retarget,
+  type Draft,
+} from './filter-draft.js';
+import {
   conditionsOf,
   filterPaths,
   listItems,
@@ -16,7 +25,6 @@ import {
   resolvePath,
   takesList,
   takesNoValue,
-  type Condition,
   type FilterPath,
   type Operator,
 } from './record-filter.js';
@@ -37,13 +45,6 @@ export interface FilterBarOptions {
   models: readonly ModelDefinition[];
 }
 
-interface Draft {
-  target: FilterPath;
-  locale: string;
-  operator: Operator;
-  value: string;
-}
-
 /** `2026-05-01T10:00:00.000Z` → `2026-05-01T10:00:00` in the reader's time zone, for <input type=datetime-local>. */
 function localDateTime(iso: string): string {
   const date = new Date(iso);
@@ -55,11 +56,6 @@ function localDateTime(iso: string): string {
 function isoOfLocal(local: string): string {
   const date = new Date(local);
   return local === '' || Number.isNaN(date.getTime()) ? '' : date.toISOString();
-}
-
-function pathOf(draft: Draft): string {
-  const locale = draft.locale.trim();
-  return draft.target.localized && locale !== '' ? `${draft.target.path}.${locale}` : draft.target.path;
 }
 
 /** The value control of a condition, typed by its path; writes what is typed into the draft. */
@@ -132,6 +128,101 @@ function relationControl(draft: Draft, label: string, models: readonly ModelDefi
   });
 }
 
+/** What a condition's row works on: the bar's options, its paths and drafts, and a redraw with a focus. */
+interface BarState {
+  options: FilterBarOptions;
+  paths: readonly FilterPath[];
+  drafts: Draft[];
+  redraw(focus?: string): void;
+}
+
+/** One condition: its field, locale (translatable fields), operator and value, and a remove button. */
+function conditionRow(bar: BarState, draft: Draft, index: number): HTMLLIElement {
+  const { options, paths, drafts } = bar;
+  const n = index + 1;
+  const row = h('li', { class: 'filter-condition', 'data-path': pathOf(draft) });
+  const fieldSelect = select(
+    [
+      ...paths.map((target) => ({ value: target.path, label: target.label })),
+      ...(draft.target.unknown ? [{ value: draft.target.path, label: `${draft.target.path} (not a field)` }] : []),
+    ],
+    draft.target.path,
+    { 'aria-label': `Condition ${n}: field`, class: 'filter-field' },
+  );
+  focusKey(fieldSelect, `filter-field-${n}`);
+  fieldSelect.addEventListener('change', () => {
+    const target = paths.find((candidate) => candidate.path === fieldSelect.value) ?? draft.target;
+    drafts[index] = retarget(draft, target, options.defaultLocale);
+    bar.redraw(`filter-field-${n}`);
+  });
+  const operatorSelect = select(
+    operatorsFor(draft.target).map((operator) => ({ value: operator, label: operatorLabel(operator, draft.target) })),
+    draft.operator,
+    { 'aria-label': `Condition ${n}: operator`, class: 'filter-operator' },
+  );
+  focusKey(operatorSelect, `filter-operator-${n}`);
+  operatorSelect.addEventListener('change', () => {
+    drafts[index] = reoperate(draft, operatorSelect.value as Operator);
+    bar.redraw(`filter-operator-${n}`);
+  });
+  const localeInput = draft.target.localized
+    ? input({
+        value: draft.locale,
+        size: 6,
+        class: 'locale-input',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        'aria-label': `Condition ${n}: locale`,
+        title: 'A locale such as en, or empty for any translation',
+        placeholder: 'any',
+      })
+    : null;
+  localeInput?.addEventListener('input', () => {
+    draft.locale = localeInput.value;
+    row.dataset.path = pathOf(draft);
+  });
+  const valueLabel = `Condition ${n}: value`;
+  const value = takesNoValue(draft.operator)
+    ? null
+    : (relationControl(draft, valueLabel, options.models) ?? valueControl(draft, valueLabel));
+  // What a refusal marks invalid: the input itself, or a relation picker's search box.
+  (value?.querySelector('input') ?? value)?.setAttribute('data-role', 'value');
+  const remove = button(
+    'Remove',
+    () => {
+      drafts.splice(index, 1);
+      const complete = filterOfDrafts(drafts, paths);
+      // Removing a condition of the applied filter shows its records at once, unless another is half typed.
+      if (complete.problems.length === 0) {
+        returnFocusTo(focusAfterRemove(n, drafts.length));
+        options.apply(complete.filter);
+      } else {
+        bar.redraw(focusAfterRemove(n, drafts.length));
+      }
+    },
+    { 'aria-label': `Remove condition ${n}`, class: 'button small' },
+  );
+  focusKey(remove, `filter-remove-${n}`);
+  row.append(fieldSelect, localeInput ?? '', operatorSelect, value ?? '', remove);
+  return row;
+}
+
+/** Marks the value of the condition at `rowPath` invalid, described by the message; clears the others. */
+function markRows(list: HTMLElement, messageId: string, text: string | undefined, rowPath?: string): void {
+  for (const row of list.querySelectorAll<HTMLElement>('li')) {
+    const invalid = text !== undefined && rowPath !== undefined && row.dataset.path === rowPath;
+    const value = row.querySelector<HTMLElement>('[data-role="value"]') ?? row.querySelector<HTMLElement>('select');
+    if (!value) continue;
+    if (invalid) {
+      value.setAttribute('aria-invalid', 'true');
+      value.setAttribute('aria-describedby', messageId);
+    } else {
+      value.removeAttribute('aria-invalid');
+      value.removeAttribute('aria-describedby');
+    }
+  }
+}
+
 export function filterBar(options: FilterBarOptions): HTMLElement {
   const paths = filterPaths(options.model);
   const applied = options.filter ? conditionsOf(options.filter) : [];
@@ -145,34 +236,13 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
   const title = h('h2', { class: 'filter-title', id: uid('filter-title') }, 'Filter');
   const form = h('form', { class: 'filter-bar', role: 'search', 'aria-labelledby': title.id, novalidate: true });
 
-  const newDraft = (): Draft => {
-    const target = paths[0]!;
-    return { target, locale: options.defaultLocale, operator: operatorsFor(target)[0]!, value: '' };
-  };
-
   const showMessage = (text: string | undefined, rowPath?: string) => {
     message.replaceChildren(text ? h('p', { class: 'field-error', role: 'alert' }, text) : '');
-    for (const row of list.querySelectorAll<HTMLElement>('li')) {
-      const invalid = text !== undefined && rowPath !== undefined && row.dataset.path === rowPath;
-      const value = row.querySelector<HTMLElement>('[data-role="value"]') ?? row.querySelector<HTMLElement>('select');
-      if (!value) continue;
-      if (invalid) {
-        value.setAttribute('aria-invalid', 'true');
-        value.setAttribute('aria-describedby', messageId);
-      } else {
-        value.removeAttribute('aria-invalid');
-        value.removeAttribute('aria-describedby');
-      }
-    }
+    markRows(list, messageId, text, rowPath);
   };
 
   const submit = () => {
-    const conditions: Condition[] = drafts.map((draft) => ({
-      path: pathOf(draft),
-      operator: draft.operator,
-      value: draft.value,
-    }));
-    const built = buildFilter(conditions, paths);
+    const built = filterOfDrafts(drafts, paths);
     if (built.problems.length > 0) {
       showMessage(built.problems.join('. '));
       return;
@@ -181,91 +251,10 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
     options.apply(built.filter);
   };
 
-  const rowOf = (draft: Draft, index: number): HTMLLIElement => {
-    const n = index + 1;
-    const row = h('li', { class: 'filter-condition', 'data-path': pathOf(draft) });
-    const fieldSelect = select(
-      [
-        ...paths.map((target) => ({ value: target.path, label: target.label })),
-        ...(draft.target.unknown ? [{ value: draft.target.path, label: `${draft.target.path} (not a field)` }] : []),
-      ],
-      draft.target.path,
-      { 'aria-label': `Condition ${n}: field`, class: 'filter-field' },
-    );
-    focusKey(fieldSelect, `filter-field-${n}`);
-    fieldSelect.addEventListener('change', () => {
-      const target = paths.find((candidate) => candidate.path === fieldSelect.value) ?? draft.target;
-      // Ids of one relation's target mean nothing to another's.
-      const sameKind =
-        target.kind === draft.target.kind && target.many === draft.target.many && target.relationTo === draft.target.relationTo;
-      draft.target = target;
-      // Another kind of value starts over with that kind's first operator (on or after, for times).
-      if (!sameKind || !operatorsFor(target).includes(draft.operator)) draft.operator = operatorsFor(target)[0]!;
-      if (!sameKind) draft.value = '';
-      if (target.localized && draft.locale === '') draft.locale = options.defaultLocale;
-      redraw(`filter-field-${n}`);
-    });
-    const operatorSelect = select(
-      operatorsFor(draft.target).map((operator) => ({ value: operator, label: operatorLabel(operator, draft.target) })),
-      draft.operator,
-      { 'aria-label': `Condition ${n}: operator`, class: 'filter-operator' },
-    );
-    focusKey(operatorSelect, `filter-operator-${n}`);
-    operatorSelect.addEventListener('change', () => {
-      const before = draft.operator;
-      draft.operator = operatorSelect.value as Operator;
-      if (takesList(before) !== takesList(draft.operator)) draft.value = draft.value.split(',')[0]!.trim();
-      redraw(`filter-operator-${n}`);
-    });
-    const localeInput = draft.target.localized
-      ? input({
-          value: draft.locale,
-          size: 6,
-          class: 'locale-input',
-          autocomplete: 'off',
-          spellcheck: 'false',
-          'aria-label': `Condition ${n}: locale`,
-          title: 'A locale such as en, or empty for any translation',
-          placeholder: 'any',
-        })
-      : null;
-    localeInput?.addEventListener('input', () => {
-      draft.locale = localeInput.value;
-      row.dataset.path = pathOf(draft);
-    });
-    const valueLabel = `Condition ${n}: value`;
-    const value = takesNoValue(draft.operator)
-      ? null
-      : (relationControl(draft, valueLabel, options.models) ?? valueControl(draft, valueLabel));
-    // What a refusal marks invalid: the input itself, or a relation picker's search box.
-    (value?.querySelector('input') ?? value)?.setAttribute('data-role', 'value');
-    const remove = button(
-      'Remove',
-      () => {
-        drafts.splice(index, 1);
-        const complete = buildFilter(
-          drafts.map((other) => ({ path: pathOf(other), operator: other.operator, value: other.value })),
-          paths,
-        );
-        // Removing a condition of the applied filter shows its records at once, unless another is half typed.
-        if (complete.problems.length === 0) {
-          returnFocusTo(drafts.length > 0 ? `filter-remove-${Math.min(n, drafts.length)}` : 'filter-add');
-          options.apply(complete.filter);
-        } else {
-          redraw(drafts.length > 0 ? `filter-remove-${Math.min(n, drafts.length)}` : 'filter-add');
-        }
-      },
-      { 'aria-label': `Remove condition ${n}`, class: 'button small' },
-    );
-    focusKey(remove, `filter-remove-${n}`);
-    row.append(fieldSelect, localeInput ?? '', operatorSelect, value ?? '', remove);
-    return row;
-  };
-
   const addButton = button(
     'Add condition',
     () => {
-      drafts.push(newDraft());
+      drafts.push(newDraft(paths, options.defaultLocale));
       redraw(`filter-field-${drafts.length}`);
     },
     { class: 'button' },
@@ -283,9 +272,10 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
   );
   focusKey(clearButton, 'filter-clear');
   const actions = h('div', { class: 'filter-actions' });
+  const bar: BarState = { options, paths, drafts, redraw };
 
   function redraw(focus?: string): void {
-    list.replaceChildren(...drafts.map(rowOf));
+    list.replaceChildren(...drafts.map((draft, index) => conditionRow(bar, draft, index)));
     const active = drafts.length > 0 || options.filter !== undefined;
     actions.replaceChildren(addButton, drafts.length > 0 ? applyButton : '', active ? clearButton : '');
     list.hidden = drafts.length === 0;
@@ -311,13 +301,4 @@ export function filterBar(options: FilterBarOptions): HTMLElement {
   }
   showMessage(options.problem, options.problem ? namedPath(options.problem, drafts.map(pathOf)) : undefined);
   return form;
-}
-
-/** The condition path a refusal names (`filter.price.$gte: …` → `price`), the longest that fits. */
-function namedPath(problem: string, paths: readonly string[]): string | undefined {
-  const named = /^filter\.(\S+?):/.exec(problem)?.[1];
-  if (named === undefined) return undefined;
-  return [...paths]
-    .sort((a, b) => b.length - a.length)
-    .find((path) => named === path || named.startsWith(`${path}.`) || named.startsWith(`${path}[`));
 }

@@ -1,142 +1,124 @@
 // Settings → Members: list, add with a role (a new user's one-time sign-in link is shown once), change a role,
 // remove with a confirmation. The server decides who may do what (only an owner touches owners; the last owner
 // stays); its refusals are shown as they come.
-import { ApiError, gql } from './api.js';
+// The page's state is members-state.ts, its calls members-api.ts.
+import { ApiError } from './api.js';
 import { h, replaceChildren, uid } from './dom.js';
+import { addMemberCall, listMembers, removeMemberCall, setRoleCall } from './members-api.js';
+import { addedPanelKind, emailFieldError, emailProblem, memberRow, roleChoices, type Member } from './members-state.js';
 import type { PageContext } from './page.js';
 import type { Role } from './types.js';
 import { alertBox, announce, button, confirmDialog, copyButton, errorArea, input, labelled, pageHeader, select } from './ui.js';
 import { formatDateTime } from './values.js';
 
-interface Member {
-  userId: string;
-  email: string;
-  role: Role;
-  hasPassword: boolean;
-  addedAt: string | null;
+interface MembersPage {
+  ctx: PageContext;
+  errors: ReturnType<typeof errorArea>;
+  listArea: HTMLElement;
+  linkArea: HTMLElement;
 }
 
-const MEMBER_FIELDS = 'userId email role hasPassword addedAt';
-const ROLE_OPTIONS: { value: Role; label: string }[] = [
-  { value: 'owner', label: 'Owner' },
-  { value: 'admin', label: 'Admin' },
-  { value: 'editor', label: 'Editor' },
-  { value: 'viewer', label: 'Viewer' },
-];
-
-export async function renderMembers(ctx: PageContext): Promise<void> {
-  ctx.setTitle('Members');
-  const errors = errorArea();
-  const linkArea = h('div', { class: 'secret-area' });
-  const listArea = h('div');
-  // Only an owner grants the owner role (the server refuses it to an admin); the choice is not offered then.
-  const roleChoices = ctx.workspace.role === 'owner' ? ROLE_OPTIONS : ROLE_OPTIONS.filter((option) => option.value !== 'owner');
-
-  const loadList = async () => {
-    const data = await gql<{ member: { list: Member[] } }>(`query AdminMembers { member { list { ${MEMBER_FIELDS} } } }`);
-    if (!ctx.isCurrent()) return;
-    const members = data.member.list;
-    listArea.replaceChildren(
+async function loadList(page: MembersPage): Promise<void> {
+  const { ctx } = page;
+  const members = await listMembers();
+  if (!ctx.isCurrent()) return;
+  const viewer = { email: ctx.session.user.email, role: ctx.workspace.role };
+  const row = (member: Member) => {
+    const { isYou, mayTouch, choices } = memberRow(member, viewer);
+    const roleSelect = select(choices, member.role, {
+      'aria-label': `Role of ${member.email}`,
+      disabled: mayTouch ? null : true,
+      onchange: () => void changeRole(page, member, roleSelect),
+    });
+    return h(
+      'tr',
+      { 'data-email': member.email },
+      h('th', { scope: 'row' }, member.email, isYou ? h('span', { class: 'muted' }, ' (you)') : null),
+      h('td', null, roleSelect),
+      h('td', null, member.hasPassword ? 'Set' : 'Not yet'),
+      h('td', null, member.addedAt ? formatDateTime(member.addedAt) : '—'),
       h(
-        'div',
-        { class: 'table-scroll' },
-        h(
-          'table',
-          { class: 'table members' },
-          h('caption', { tabindex: '-1' }, 'Members of this workspace'),
-          h(
-            'thead',
-            null,
-            h(
-              'tr',
-              null,
-              ['Email', 'Role', 'Password', 'Added'].map((title) => h('th', { scope: 'col' }, title)),
-              h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-            ),
-          ),
-          h(
-            'tbody',
-            null,
-            members.map((member) => {
-              const isYou = member.email === ctx.session.user.email;
-              const mayTouch = member.role !== 'owner' || ctx.workspace.role === 'owner';
-              const choices = member.role === 'owner' ? ROLE_OPTIONS : roleChoices;
-              const roleSelect = select(choices, member.role, {
-                'aria-label': `Role of ${member.email}`,
-                disabled: mayTouch ? null : true,
-                onchange: () => void changeRole(member, roleSelect),
-              });
-              return h(
-                'tr',
-                { 'data-email': member.email },
-                h('th', { scope: 'row' }, member.email, isYou ? h('span', { class: 'muted' }, ' (you)') : null),
-                h('td', null, roleSelect),
-                h('td', null, member.hasPassword ? 'Set' : 'Not yet'),
-                h('td', null, member.addedAt ? formatDateTime(member.addedAt) : '—'),
-                h(
-                  'td',
-                  { class: 'actions' },
-                  mayTouch
-                    ? button('Remove', () => void remove(member), {
-                        class: 'button button-danger',
-                        'aria-label': `Remove ${member.email}`,
-                      })
-                    : null,
-                ),
-              );
-            }),
-          ),
-        ),
+        'td',
+        { class: 'actions' },
+        mayTouch
+          ? button('Remove', () => void remove(page, member), {
+              class: 'button button-danger',
+              'aria-label': `Remove ${member.email}`,
+            })
+          : null,
       ),
     );
   };
-
-  const changeRole = async (member: Member, control: HTMLSelectElement) => {
-    errors.clear();
-    try {
-      await gql('mutation SetMemberRole($id: ID!, $role: String!) { member { setRole(userId: $id, role: $role) { userId } } }', {
-        id: member.userId,
-        role: control.value,
-      });
-      announce(`${member.email} is now ${control.value}.`);
-      member.role = control.value as Role;
-    } catch (error) {
-      control.value = member.role;
-      errors.show(error, `The role of ${member.email} was not changed.`);
-    }
-  };
-
-  const remove = async (member: Member) => {
-    errors.clear();
-    const confirmed = await confirmDialog({
-      title: `Remove ${member.email}?`,
-      message: h(
-        'p',
-        null,
-        `${member.email} loses access to this workspace at once: their API tokens of this workspace are revoked and their admin sessions here end. Their user stays, with access to other workspaces.`,
+  page.listArea.replaceChildren(
+    h(
+      'div',
+      { class: 'table-scroll' },
+      h(
+        'table',
+        { class: 'table members' },
+        h('caption', { tabindex: '-1' }, 'Members of this workspace'),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ['Email', 'Role', 'Password', 'Added'].map((title) => h('th', { scope: 'col' }, title)),
+            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+          ),
+        ),
+        h('tbody', null, members.map(row)),
       ),
-      confirmLabel: 'Remove member',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await gql('mutation RemoveMember($id: ID!) { member { remove(userId: $id) { id deleted } } }', { id: member.userId });
-      announce(`${member.email} removed.`);
-      await loadList();
-      listArea.querySelector<HTMLElement>('caption')?.focus();
-    } catch (error) {
-      errors.show(error, `${member.email} was not removed.`);
-    }
-  };
+    ),
+  );
+}
 
+async function changeRole(page: MembersPage, member: Member, control: HTMLSelectElement): Promise<void> {
+  page.errors.clear();
+  try {
+    await setRoleCall(member.userId, control.value);
+    announce(`${member.email} is now ${control.value}.`);
+    member.role = control.value as Role;
+  } catch (error) {
+    control.value = member.role;
+    page.errors.show(error, `The role of ${member.email} was not changed.`);
+  }
+}
+
+async function remove(page: MembersPage, member: Member): Promise<void> {
+  page.errors.clear();
+  const confirmed = await confirmDialog({
+    title: `Remove ${member.email}?`,
+    message: h(
+      'p',
+      null,
+      `${member.email} loses access to this workspace at once: their API tokens of this workspace are revoked and their admin sessions here end. Their user stays, with access to other workspaces.`,
+    ),
+    confirmLabel: 'Remove member',
+    danger: true,
+  });
+  if (!confirmed) return;
+  try {
+    await removeMemberCall(member.userId);
+    announce(`${member.email} removed.`);
+    await loadList(page);
+    page.listArea.querySelector<HTMLElement>('caption')?.focus();
+  } catch (error) {
+    page.errors.show(error, `${member.email} was not removed.`);
+  }
+}
+
+function addMemberForm(page: MembersPage): HTMLElement {
+  const { errors } = page;
+  const choices = roleChoices(page.ctx.workspace.role);
   const email = input({ type: 'email', name: 'memberEmail', autocomplete: 'off', required: true });
-  const role = select(roleChoices, 'editor', { name: 'memberRole' });
+  const role = select(choices, 'editor', { name: 'memberRole' });
   const emailRow = labelled('Email', email, { required: true });
   const roleRow = labelled('Role', role, {
     hint: 'Viewers read; editors also write records; admins also change models and settings; owners also manage owners.',
   });
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Add member');
-  const form = h(
+  return h(
     'form',
     {
       // The API tokens page's form layout.
@@ -147,27 +129,22 @@ export async function renderMembers(ctx: PageContext): Promise<void> {
         event.preventDefault();
         errors.clear();
         emailRow.setError(null);
-        if (email.value.trim() === '') {
-          emailRow.setError('Enter the email of the person to add.');
+        const problem = emailProblem(email.value);
+        if (problem !== null) {
+          emailRow.setError(problem);
           email.focus();
           return;
         }
         submit.disabled = true;
         try {
-          const data = await gql<{
-            member: { add: { member: Member; signInLink: string | null; signInLinkExpiresAt: string | null } };
-          }>(
-            `mutation AddMember($email: String!, $role: String!) { member { add(email: $email, role: $role) { member { ${MEMBER_FIELDS} } signInLink signInLinkExpiresAt } } }`,
-            { email: email.value.trim(), role: role.value },
-          );
-          const added = data.member.add;
+          const added = await addMemberCall(email.value.trim(), role.value);
           email.value = '';
-          showAdded(added.member, added.signInLink, added.signInLinkExpiresAt);
-          await loadList();
+          showAdded(page, added.member, added.signInLink, added.signInLinkExpiresAt, email);
+          await loadList(page);
         } catch (error) {
           errors.show(error, 'The member was not added.');
-          const message = (error as Error).message;
-          if (/^email:/.test(message)) emailRow.setError(message.replace(/^email: /, ''));
+          const atField = emailFieldError((error as Error).message);
+          if (atField !== null) emailRow.setError(atField);
         } finally {
           submit.disabled = false;
         }
@@ -177,65 +154,92 @@ export async function renderMembers(ctx: PageContext): Promise<void> {
     h('div', { class: 'form-columns' }, emailRow.element, roleRow.element),
     h('div', { class: 'form-actions' }, submit),
   );
+}
 
-  const showAdded = (member: Member, link: string | null, expiresAt: string | null) => {
-    const titleId = uid('added-title');
-    const done = button('Done', () => {
-      linkArea.replaceChildren();
-      email.focus();
-    });
-    let body: HTMLElement[];
-    if (link) {
-      const fieldId = uid('link');
-      const field = h('input', {
-        id: fieldId,
-        class: 'copy-field secret',
-        value: link,
-        readonly: true,
-        size: Math.min(link.length + 2, 80),
-      });
-      body = [
-        h(
-          'p',
-          null,
-          h('strong', null, 'Pass this sign-in link on to them; it is shown only this once.'),
-          ` It works once, until ${expiresAt ? formatDateTime(expiresAt) : 'it expires'}: they choose a password there and are signed in. No email is sent.`,
-        ),
-        h(
-          'div',
-          { class: 'copyable' },
-          h('label', { for: fieldId, class: 'visually-hidden' }, 'The sign-in link'),
-          field,
-          copyButton(() => link, 'Copy link', field),
-        ),
-      ];
-    } else if (member.hasPassword) {
-      body = [h('p', null, `${member.email} already has a password and can sign in now.`)];
-    } else {
-      body = [
-        h(
-          'p',
-          null,
-          `${member.email} has no password yet and is a member of other workspaces, so no sign-in link is given here. An operator sets their password with `,
-          h('code', null, `content-service user set-password --email ${member.email} --password-stdin`),
-          '.',
-        ),
-      ];
-    }
-    const panel = h(
-      'section',
-      { class: 'secret-panel', 'aria-labelledby': titleId, tabindex: '-1' },
-      h('h2', { id: titleId }, `${member.email} added as ${member.role}`),
-      ...body,
-      done,
-    );
-    linkArea.replaceChildren(panel);
-    panel.focus();
+function linkBody(link: string, expiresAt: string | null): HTMLElement[] {
+  const fieldId = uid('link');
+  const field = h('input', {
+    id: fieldId,
+    class: 'copy-field secret',
+    value: link,
+    readonly: true,
+    size: Math.min(link.length + 2, 80),
+  });
+  return [
+    h(
+      'p',
+      null,
+      h('strong', null, 'Pass this sign-in link on to them; it is shown only this once.'),
+      ` It works once, until ${expiresAt ? formatDateTime(expiresAt) : 'it expires'}: they choose a password there and are signed in. No email is sent.`,
+    ),
+    h(
+      'div',
+      { class: 'copyable' },
+      h('label', { for: fieldId, class: 'visually-hidden' }, 'The sign-in link'),
+      field,
+      copyButton(() => link, 'Copy link', field),
+    ),
+  ];
+}
+
+function showAdded(
+  page: MembersPage,
+  member: Member,
+  link: string | null,
+  expiresAt: string | null,
+  email: HTMLInputElement,
+): void {
+  const titleId = uid('added-title');
+  const done = button('Done', () => {
+    page.linkArea.replaceChildren();
+    email.focus();
+  });
+  const kind = addedPanelKind(link, member);
+  const body =
+    kind === 'link'
+      ? linkBody(link!, expiresAt)
+      : kind === 'has-password'
+        ? [h('p', null, `${member.email} already has a password and can sign in now.`)]
+        : [
+            h(
+              'p',
+              null,
+              `${member.email} has no password yet and is a member of other workspaces, so no sign-in link is given here. An operator sets their password with `,
+              h('code', null, `content-service user set-password --email ${member.email} --password-stdin`),
+              '.',
+            ),
+          ];
+  const panel = h(
+    'section',
+    { class: 'secret-panel', 'aria-labelledby': titleId, tabindex: '-1' },
+    h('h2', { id: titleId }, `${member.email} added as ${member.role}`),
+    ...body,
+    done,
+  );
+  page.linkArea.replaceChildren(panel);
+  panel.focus();
+}
+
+export async function renderMembers(ctx: PageContext): Promise<void> {
+  ctx.setTitle('Members');
+  const page: MembersPage = {
+    ctx,
+    errors: errorArea(),
+    linkArea: h('div', { class: 'secret-area' }),
+    listArea: h('div'),
   };
-
-  replaceChildren(ctx.main, pageHeader('Members'), errors.element, linkArea, form, h('h2', null, 'Members'), listArea);
+  const form = addMemberForm(page);
+  replaceChildren(
+    ctx.main,
+    pageHeader('Members'),
+    page.errors.element,
+    page.linkArea,
+    form,
+    h('h2', null, 'Members'),
+    page.listArea,
+  );
   try {
-    await loadList();
+    await loadList(page);
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'FORBIDDEN') throw error;
     replaceChildren(

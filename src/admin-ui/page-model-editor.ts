@@ -1,13 +1,13 @@
 // Create or edit a model: name, slug, description, delivery access, display field, product settings, and the
 // field editor (every field type; relation target and kind; object sub-fields, nested).
-import { gql } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import { draftOf, modelInput, type Draft } from './model-draft.js';
 import { renderFieldList } from './model-field-list.js';
 import { ModelFormErrors } from './model-form-errors.js';
-import { saveModel } from './model-save.js';
+import { mustConfirmRemoval, relationTargetSlugs, removedFields } from './model-editor-state.js';
+import { loadModel, saveModel } from './model-save.js';
 import { deliveryAccessGroup, fieldSelects, productGroup } from './model-settings.js';
-import { invalidateModels, listModels, MODEL_SELECTION } from './models-cache.js';
+import { invalidateModels, listModels } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { hasUnreadLevels, mayChangeModels, type ModelDefinition } from './types.js';
 import { alertBox, confirmDialog, errorArea, group, input, labelled, linkButton, pageHeader } from './ui.js';
@@ -15,15 +15,7 @@ import { slugify } from './values.js';
 
 export async function renderModelEditor(ctx: PageContext): Promise<void> {
   const modelId = ctx.params.modelId;
-  const [model, models] = await Promise.all([
-    modelId
-      ? gql<{ model: { get: ModelDefinition | null } }>(
-          `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`,
-          { id: modelId },
-        ).then((data) => data.model.get)
-      : Promise.resolve(null),
-    listModels(),
-  ]);
+  const [model, models] = await Promise.all([modelId ? loadModel(modelId) : Promise.resolve(null), listModels()]);
   if (!ctx.isCurrent()) return;
   if (modelId && !model) {
     replaceChildren(
@@ -54,31 +46,8 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
   const selects = fieldSelects(draft);
   const product = productGroup(draft, selects, register);
 
-  const fieldsRoot = h('div', { class: 'field-list-root' });
-  renderFieldList(
-    {
-      register,
-      onFieldsChanged: selects.refresh,
-      relationTargets: () => {
-        const slugs = models.map((candidate) => candidate.slug);
-        if (!model && draft.slug && !slugs.includes(draft.slug)) slugs.push(draft.slug);
-        return slugs.sort();
-      },
-    },
-    draft.fields,
-    'fields',
-    0,
-    fieldsRoot,
-  );
+  const fieldsGroup = fieldsSection(draft, model, models, register, selects.refresh);
   selects.refresh();
-  const fieldsGroup = register(
-    'fields',
-    group('Fields', fieldsRoot, {
-      hint: model
-        ? 'A key is the name of the value in the API: letters, digits and _. Renaming or removing a field removes the values stored under its key.'
-        : 'A key is the name of the value in the API: letters, digits and _ (it follows the label until you change it).',
-    }),
-  );
 
   // The error above the form is the one shown at a field: it goes when an edit takes that one away.
   let errorAtField = false;
@@ -150,6 +119,36 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
   );
 }
 
+/** The field editor of the model's fields, in its group. */
+function fieldsSection(
+  draft: Draft,
+  model: ModelDefinition | null,
+  models: readonly ModelDefinition[],
+  register: ModelFormErrors['register'],
+  onFieldsChanged: () => void,
+) {
+  const fieldsRoot = h('div', { class: 'field-list-root' });
+  renderFieldList(
+    {
+      register,
+      onFieldsChanged,
+      relationTargets: () => relationTargetSlugs(models, model, draft.slug),
+    },
+    draft.fields,
+    'fields',
+    0,
+    fieldsRoot,
+  );
+  return register(
+    'fields',
+    group('Fields', fieldsRoot, {
+      hint: model
+        ? 'A key is the name of the value in the API: letters, digits and _. Renaming or removing a field removes the values stored under its key.'
+        : 'A key is the name of the value in the API: letters, digits and _ (it follows the label until you change it).',
+    }),
+  );
+}
+
 /** Name, slug (following the name on a new model until it is typed) and description. */
 function nameControls(draft: Draft, model: ModelDefinition | null) {
   const name = input({ name: 'name', value: draft.name, autocomplete: 'off' });
@@ -177,9 +176,8 @@ function nameControls(draft: Draft, model: ModelDefinition | null) {
  * model has records, the user confirms first. True when there is nothing to confirm or it was confirmed.
  */
 async function confirmRemovedFields(model: ModelDefinition, draft: Draft): Promise<boolean> {
-  const kept = new Set(draft.fields.map((field) => field.key.trim()));
-  const removed = model.fields.filter((field) => !kept.has(field.key));
-  if (removed.length === 0 || model.recordCount === 0) return true;
+  const removed = removedFields(model, draft);
+  if (!mustConfirmRemoval(model, removed)) return true;
   const records = model.recordCount === 1 ? '1 record' : `${model.recordCount.toLocaleString()} records`;
   const what = removed.length === 1 ? 'field' : `${removed.length} fields`;
   return confirmDialog({

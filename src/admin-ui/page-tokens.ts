@@ -1,119 +1,108 @@
 // Settings → API tokens: create (the secret is shown once), list, revoke.
-import { ApiError, gql } from './api.js';
+// The page's state is tokens-state.ts, its calls tokens-api.ts.
+import { ApiError } from './api.js';
 import { h, replaceChildren, uid, scrollingTable } from './dom.js';
 import type { PageContext } from './page.js';
+import { createTokenCall, listTokens, revokeTokenCall } from './tokens-api.js';
+import { checkTokenForm, tokenFieldError, tokenStatus, type ApiToken } from './tokens-state.js';
 import { alertBox, announce, button, confirmDialog, copyButton, errorArea, input, labelled, pageHeader } from './ui.js';
 import { formatDateTime } from './values.js';
 
-interface ApiToken {
-  id: string;
-  name: string | null;
-  userEmail: string;
-  role: string;
-  createdAt: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
+interface TokensPage {
+  ctx: PageContext;
+  errors: ReturnType<typeof errorArea>;
+  secretArea: HTMLElement;
+  listArea: HTMLElement;
 }
 
-const TOKEN_FIELDS = 'id name userEmail role createdAt expiresAt revokedAt lastUsedAt';
-
-function status(token: ApiToken, now: number): string {
-  if (token.revokedAt) return `Revoked ${formatDateTime(token.revokedAt)}`;
-  if (token.expiresAt && Date.parse(token.expiresAt) <= now) return `Expired ${formatDateTime(token.expiresAt)}`;
-  return 'Active';
+function tokenRow(page: TokensPage, token: ApiToken, now: number): HTMLElement {
+  return h(
+    'tr',
+    { class: token.revokedAt ? 'revoked' : null },
+    h('th', { scope: 'row' }, token.name ?? h('span', { class: 'muted' }, '(no name)')),
+    h('td', null, token.userEmail),
+    h('td', null, token.role),
+    h('td', null, formatDateTime(token.createdAt)),
+    h('td', null, token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'),
+    h('td', null, token.expiresAt ? formatDateTime(token.expiresAt) : 'Never'),
+    h('td', null, tokenStatus(token, now)),
+    h(
+      'td',
+      { class: 'actions' },
+      token.revokedAt
+        ? null
+        : button('Revoke', () => void revoke(page, token), {
+            class: 'button button-danger',
+            'aria-label': `Revoke token ${token.name ?? token.id}`,
+          }),
+    ),
+  );
 }
 
-export async function renderTokens(ctx: PageContext): Promise<void> {
-  ctx.setTitle('API tokens');
-  const errors = errorArea();
-  const secretArea = h('div', { class: 'secret-area' });
-  const listArea = h('div');
-
-  const loadList = async () => {
-    const data = await gql<{ token: { list: ApiToken[] } }>(`query AdminTokens { token { list { ${TOKEN_FIELDS} } } }`);
-    if (!ctx.isCurrent()) return;
-    const now = Date.now();
-    const tokens = data.token.list;
-    listArea.replaceChildren(
-      tokens.length === 0
-        ? h('p', { class: 'empty' }, 'No API tokens yet.')
-        : scrollingTable(
+async function loadList(page: TokensPage): Promise<void> {
+  const tokens = await listTokens();
+  if (!page.ctx.isCurrent()) return;
+  const now = Date.now();
+  page.listArea.replaceChildren(
+    tokens.length === 0
+      ? h('p', { class: 'empty' }, 'No API tokens yet.')
+      : scrollingTable(
+          h(
+            'table',
+            { class: 'table tokens' },
+            h('caption', { tabindex: '-1' }, 'API tokens of this workspace'),
             h(
-              'table',
-              { class: 'table tokens' },
-              h('caption', { tabindex: '-1' }, 'API tokens of this workspace'),
+              'thead',
+              null,
               h(
-                'thead',
+                'tr',
                 null,
-                h(
-                  'tr',
-                  null,
-                  ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) =>
-                    h('th', { scope: 'col' }, title),
-                  ),
-                  h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+                ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) =>
+                  h('th', { scope: 'col' }, title),
                 ),
-              ),
-              h(
-                'tbody',
-                null,
-                tokens.map((token) =>
-                  h(
-                    'tr',
-                    { class: token.revokedAt ? 'revoked' : null },
-                    h('th', { scope: 'row' }, token.name ?? h('span', { class: 'muted' }, '(no name)')),
-                    h('td', null, token.userEmail),
-                    h('td', null, token.role),
-                    h('td', null, formatDateTime(token.createdAt)),
-                    h('td', null, token.lastUsedAt ? formatDateTime(token.lastUsedAt) : 'Never'),
-                    h('td', null, token.expiresAt ? formatDateTime(token.expiresAt) : 'Never'),
-                    h('td', null, status(token, now)),
-                    h(
-                      'td',
-                      { class: 'actions' },
-                      token.revokedAt
-                        ? null
-                        : button('Revoke', () => void revoke(token), {
-                            class: 'button button-danger',
-                            'aria-label': `Revoke token ${token.name ?? token.id}`,
-                          }),
-                    ),
-                  ),
-                ),
+                h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
               ),
             ),
+            h(
+              'tbody',
+              null,
+              tokens.map((token) => tokenRow(page, token, now)),
+            ),
           ),
-    );
-  };
+        ),
+  );
+}
 
-  const revoke = async (token: ApiToken) => {
-    errors.clear();
-    const confirmed = await confirmDialog({
-      title: `Revoke token ${token.name ?? 'without a name'}?`,
-      message: h('p', null, 'Scripts using this token are refused from now on (401 Not authorized). This cannot be undone.'),
-      confirmLabel: 'Revoke token',
-      danger: true,
-    });
-    if (!confirmed) return;
-    try {
-      await gql('mutation RevokeToken($id: ID!) { token { revoke(id: $id) { id deleted } } }', { id: token.id });
-      announce(`Token ${token.name ?? ''} revoked.`);
-      await loadList();
-      listArea.querySelector<HTMLElement>('caption')?.focus();
-    } catch (error) {
-      errors.show(error, 'The token was not revoked.');
-    }
-  };
+async function revoke(page: TokensPage, token: ApiToken): Promise<void> {
+  page.errors.clear();
+  const confirmed = await confirmDialog({
+    title: `Revoke token ${token.name ?? 'without a name'}?`,
+    message: h('p', null, 'Scripts using this token are refused from now on (401 Not authorized). This cannot be undone.'),
+    confirmLabel: 'Revoke token',
+    danger: true,
+  });
+  if (!confirmed) return;
+  try {
+    await revokeTokenCall(token.id);
+    announce(`Token ${token.name ?? ''} revoked.`);
+    await loadList(page);
+    page.listArea.querySelector<HTMLElement>('caption')?.focus();
+  } catch (error) {
+    page.errors.show(error, 'The token was not revoked.');
+  }
+}
 
+function createTokenForm(page: TokensPage): HTMLElement {
+  const { errors } = page;
   const name = input({ name: 'tokenName', autocomplete: 'off', required: true });
   const expires = input({ type: 'datetime-local', name: 'expiresAt' });
   const nameRow = labelled('Name', name, { required: true, hint: 'What the token is for, such as “nightly import”.' });
   const expiresRow = labelled('Expires (optional)', expires, {
     hint: 'Your local time. Leave empty for a token that does not expire.',
   });
+  const fields = { name: { row: nameRow, control: name }, expiresAt: { row: expiresRow, control: expires } };
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create token');
-  const form = h(
+  return h(
     'form',
     {
       class: 'token-form',
@@ -124,82 +113,80 @@ export async function renderTokens(ctx: PageContext): Promise<void> {
         errors.clear();
         nameRow.setError(null);
         expiresRow.setError(null);
-        if (name.value.trim() === '') {
-          nameRow.setError('Give the token a name.');
-          name.focus();
+        const checked = checkTokenForm(name.value, expires.value);
+        if (!checked.ok) {
+          fields[checked.field].row.setError(checked.message);
+          fields[checked.field].control.focus();
           return;
-        }
-        let expiresAt: string | null = null;
-        if (expires.value) {
-          const date = new Date(expires.value);
-          if (Number.isNaN(date.getTime())) {
-            expiresRow.setError('Not a date and time.');
-            expires.focus();
-            return;
-          }
-          expiresAt = date.toISOString();
         }
         submit.disabled = true;
         try {
-          // Literals (JSON strings are GraphQL strings), so that the input's type name does not matter here.
-          const literal = `{ name: ${JSON.stringify(name.value.trim())}, expiresAt: ${expiresAt === null ? 'null' : JSON.stringify(expiresAt)} }`;
-          const data = await gql<{ token: { create: { token: string; apiToken: ApiToken } } }>(
-            `mutation CreateToken { token { create(input: ${literal}) { token apiToken { ${TOKEN_FIELDS} } } } }`,
-          );
-          const created = data.token.create;
+          const created = await createTokenCall(checked.name, checked.expiresAt);
           name.value = '';
           expires.value = '';
-          showSecret(created.apiToken, created.token);
-          await loadList();
+          showSecret(page, created.apiToken, created.token, name);
+          await loadList(page);
         } catch (error) {
           errors.show(error, 'The token was not created.');
-          const message = (error as Error).message;
-          if (/^name:/.test(message)) nameRow.setError(message.replace(/^name: /, ''));
-          if (/^expiresAt:/.test(message)) expiresRow.setError(message.replace(/^expiresAt: /, ''));
+          const atField = tokenFieldError((error as Error).message);
+          if (atField) fields[atField.field].row.setError(atField.text);
         } finally {
           submit.disabled = false;
         }
       },
     },
     h('h2', { id: 'create-token-title' }, 'Create a token'),
-    h('p', { class: 'muted' }, `A token acts as you (${ctx.session.user.email}) with your role in this workspace.`),
+    h('p', { class: 'muted' }, `A token acts as you (${page.ctx.session.user.email}) with your role in this workspace.`),
     h('div', { class: 'form-columns' }, nameRow.element, expiresRow.element),
     h('div', { class: 'form-actions' }, submit),
   );
+}
 
-  const showSecret = (token: ApiToken, secret: string) => {
-    const fieldId = uid('secret');
-    const field = h('input', { id: fieldId, class: 'copy-field secret', value: secret, readonly: true, size: secret.length + 2 });
-    const titleId = uid('secret-title');
-    const panel = h(
-      'section',
-      { class: 'secret-panel', 'aria-labelledby': titleId, tabindex: '-1' },
-      h('h2', { id: titleId }, `Token ${token.name ?? ''} created`),
-      h('p', null, h('strong', null, 'Copy it now: it is shown only this once.'), ' Only a hash is stored.'),
-      h(
-        'div',
-        { class: 'copyable' },
-        h('label', { for: fieldId, class: 'visually-hidden' }, 'The new token'),
-        field,
-        copyButton(() => secret, 'Copy token', field),
-      ),
-      h(
-        'p',
-        { class: 'hint' },
-        'Use it as Authorization: Bearer <token>, with the workspace id from Settings → Workspace as x-workspace-id.',
-      ),
-      button('Done, hide the token', () => {
-        secretArea.replaceChildren();
-        name.focus();
-      }),
-    );
-    secretArea.replaceChildren(panel);
-    panel.focus();
-  };
+function showSecret(page: TokensPage, token: ApiToken, secret: string, name: HTMLInputElement): void {
+  const fieldId = uid('secret');
+  const field = h('input', { id: fieldId, class: 'copy-field secret', value: secret, readonly: true, size: secret.length + 2 });
+  const titleId = uid('secret-title');
+  const panel = h(
+    'section',
+    { class: 'secret-panel', 'aria-labelledby': titleId, tabindex: '-1' },
+    h('h2', { id: titleId }, `Token ${token.name ?? ''} created`),
+    h('p', null, h('strong', null, 'Copy it now: it is shown only this once.'), ' Only a hash is stored.'),
+    h(
+      'div',
+      { class: 'copyable' },
+      h('label', { for: fieldId, class: 'visually-hidden' }, 'The new token'),
+      field,
+      copyButton(() => secret, 'Copy token', field),
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      'Use it as Authorization: Bearer <token>, with the workspace id from Settings → Workspace as x-workspace-id.',
+    ),
+    button('Done, hide the token', () => {
+      page.secretArea.replaceChildren();
+      name.focus();
+    }),
+  );
+  page.secretArea.replaceChildren(panel);
+  panel.focus();
+}
 
-  replaceChildren(ctx.main, pageHeader('API tokens'), errors.element, secretArea, form, h('h2', null, 'Tokens'), listArea);
+export async function renderTokens(ctx: PageContext): Promise<void> {
+  ctx.setTitle('API tokens');
+  const page: TokensPage = { ctx, errors: errorArea(), secretArea: h('div', { class: 'secret-area' }), listArea: h('div') };
+  const form = createTokenForm(page);
+  replaceChildren(
+    ctx.main,
+    pageHeader('API tokens'),
+    page.errors.element,
+    page.secretArea,
+    form,
+    h('h2', null, 'Tokens'),
+    page.listArea,
+  );
   try {
-    await loadList();
+    await loadList(page);
   } catch (error) {
     // Tokens are for owners and admins (the server decides; an editor or viewer is told so here).
     if (!(error instanceof ApiError) || error.code !== 'FORBIDDEN') throw error;

@@ -3,6 +3,7 @@
 // active. The server checks the URL (a public address only); its errors land next to the field they name.
 import { h, uid } from './dom.js';
 import type { ModelDefinition } from './types.js';
+import { ALL_EVENTS, checkWebhookForm, fieldOfMessage, type WebhookValues } from './webhook-form-state.js';
 import { group, input, labelled, type FieldRow } from './ui.js';
 
 export interface Webhook {
@@ -28,15 +29,7 @@ export const EVENT_TYPES: readonly { type: string; label: string }[] = [
   { type: 'model.updated', label: 'Model updated' },
   { type: 'model.deleted', label: 'Model deleted' },
 ];
-export const ALL_EVENTS = '*';
-
-export interface WebhookValues {
-  url: string;
-  events: string[];
-  modelIds: string[] | null;
-  description: string | null;
-  active: boolean;
-}
+export { ALL_EVENTS, type WebhookValues } from './webhook-form-state.js';
 
 export interface WebhookForm {
   element: HTMLFormElement;
@@ -51,27 +44,8 @@ export function eventsText(events: readonly string[]): string {
   return events.includes(ALL_EVENTS) ? 'All events' : events.join(', ');
 }
 
-export function webhookForm(options: {
-  webhook?: Webhook;
-  models: readonly ModelDefinition[];
-  submitLabel: string;
-  titleId: string;
-  onSubmit(values: WebhookValues, submit: HTMLButtonElement): Promise<void>;
-}): WebhookForm {
-  const existing = options.webhook;
-  const url = input({
-    type: 'url',
-    name: 'url',
-    autocomplete: 'off',
-    spellcheck: false,
-    required: true,
-    value: existing?.url ?? '',
-  });
-  const urlRow = labelled('Endpoint URL', url, {
-    required: true,
-    hint: 'https:// (or http://) to a public address. Each event is POSTed there as JSON, signed (Standard Webhooks).',
-  });
-
+/** The events' checkboxes: "all events" (which ticks and locks the others) and one per event type. */
+function eventsGroup() {
   const allEvents = h('input', { type: 'checkbox', id: uid('event'), name: 'events', value: ALL_EVENTS });
   const eventBoxes = EVENT_TYPES.map(({ type }) =>
     h('input', { type: 'checkbox', id: uid('event'), name: 'events', value: type }),
@@ -106,15 +80,17 @@ export function webhookForm(options: {
     ],
     { required: true, className: 'plain webhook-events' },
   );
+  return { allEvents, eventBoxes, syncAll, eventsRow };
+}
 
-  const modelBoxes = options.models.map((model) =>
-    h('input', { type: 'checkbox', id: uid('model'), name: 'modelIds', value: model.id }),
-  );
+/** The models' checkboxes: record events of the ticked models only. */
+function modelsGroup(models: readonly ModelDefinition[]) {
+  const modelBoxes = models.map((model) => h('input', { type: 'checkbox', id: uid('model'), name: 'modelIds', value: model.id }));
   const modelsRow: FieldRow = group(
     'Models (optional)',
-    options.models.length === 0
+    models.length === 0
       ? h('p', { class: 'muted' }, 'This workspace has no models yet.')
-      : options.models.map((model, index) =>
+      : models.map((model, index) =>
           h(
             'div',
             { class: 'form-row form-row-check' },
@@ -124,6 +100,33 @@ export function webhookForm(options: {
         ),
     { hint: 'Record events of the ticked models only. None ticked: records of every model.', className: 'plain webhook-models' },
   );
+  return { modelBoxes, modelsRow };
+}
+
+export function webhookForm(options: {
+  webhook?: Webhook;
+  models: readonly ModelDefinition[];
+  submitLabel: string;
+  titleId: string;
+  onSubmit(values: WebhookValues, submit: HTMLButtonElement): Promise<void>;
+}): WebhookForm {
+  const existing = options.webhook;
+  const url = input({
+    type: 'url',
+    name: 'url',
+    autocomplete: 'off',
+    spellcheck: false,
+    required: true,
+    value: existing?.url ?? '',
+  });
+  const urlRow = labelled('Endpoint URL', url, {
+    required: true,
+    hint: 'https:// (or http://) to a public address. Each event is POSTed there as JSON, signed (Standard Webhooks).',
+  });
+
+  const { allEvents, eventBoxes, syncAll, eventsRow } = eventsGroup();
+
+  const { modelBoxes, modelsRow } = modelsGroup(options.models);
 
   const description = input({ name: 'description', autocomplete: 'off', value: existing?.description ?? '' });
   const descriptionRow = labelled('Description (optional)', description, {
@@ -165,25 +168,22 @@ export function webhookForm(options: {
       onsubmit: async (event: Event) => {
         event.preventDefault();
         clearErrors();
-        const events = allEvents.checked ? [ALL_EVENTS] : eventBoxes.filter((box) => box.checked).map((box) => box.value);
-        if (url.value.trim() === '') {
-          urlRow.setError('Give the URL the events are sent to.');
-          url.focus();
-          return;
-        }
-        if (events.length === 0) {
-          eventsRow.setError('Choose at least one event.');
-          eventsRow.focusTarget.focus();
-          return;
-        }
-        const modelIds = modelBoxes.filter((box) => box.checked).map((box) => box.value);
-        const values: WebhookValues = {
-          url: url.value.trim(),
-          events,
-          modelIds: modelIds.length === 0 ? null : modelIds,
-          description: description.value.trim() === '' ? null : description.value.trim(),
+        const checked = checkWebhookForm({
+          url: url.value,
+          allEvents: allEvents.checked,
+          events: eventBoxes.filter((box) => box.checked).map((box) => box.value),
+          modelIds: modelBoxes.filter((box) => box.checked).map((box) => box.value),
+          description: description.value,
           active: active.checked,
-        };
+        });
+        if (!checked.ok) {
+          const row = checked.field === 'url' ? urlRow : eventsRow;
+          row.setError(checked.message);
+          if (checked.field === 'url') url.focus();
+          else eventsRow.focusTarget.focus();
+          return;
+        }
+        const values = checked.values;
         submit.disabled = true;
         try {
           await options.onSubmit(values, submit);
@@ -203,10 +203,10 @@ export function webhookForm(options: {
     element: form,
     focus: () => url.focus(),
     showFieldError(message: string) {
-      const field = /^(\w+)(?:\[\d+\])?: /.exec(message)?.[1];
-      const row = field ? rows[field] : undefined;
-      if (!row) return false;
-      row.setError(message.slice(message.indexOf(': ') + 2));
+      const named = fieldOfMessage(message);
+      const row = named ? rows[named.field] : undefined;
+      if (!named || !row) return false;
+      row.setError(named.text);
       row.focusTarget.focus();
       return true;
     },

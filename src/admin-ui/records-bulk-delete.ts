@@ -80,8 +80,3 @@ export async function deleteSelected(
   }
   return outcome;
 }
-
-/** "3 records" / "1 record" */
-export function recordCount(count: number): string {
-  return `${count.toLocaleString()} ${count === 1 ? 'record' : 'records'}`;
-}

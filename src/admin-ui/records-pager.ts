@@ -1,10 +1,9 @@
 // The pager under the records table: where the page is in the (filtered) total, previous/next, a page number to
 // jump to and the page size. Links keep the rest of the page's URL (filter, sort) through `href`.
 import { h } from './dom.js';
+import { LIMITS } from './records-state.js';
 import type { RecordPage } from './types.js';
 import { linkButton } from './ui.js';
-
-export const LIMITS = [20, 50, 100] as const;
 
 export interface PagerOptions {
   page: RecordPage;

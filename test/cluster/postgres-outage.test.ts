@@ -42,7 +42,7 @@ describe('PostgreSQL connection lost and restored', { skip }, () => {
     assert.equal(result.code, 0, result.stderr);
     const { token, workspaceId } = JSON.parse(result.stdout) as { token: string; workspaceId: string };
     credentials = { token, workspaceId };
-    server = await startServer({ databaseUrl: viaProxy.toString() });
+    server = await startServer({ process: true, databaseUrl: viaProxy.toString() });
     const created = await gql(
       server.adminUrl,
       credentials,

@@ -46,7 +46,7 @@ describe('three server processes on one PostgreSQL', { skip }, () => {
   before(async () => {
     databaseUrl = (postgres as Target).url('cluster');
     await bootstrap(databaseUrl, 'warmup');
-    servers = await Promise.all([0, 1, 2].map(() => startServer({ databaseUrl, writeBudget: 100 })));
+    servers = await Promise.all([0, 1, 2].map(() => startServer({ process: true, databaseUrl, writeBudget: 100 })));
   });
 
   after(async () => {
@@ -175,7 +175,7 @@ describe('three server processes on one PostgreSQL', { skip }, () => {
       slug: 'event',
       fields: [{ key: 'n', type: 'number' }],
     });
-    const victim = await startServer({ databaseUrl, writeBudget: 100 });
+    const victim = await startServer({ process: true, databaseUrl, writeBudget: 100 });
     const targets = [servers[0]!, servers[1]!, victim];
     const acknowledged: string[] = [];
     let failures = 0;

@@ -16,8 +16,8 @@ describe('write budget in Redis, shared by two server processes', { skip: redisU
   let modelId: string;
 
   before(async () => {
-    first = await startServer({ writeBudget: 10, extraArgs: ['--redis', REDIS_URL] });
-    second = await startServer({ dir: first.dir, writeBudget: 10, extraArgs: ['--redis', REDIS_URL] });
+    first = await startServer({ process: true, writeBudget: 10, extraArgs: ['--redis', REDIS_URL] });
+    second = await startServer({ process: true, dir: first.dir, writeBudget: 10, extraArgs: ['--redis', REDIS_URL] });
     const info = await first.bootstrap({ org: 'acme', workspace: 'main' });
     credentials = { token: info.token, workspaceId: info.workspaceId };
     const created = await gql(

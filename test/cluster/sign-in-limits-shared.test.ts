@@ -62,7 +62,7 @@ describe('sign-in limits shared by two server processes on one PostgreSQL', { sk
     const databaseUrl = (postgres as Target).url('signin');
     const result = await runCli(['bootstrap', '--org', 'acme', '--workspace', 'main', '--json', '--database', databaseUrl]);
     assert.equal(result.code, 0, result.stderr);
-    servers = await Promise.all([0, 1].map(() => startServer({ databaseUrl, env: LIMITS })));
+    servers = await Promise.all([0, 1].map(() => startServer({ process: true, databaseUrl, env: LIMITS })));
   });
 
   after(async () => {
@@ -77,8 +77,8 @@ describe('sign-in limits shared by two server processes naming one Redis', { ski
   let servers: TestServer[] = [];
 
   before(async () => {
-    const first = await startServer({ env: LIMITS, extraArgs: ['--redis', REDIS_URL] });
-    servers = [first, await startServer({ dir: first.dir, env: LIMITS, extraArgs: ['--redis', REDIS_URL] })];
+    const first = await startServer({ process: true, env: LIMITS, extraArgs: ['--redis', REDIS_URL] });
+    servers = [first, await startServer({ process: true, dir: first.dir, env: LIMITS, extraArgs: ['--redis', REDIS_URL] })];
   });
 
   after(async () => {

@@ -25,7 +25,7 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
   let pageUrl: string;
 
   before(async () => {
-    server = await startServer({ databaseUrl: (postgres as Target).url('sole') });
+    server = await startServer({ process: true, databaseUrl: (postgres as Target).url('sole') });
     owner = await bootstrapByCli(server);
     shelf = await owner.createSimpleModel({ slug: uniqueSlug('shelf'), deliveryAccess: 'public' });
     await owner.importRows(shelf.id, [{ title: 'first' }, { title: 'second' }]);
@@ -160,7 +160,7 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
   test('sole server: a second server makes the first read versions again; when it stops, the first keeps them again', async () => {
     const states = await untilSole();
     const etag = await currentTag();
-    const second = await startServer({ dir: server.dir, databaseUrl: server.databaseUrl });
+    const second = await startServer({ process: true, dir: server.dir, databaseUrl: server.databaseUrl });
     try {
       assert.equal(soleStates()[states], false, 'the first gave way to the second');
       const secondOwner = await bootstrapByCli(second);
@@ -257,7 +257,11 @@ describe('PostgreSQL: the sole server keeps content versions, exactly', { skip }
   });
 
   test('sole server: SOLE_SERVER=false keeps it from ever keeping versions; revalidations still answer 304', async () => {
-    const off = await startServer({ databaseUrl: (postgres as Target).url('sole_off'), env: { SOLE_SERVER: 'false' } });
+    const off = await startServer({
+      process: true,
+      databaseUrl: (postgres as Target).url('sole_off'),
+      env: { SOLE_SERVER: 'false' },
+    });
     try {
       const offOwner = await bootstrapByCli(off);
       const model = await offOwner.createSimpleModel({ slug: uniqueSlug('shelf'), deliveryAccess: 'public' });

@@ -166,7 +166,7 @@ async function verifyAfterRestart(admin: Admin, ledger: Ledger, productModelId: 
 async function crashCycles(target: Target): Promise<void> {
   const databaseUrl = target.name === 'SQLite' ? undefined : target.url('crash');
   const dir = mkdtempSync(join(tmpdir(), 'cs-crash-'));
-  let server: TestServer = await startServer({ dir, ...(databaseUrl ? { databaseUrl } : {}) });
+  let server: TestServer = await startServer({ process: true, dir, ...(databaseUrl ? { databaseUrl } : {}) });
   const credentials = (await bootstrapAdmin(server)).credentials;
   let admin = new Admin(server, credentials);
   const productModel = await admin.createProductModel({
@@ -216,7 +216,7 @@ async function crashCycles(target: Target): Promise<void> {
       integrity.checks.forEach((check) => checks.add(check));
       assert.deepEqual(integrity.problems, [], `integrity after crash ${cycle}`);
 
-      server = await startServer({ dir, ...(databaseUrl ? { databaseUrl } : {}) });
+      server = await startServer({ process: true, dir, ...(databaseUrl ? { databaseUrl } : {}) });
       admin = new Admin(server, credentials);
       lost += await verifyAfterRestart(admin, ledger, productModel.id, noteModel.id);
     }

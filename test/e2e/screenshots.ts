@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { dataOf, gql } from '../support/client.js';
 import { REPO_ROOT } from '../support/server.js';
-import { chromiumMissing, EMAIL, PASSWORD, startAdminSetup, type AdminSetup } from './support.js';
+import { chromiumMissing, closeBrowser, EMAIL, PASSWORD, startAdminSetup, type AdminSetup } from './support.js';
 
 const OUT = join(REPO_ROOT, 'docs', 'screenshots');
 
@@ -266,6 +266,7 @@ async function main(): Promise<void> {
     await shot(page, 'welcome');
   } finally {
     await setup.close();
+    await closeBrowser();
     receiver.closeAllConnections();
     receiver.close();
   }

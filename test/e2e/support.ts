@@ -1,8 +1,12 @@
-// Shared by the end-to-end test and the screenshot script: a real server (the built CLI on a temporary SQLite
-// database), a user with a password set through the CLI, and the system Chromium driven by playwright-core.
+// Shared by the end-to-end tests and the screenshot script: a real server (test/support/server.ts, on a temporary
+// SQLite database), a user with a password set through the CLI, and the system Chromium driven by playwright-core.
+// One Chromium per process, launched by the first setup and shared by the rest (each setup has a browser context of
+// its own: its own cookies, storage and viewport); the e2e files run in one process (test/e2e/browser.test.ts), so
+// the whole suite starts the browser once. closeBrowser() ends it.
 // Playwright never downloads a browser here: Chromium comes from Debian (`apt-get install chromium`, see .ci/run).
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { after } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startServer, type BootstrapResult, type StartOptions, type TestServer } from '../support/server.js';
 import { setPassword } from '../support/session.js';
 
@@ -19,9 +23,38 @@ export function chromiumMissing(): string | undefined {
   return `Chromium not found at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (Debian) or set CHROMIUM_PATH`;
 }
 
+let sharedBrowser: Promise<Browser> | undefined;
+
+/** The process's Chromium, launched on first use. */
+export function browser(): Promise<Browser> {
+  sharedBrowser ??= chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+  });
+  const launching = sharedBrowser;
+  // A failed launch is not kept: the next setup tries again (and reports its own failure).
+  launching.catch(() => {
+    if (sharedBrowser === launching) sharedBrowser = undefined;
+  });
+  return launching;
+}
+
+/** Closes the process's Chromium, if one was launched. */
+export async function closeBrowser(): Promise<void> {
+  const launched = sharedBrowser;
+  sharedBrowser = undefined;
+  await (await launched?.catch(() => undefined))?.close().catch(() => undefined);
+}
+
+// Under the test runner the browser closes after the last test of the process (a hook of the root test, as this
+// module is first imported while a test file loads); a script (screenshots.ts) calls closeBrowser itself.
+if (process.env.NODE_TEST_CONTEXT !== undefined) after(closeBrowser);
+
 export interface AdminSetup {
   server: TestServer;
   workspace: BootstrapResult;
+  /** The shared browser: a context made from it is the caller's to close. */
   browser: Browser;
   page: Page;
   /** `http://127.0.0.1:<port>` */
@@ -33,23 +66,21 @@ export async function startAdminSetup(
   options: { viewport?: { width: number; height: number }; server?: StartOptions } = {},
 ): Promise<AdminSetup> {
   const server = await startServer({ env: { LOG_LEVEL: 'warn' }, ...options.server });
-  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
   try {
-    const workspace = await server.bootstrap({ org: 'acme', workspace: 'main', email: EMAIL, role: 'owner' });
+    const [workspace, opened] = await Promise.all([
+      server.bootstrap({ org: 'acme', workspace: 'main', email: EMAIL, role: 'owner' }),
+      browser(),
+    ]);
     await setPassword(server, EMAIL, PASSWORD);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage'],
-    });
-    const context = await browser.newContext({
+    context = await opened.newContext({
       viewport: options.viewport ?? { width: 1280, height: 900 },
       locale: 'en-US',
       timezoneId: 'UTC',
     });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    const opened = browser;
+    const own = context;
     return {
       server,
       workspace,
@@ -57,12 +88,12 @@ export async function startAdminSetup(
       page,
       url: server.url,
       async close() {
-        await opened.close().catch(() => undefined);
+        await own.close().catch(() => undefined);
         await server.dispose();
       },
     };
   } catch (error) {
-    await browser?.close().catch(() => undefined);
+    await context?.close().catch(() => undefined);
     await server.dispose();
     throw error;
   }

@@ -15,7 +15,7 @@ let server: TestServer;
 const scratch: string[] = [];
 
 before(async () => {
-  server = await startServer();
+  server = await startServer({ process: true });
 });
 
 after(async () => {
@@ -306,12 +306,12 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: on a database with workspaces, prints the delivery URL of each (not only a template)', async () => {
-    const own = await startServer();
+    const own = await startServer({ process: true });
     let restarted: TestServer | undefined;
     try {
       await own.bootstrapWithCli({ org: 'printed', workspace: 'shop', email: 'p@acme.test' });
       await own.stop();
-      restarted = await startServer({ dir: own.dir });
+      restarted = await startServer({ process: true, dir: own.dir });
       assert.ok(restarted.stdout.includes(`${restarted.url}/public/printed/shop/graphql`), restarted.stdout);
       assert.ok(!restarted.stdout.includes('{org}'), restarted.stdout);
     } finally {
@@ -321,7 +321,7 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: SIGTERM exits 0', async () => {
-    const own = await startServer();
+    const own = await startServer({ process: true });
     try {
       const exit = await own.stop();
       assert.equal(exit.code, 0, `exit ${exit.code} ${exit.signal}\n${own.stderr}`);
@@ -331,7 +331,7 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: SIGINT exits 0', async () => {
-    const own = await startServer();
+    const own = await startServer({ process: true });
     try {
       const exit = await own.stop('SIGINT');
       assert.equal(exit.code, 0, `exit ${exit.code} ${exit.signal}`);
@@ -341,7 +341,7 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: SIGTERM drains an in-flight import; it is written whole or not at all', async () => {
-    const own = await startServer();
+    const own = await startServer({ process: true });
     let restarted: TestServer | undefined;
     try {
       const info = await own.bootstrapWithCli({ org: 'drain', workspace: 'main', email: 'd@acme.test' });
@@ -356,7 +356,7 @@ describe('serve', { concurrency: 4 }, () => {
       const exit = await own.stop();
       const outcome = await inFlight;
       assert.equal(exit.code, 0);
-      restarted = await startServer({ dir: own.dir });
+      restarted = await startServer({ process: true, dir: own.dir });
       const after = new Admin(restarted, info);
       const total = await after.total(model.id);
       if (outcome.response?.status === 503) {
@@ -377,14 +377,14 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: the data survives a restart', async () => {
-    const own = await startServer();
+    const own = await startServer({ process: true });
     let again: TestServer | undefined;
     try {
       const info = await own.bootstrapWithCli({ org: 'persist', workspace: 'main', email: 'p@acme.test' });
       const model = await new Admin(own, info).createSimpleModel();
       const record = await new Admin(own, info).createRecord(model.id, { title: 'kept' });
       await own.stop();
-      again = await startServer({ dir: own.dir });
+      again = await startServer({ process: true, dir: own.dir });
       assert.deepEqual((await new Admin(again, info).getRecord(record.id)).data, { title: 'kept' });
     } finally {
       await again?.stop();
@@ -393,7 +393,7 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: the first start on an empty database creates default/main and prints a working token once', async () => {
-    const own = await startServer({ omit: ['--no-init'] });
+    const own = await startServer({ process: true, omit: ['--no-init'] });
     let again: TestServer | undefined;
     try {
       const token = own.stdout.match(/cs_[A-Za-z0-9_-]+/)?.[0];
@@ -406,7 +406,7 @@ describe('serve', { concurrency: 4 }, () => {
       const delivery = await gql(own.deliveryUrl('default', 'main'), {}, '{ public { model { definitions { slug } } } }');
       assert.equal(delivery.status, 200, delivery.text);
       await own.stop();
-      again = await startServer({ dir: own.dir, omit: ['--no-init'] });
+      again = await startServer({ process: true, dir: own.dir, omit: ['--no-init'] });
       assert.doesNotMatch(again.stdout, /cs_/, 'a later start prints no token');
       assert.ok(again.stdout.includes(`${again.url}/graphql`));
     } finally {
@@ -416,7 +416,7 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: --no-init creates nothing on an empty database', async () => {
-    const own = await startServer();
+    const own = await startServer({ process: true });
     try {
       assert.doesNotMatch(own.stdout, /cs_/);
       const delivery = await gql(own.deliveryUrl('default', 'main'), {}, '{ public { model { definitions { slug } } } }');
@@ -429,7 +429,7 @@ describe('serve', { concurrency: 4 }, () => {
   test('cli serve: DATABASE_URL is read when --database is not given', async () => {
     const dir = tempDir();
     const databaseUrl = `sqlite:${join(dir, 'env.db')}`;
-    const own = await startServer({ omit: ['--database'], env: { DATABASE_URL: databaseUrl } });
+    const own = await startServer({ process: true, omit: ['--database'], env: { DATABASE_URL: databaseUrl } });
     try {
       const result = await runCli(bootstrapArgs({ org: 'envdb', workspace: 'main', email: 'e@acme.test' }, databaseUrl));
       assert.equal(result.code, 0, result.stderr);
@@ -441,8 +441,8 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: --write-budget wins over WRITE_BUDGET_PER_MINUTE, which is read without the flag', async () => {
-    const byEnv = await startServer({ omit: ['--write-budget'], env: { WRITE_BUDGET_PER_MINUTE: '3' } });
-    const byFlag = await startServer({ writeBudget: 5, env: { WRITE_BUDGET_PER_MINUTE: '3' } });
+    const byEnv = await startServer({ process: true, omit: ['--write-budget'], env: { WRITE_BUDGET_PER_MINUTE: '3' } });
+    const byFlag = await startServer({ process: true, writeBudget: 5, env: { WRITE_BUDGET_PER_MINUTE: '3' } });
     try {
       for (const [own, budget] of [
         [byEnv, 3],
@@ -465,7 +465,7 @@ describe('serve', { concurrency: 4 }, () => {
   });
 
   test('cli serve: --write-budget-window wins over WRITE_BUDGET_WINDOW_SECONDS; the 413 names the window, Retry-After stays in it', async () => {
-    const byEnv = await startServer({ writeBudget: 2, env: { WRITE_BUDGET_WINDOW_SECONDS: '7' } });
+    const byEnv = await startServer({ process: true, writeBudget: 2, env: { WRITE_BUDGET_WINDOW_SECONDS: '7' } });
     const byFlag = await startServer({
       writeBudget: 2,
       env: { WRITE_BUDGET_WINDOW_SECONDS: '7' },
@@ -550,7 +550,7 @@ describe('serve', { concurrency: 4 }, () => {
 
   test('cli serve: --port wins over PORT', async () => {
     const decoy = await freePort();
-    const own = await startServer({ env: { PORT: String(decoy) } });
+    const own = await startServer({ process: true, env: { PORT: String(decoy) } });
     try {
       // The harness waited for /healthz on the --port port; the decoy port is not listened on.
       const probe = await fetch(`http://127.0.0.1:${decoy}/healthz`).then(

@@ -17,7 +17,7 @@ let bystander: Admin;
 let bystanderModelId: string;
 
 before(async () => {
-  server = await startServer({ env: { LOG_LEVEL: 'warn' } });
+  server = await startServer({ process: true, env: { LOG_LEVEL: 'warn' } });
   victim = await bootstrapAdmin(server, { org: 'victim', workspace: 'main', email: 'owner@victim.test', role: 'owner' });
   bystander = await bootstrapAdmin(server, { org: 'bystander', workspace: 'main', email: 'owner@bystander.test', role: 'owner' });
   bystanderModelId = (await bystander.createSimpleModel()).id;

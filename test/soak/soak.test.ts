@@ -15,7 +15,7 @@ let server: TestServer;
 
 before(async () => {
   // Request logging off: the harness keeps what a server prints in memory.
-  server = await startServer({ env: { LOG_LEVEL: 'warn' } });
+  server = await startServer({ process: true, env: { LOG_LEVEL: 'warn' } });
 });
 
 after(() => server.dispose());

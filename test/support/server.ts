@@ -1,6 +1,13 @@
-// Black-box harness: runs the real CLI (`node bin/content-service.js serve ...`) in a child process against a
-// fresh database (a SQLite file in a temporary directory, or a PostgreSQL schema), on a free port, and talks to it over HTTP only.
-// One server per test file: start it in `before`, stop it in `after`.
+// Black-box harness: a real server against a fresh database (a SQLite file in a temporary directory, or a PostgreSQL
+// schema), on a free port, that the tests talk to over HTTP only. One server per test file: start it in `before`,
+// stop it in `after`.
+// By default the server runs in the test's own process: what `serve` does (the built dist/ code: openStore, the write
+// budget, buildApp, the webhook worker), listening on a real socket on port 0. That saves a process start (most of a
+// second of CPU) per server. A server runs as the real CLI process (`node bin/content-service.js serve ...`) instead
+// when the process is the point or the options need one: `process: true`, a second server on an earlier one's data
+// (`dir`: two processes on one database), environment variables other than LOG_LEVEL (their parsing is the CLI's),
+// flags other than --webhook-allow-private and --write-budget-window, `omit`; and every server with
+// TEST_SERVERS=process (to check that the suite passes both ways).
 // The setup a test needs before it talks to the server (`bootstrap`, `createToken`) runs the functions of the CLI's
 // `bootstrap` and `token create` in this process, on the server's database: the same code without a process start
 // per call (a third of a second of CPU each, hundreds of them in the suite). The commands themselves, as processes,
@@ -11,7 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Store } from '../../src/store/store.js';
 import { dropSchemaOf, freshPostgresUrl } from './databases.js';
 
@@ -149,6 +156,122 @@ export interface StartOptions {
   /** A database URL to use instead of the SQLite file in the temporary directory (e.g. postgres://…). */
   databaseUrl?: string;
   readyTimeoutMs?: number;
+  /** Run the real CLI process even where an in-process server would do (signals, crashes, pids, several processes). */
+  process?: boolean;
+}
+
+/** Whether `options` need the server to be a process of its own (see the top of this file). */
+export function needsProcess(options: StartOptions): boolean {
+  if (options.process === true || process.env.TEST_SERVERS === 'process') return true;
+  if (options.dir !== undefined || (options.omit ?? []).length > 0 || options.readyTimeoutMs !== undefined) return true;
+  if (Object.keys(options.env ?? {}).some((name) => name !== 'LOG_LEVEL')) return true;
+  const args = options.extraArgs ?? [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--webhook-allow-private') continue;
+    if (args[i] === '--write-budget-window' && i + 1 < args.length) {
+      i++;
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+/** What `serve` runs, from dist/ (the code the server process runs), kept while the server listens. */
+interface InProcessServing {
+  close(): Promise<void>;
+}
+
+const dist = (path: string) => import(pathToFileURL(join(REPO_ROOT, 'dist', path)).href);
+
+/** `serve`'s action (src/cli/serve.ts) for the options an in-process server takes, listening on port 0. */
+async function serveInProcess(
+  databaseUrl: string,
+  options: StartOptions,
+  write: (text: string) => void,
+): Promise<{ port: number; serving: InProcessServing }> {
+  const [
+    { default: pinoLogger },
+    { buildApp },
+    { DEFAULTS },
+    { openStore },
+    budgetModule,
+    { SendThread },
+    { DeliveryWorker },
+    retry,
+  ] = (await Promise.all([
+    import('pino'),
+    dist('server/app.js'),
+    dist('server/config.js'),
+    dist('store/open-store.js'),
+    dist('budget/write-budget.js'),
+    dist('webhooks/send-thread.js'),
+    dist('webhooks/worker.js'),
+    dist('webhooks/retry.js'),
+  ])) as [
+    typeof import('pino'),
+    typeof import('../../src/server/app.js'),
+    typeof import('../../src/server/config.js'),
+    typeof import('../../src/store/open-store.js'),
+    typeof import('../../src/budget/write-budget.js'),
+    typeof import('../../src/webhooks/send-thread.js'),
+    typeof import('../../src/webhooks/worker.js'),
+    typeof import('../../src/webhooks/retry.js'),
+  ];
+  const args = options.extraArgs ?? [];
+  const windowAt = args.indexOf('--write-budget-window');
+  const allowPrivate = args.includes('--webhook-allow-private');
+  const config = {
+    ...DEFAULTS,
+    writeBudget: options.writeBudget ?? DEFAULT_TEST_BUDGET,
+    writeBudgetWindowSeconds: windowAt >= 0 ? Number(args[windowAt + 1]) : DEFAULTS.writeBudgetWindowSeconds,
+  };
+  const logger = pinoLogger(
+    { level: options.env?.LOG_LEVEL ?? DEFAULTS.logLevel, base: { service: 'content-service' } },
+    { write },
+  );
+  const store = await openStore(databaseUrl, { keepVersions: true });
+  const limiters = store.sharedLimiters ?? budgetModule.memoryLimiters;
+  const budget = new budgetModule.WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
+  const app = await buildApp({
+    store,
+    config,
+    logger,
+    budget,
+    signIn: { ...DEFAULTS.signIn, passwordHashCost: Number(TEST_PROCESS_ENV.PASSWORD_HASH_COST), limiters },
+    webhookAllowPrivate: allowPrivate,
+  });
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  logger.info({ port }, 'listening');
+  const sender = new SendThread();
+  const webhooks = new DeliveryWorker({
+    store: store.webhooks,
+    send: sender.send,
+    logger,
+    allowPrivate,
+    timeoutMs: DEFAULTS.webhookTimeoutMs,
+    retryDelaysSeconds: retry.DEFAULT_RETRY_DELAYS_SECONDS,
+    maxInFlightPerWebhook: DEFAULTS.webhookMaxInFlightPerWebhook,
+  });
+  await webhooks.start();
+  return {
+    port,
+    serving: {
+      async close() {
+        await app.close();
+        await webhooks.stop();
+        await sender.close();
+        await store.close();
+      },
+    },
+  };
 }
 
 export const DEFAULT_TEST_BUDGET = 1_000_000;
@@ -200,9 +323,12 @@ process.on('exit', () => {
 export class TestServer {
   readonly dir: string;
   readonly databaseUrl: string;
-  readonly port: number;
-  readonly url: string;
+  port: number;
+  url: string;
   private child: ChildProcess | undefined;
+  /** Set while an in-process server listens (see the top of this file). */
+  private serving: InProcessServing | undefined;
+  private inProcess = false;
   private stdoutText = '';
   private stderrText = '';
   private exitPromise: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined;
@@ -237,11 +363,24 @@ export class TestServer {
 
   /** The server's process id (for its memory), undefined before start. */
   get pid(): number | undefined {
+    if (this.inProcess) throw new Error('an in-process server has no process of its own: start it with process: true');
     return this.child?.pid;
   }
 
   get exited(): boolean {
+    if (this.inProcess) return this.serving === undefined;
     return this.child === undefined || this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /** Starts `serve` in this process on a port the OS picks (see the top of this file). */
+  async startInProcess(options: StartOptions): Promise<void> {
+    this.inProcess = true;
+    const { port, serving } = await serveInProcess(this.databaseUrl, options, (text) => {
+      this.stdoutText += text;
+    });
+    this.serving = serving;
+    this.port = port;
+    this.url = `http://127.0.0.1:${port}`;
   }
 
   async start(options: StartOptions): Promise<void> {
@@ -300,6 +439,14 @@ export class TestServer {
     signal: NodeJS.Signals = 'SIGTERM',
     timeoutMs = 10_000,
   ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.inProcess) {
+      if (signal !== 'SIGTERM' && signal !== 'SIGINT')
+        throw new Error(`an in-process server takes no ${signal}: start it with process: true`);
+      const serving = this.serving;
+      this.serving = undefined;
+      await serving?.close();
+      return { code: serving ? 0 : null, signal: null };
+    }
     const child = this.child;
     const exit = this.exitPromise;
     if (child === undefined || exit === undefined) return { code: null, signal: null };
@@ -314,6 +461,7 @@ export class TestServer {
 
   /** Sends a signal (SIGKILL by default: a crash) without waiting for the exit; see `stop` to wait. */
   kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    if (this.inProcess) throw new Error(`an in-process server takes no ${signal}: start it with process: true`);
     if (this.child !== undefined && !this.exited) this.child.kill(signal);
   }
 
@@ -390,6 +538,18 @@ function suiteDatabaseUrl(dir: string): string | undefined {
 const schemaByDir = new Map<string, string>();
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  if (!needsProcess(options)) {
+    const dir = mkdtempSync(join(tmpdir(), 'content-service-http-'));
+    const server = new TestServer(dir, 0, options.databaseUrl ?? suiteDatabaseUrl(dir));
+    try {
+      await server.startInProcess(options);
+      return server;
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      if (schemaByDir.get(dir) === server.databaseUrl) await dropSchemaOf(server.databaseUrl);
+      throw error;
+    }
+  }
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'content-service-http-'));
   // A port can be taken between the probe and the listen; try a few.
   let lastError: unknown;

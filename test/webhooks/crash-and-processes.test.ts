@@ -60,7 +60,7 @@ for (const target of targets) {
       // Slow answers: the backlog grows while writes are acknowledged, and attempts are in flight at the kill.
       receiver.responder = () => ({ status: 200, delayMs: 200 });
       const databaseUrl = target.url('crash');
-      let server: TestServer | null = await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: WEBHOOK_ENV });
+      let server: TestServer | null = await startServer({ process: true, databaseUrl, extraArgs: SERVE_ARGS, env: WEBHOOK_ENV });
       t.after(async () => {
         await server?.dispose();
         await receiver.close();
@@ -80,7 +80,7 @@ for (const target of targets) {
       await server.stop();
       assert.ok(beforeKill < acknowledged.length, `a backlog at the kill (${beforeKill} of ${acknowledged.length} delivered)`);
 
-      server = await startServer({ databaseUrl, dir: server.dir, extraArgs: SERVE_ARGS, env: WEBHOOK_ENV });
+      server = await startServer({ process: true, databaseUrl, dir: server.dir, extraArgs: SERVE_ARGS, env: WEBHOOK_ENV });
       await waitFor(() => allDelivered(receiver, secret, acknowledged), {
         timeoutMs: 60_000,
         intervalMs: 200,
@@ -105,13 +105,13 @@ async function writeThroughTwoProcesses(
   const receiver = await WebhookReceiver.start();
   receiver.responder = () => ({ status: 200, delayMs: options.receiverDelayMs });
   const databaseUrl = postgres.url(options.schema);
-  const servers = [await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: options.env })];
+  const servers = [await startServer({ process: true, databaseUrl, extraArgs: SERVE_ARGS, env: options.env })];
   t.after(async () => {
     await Promise.all(servers.map((server) => server.dispose()));
     await receiver.close();
   });
   const admin = await bootstrapAdmin(servers[0]!);
-  servers.push(await startServer({ databaseUrl, extraArgs: SERVE_ARGS, env: options.env }));
+  servers.push(await startServer({ process: true, databaseUrl, extraArgs: SERVE_ARGS, env: options.env }));
   const model = await admin.createSimpleModel();
   const secret = await createWebhook(admin, receiver.url);
   const clients = servers.map((server) => new Admin(server, admin.credentials));
@@ -190,6 +190,7 @@ for (const target of targets) {
       receiver.responder = () => ({ status: down ? 503 : 200 });
       // A minute before any retry: the backlog can only come early because the webhook answered again.
       const server = await startServer({
+        process: true,
         databaseUrl: target.url('down'),
         extraArgs: SERVE_ARGS,
         env: { ...WEBHOOK_ENV, WEBHOOK_RETRY_DELAYS: '60,60,60' },
