@@ -4,7 +4,8 @@ import { migrate } from './migrations.js';
 import { PostgresModelStore } from './models.js';
 import { RecordStatistics } from './record-statistics.js';
 import { PostgresRecordStore } from './records.js';
-import { PostgresMemberStore } from './members.js';
+import { CoreMemberStore } from '../core/members.js';
+import { PostgresStepRunner } from './step-runner.js';
 import { KeptReads } from './kept-reads.js';
 import { WritersMembership } from './sole-server.js';
 import { PostgresTenancyStore } from './tenancy.js';
@@ -102,7 +103,7 @@ export async function openPostgresStore(
     ),
     records: new PostgresRecordStore(pool, outbox, statistics, keepVersions ? new KeptReads(tracker, membership) : null),
     webhooks: new PostgresWebhookStore(pool, outbox),
-    members: new PostgresMemberStore(pool),
+    members: new CoreMemberStore(new PostgresStepRunner(pool)),
     sharedLimiters: postgresLimiters(pool),
     async ping() {
       await pool.query('SELECT 1');

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import type { Store } from '../store.js';
 import { BackgroundCheckpointer } from './checkpointer.js';
 import { migrate } from './migrations.js';
-import { SqliteMemberStore } from './members.js';
+import { CoreMemberStore } from '../core/members.js';
+import { SqliteStepRunner } from './step-runner.js';
 import { SqliteModelStore } from './models.js';
 import { FilterStatements, registerQueryFunctions } from './record-filter.js';
 import { SqliteRecordStore } from './records.js';
@@ -53,7 +54,7 @@ export function openSqliteStore(path: string): Store {
     models: new SqliteModelStore(db, outbox),
     records,
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
-    members: new SqliteMemberStore(db),
+    members: new CoreMemberStore(new SqliteStepRunner(db)),
     sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();
