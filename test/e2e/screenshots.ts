@@ -1,5 +1,5 @@
 // `npm run screenshots`: every page of the admin application at 1440 px and at a phone's 390 px, as PNGs in
-// docs/screenshots/ (`<page>-1440.png`, `<page>-390.png`, shown in the README tour). Same setup as the end-to-end test: a real server on a temporary database, the system Chromium.
+// docs/screenshots/ (`<page>-1440.png`, `<page>-390.png`, shown in docs/admin.md). Same setup as the end-to-end test: a real server on a temporary database, the system Chromium.
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
