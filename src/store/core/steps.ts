@@ -5,7 +5,7 @@
 
 /** One thing for a runner to do. */
 export type Step =
-  | { readonly kind: 'all'; readonly sql: string; readonly values: readonly unknown[] }
+  | { readonly kind: 'all'; readonly sql: string; readonly values: readonly unknown[]; readonly name?: string }
   | { readonly kind: 'run'; readonly sql: string; readonly values: readonly unknown[] }
   | { readonly kind: 'lock'; readonly scope: number; readonly key: string };
 
@@ -21,6 +21,14 @@ export function* all<Row>(sql: string, ...values: unknown[]): Steps<Row[]> {
 export function* one<Row>(sql: string, ...values: unknown[]): Steps<Row | undefined> {
   const rows = yield* all<Row>(sql, ...values);
   return rows[0];
+}
+
+/**
+ * The rows of a statement that runs on most requests: PostgreSQL prepares it once per connection under `name` (its
+ * planning costs several times its execution); SQLite prepares every text once anyway.
+ */
+export function* allNamed<Row>(name: string, sql: string, ...values: unknown[]): Steps<Row[]> {
+  return (yield { kind: 'all', sql, values, name }) as Row[];
 }
 
 /** Runs a write; answers how many rows it changed. */

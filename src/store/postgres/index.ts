@@ -8,7 +8,8 @@ import { CoreMemberStore } from '../core/members.js';
 import { PostgresStepRunner } from './step-runner.js';
 import { KeptReads } from './kept-reads.js';
 import { WritersMembership } from './sole-server.js';
-import { PostgresTenancyStore } from './tenancy.js';
+import { CoreTenancyStore } from '../core/tenancy.js';
+import { PostgresTenancyReads } from './tenancy-reads.js';
 import { trackWrites, WriteTracker } from './write-tracker.js';
 import { quoteIdentifier } from './sql.js';
 import { postgresLimiters } from './limiters.js';
@@ -91,10 +92,14 @@ export async function openPostgresStore(
   let closed: Promise<void> | null = null;
   const outbox = new PostgresOutbox();
   const statistics = new RecordStatistics(pool);
+  const steps = new PostgresStepRunner(pool);
   return {
-    tenancy: new PostgresTenancyStore(
-      pool,
-      keepVersions ? { versions: new KeptReads(tracker, membership), tokens: new KeptReads(tracker, membership) } : null,
+    tenancy: new CoreTenancyStore(
+      steps,
+      new PostgresTenancyReads(
+        pool,
+        keepVersions ? { versions: new KeptReads(tracker, membership), tokens: new KeptReads(tracker, membership) } : null,
+      ),
     ),
     models: new PostgresModelStore(
       pool,
@@ -103,7 +108,7 @@ export async function openPostgresStore(
     ),
     records: new PostgresRecordStore(pool, outbox, statistics, keepVersions ? new KeptReads(tracker, membership) : null),
     webhooks: new PostgresWebhookStore(pool, outbox),
-    members: new CoreMemberStore(new PostgresStepRunner(pool)),
+    members: new CoreMemberStore(steps),
     sharedLimiters: postgresLimiters(pool),
     async ping() {
       await pool.query('SELECT 1');

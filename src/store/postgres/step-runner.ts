@@ -54,8 +54,11 @@ async function drive<T>(connection: Queryable | PoolClient, steps: Steps<T>): Pr
 
 async function execute(connection: Queryable | PoolClient, step: Step): Promise<unknown> {
   switch (step.kind) {
-    case 'all':
-      return (await connection.query(numberPlaceholders(step.sql), step.values as unknown[])).rows;
+    case 'all': {
+      const text = numberPlaceholders(step.sql);
+      const values = step.values as unknown[];
+      return (await connection.query(step.name === undefined ? { text, values } : { name: step.name, text, values })).rows;
+    }
     case 'run':
       return (await connection.query(numberPlaceholders(step.sql), step.values as unknown[])).rowCount ?? 0;
     case 'lock':

@@ -9,7 +9,8 @@ import { SqliteStepRunner } from './step-runner.js';
 import { SqliteModelStore } from './models.js';
 import { FilterStatements, registerQueryFunctions } from './record-filter.js';
 import { SqliteRecordStore } from './records.js';
-import { SqliteTenancyStore } from './tenancy.js';
+import { CoreTenancyStore } from '../core/tenancy.js';
+import { SqliteTenancyReads } from './tenancy-reads.js';
 import { SqliteOutbox, SqliteWebhookStore } from './webhooks.js';
 
 /**
@@ -48,13 +49,14 @@ export function openSqliteStore(path: string): Store {
   const prepareOnce = reusePreparedStatements(db);
   const checkpoints = new BackgroundCheckpointer(db, path);
   const outbox = new SqliteOutbox(db);
+  const steps = new SqliteStepRunner(db);
   const records = new SqliteRecordStore(db, () => checkpoints.committed(), new FilterStatements(prepareOnce), outbox);
   return {
-    tenancy: new SqliteTenancyStore(db),
+    tenancy: new CoreTenancyStore(steps, new SqliteTenancyReads(db)),
     models: new SqliteModelStore(db, outbox),
     records,
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
-    members: new CoreMemberStore(new SqliteStepRunner(db)),
+    members: new CoreMemberStore(steps),
     sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();
