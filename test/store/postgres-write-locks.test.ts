@@ -17,7 +17,7 @@ import { ModelService } from '../../src/services/model-service.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
-import { OUTBOX_LOCK_KEY } from '../../src/store/postgres/webhooks.js';
+import { OUTBOX_LOCK_KEY } from '../../src/store/postgres/webhook-outbox.js';
 import type { Store } from '../../src/store/store.js';
 import { postgresTarget } from '../support/databases.js';
 import { ownedWorkspace } from '../support/workspaces.js';

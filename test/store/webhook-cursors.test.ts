@@ -12,7 +12,7 @@ import type { RecordData } from '../../src/domain/fields.js';
 import { newId } from '../../src/ids.js';
 import { openStore } from '../../src/store/open-store.js';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
-import { PostgresOutbox } from '../../src/store/postgres/webhooks.js';
+import { PostgresOutbox } from '../../src/store/postgres/webhook-outbox.js';
 import type { ClaimedDelivery, Store, WriteContext } from '../../src/store/store.js';
 import { postgresTarget, sqliteTarget } from '../support/databases.js';
 import { createNoteModel, createStoreWebhook, ownedWorkspace } from '../support/workspaces.js';

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { migrate } from '../../src/store/sqlite/migrations.js';
-import { SqliteOutbox, SqliteWebhookStore } from '../../src/store/sqlite/webhooks.js';
+import { SqliteOutbox } from '../../src/store/sqlite/webhook-outbox.js';
+import { SqliteWebhookStore } from '../../src/store/sqlite/webhooks.js';
 import { WriteGroup } from '../../src/store/sqlite/write-group.js';
 
 const WORKSPACE = 'ws-1';

@@ -8,6 +8,8 @@ export interface SqlDialect {
   lockRows(aliases: string): string;
   /** Whether an error is a unique-constraint violation (of one named constraint or index, when given). */
   isUniqueViolation(error: unknown, constraint?: string): boolean;
+  /** A boolean as a statement's value (SQLite has no boolean: 1 or 0). */
+  bool(value: boolean): boolean | number;
 }
 
 /** Runs a store method's steps on one database. */

@@ -7,7 +7,8 @@
 export type Step =
   | { readonly kind: 'all'; readonly sql: string; readonly values: readonly unknown[]; readonly name?: string }
   | { readonly kind: 'run'; readonly sql: string; readonly values: readonly unknown[] }
-  | { readonly kind: 'lock'; readonly scope: number; readonly key: string };
+  | { readonly kind: 'lock'; readonly scope: number; readonly key: string }
+  | { readonly kind: 'native'; readonly run: (connection: never) => unknown };
 
 /** The steps of one store method, ending with its result. */
 export type Steps<T> = Generator<Step, T, unknown>;
@@ -42,4 +43,12 @@ export function* run(sql: string, ...values: unknown[]): Steps<number> {
  */
 export function* lock(scope: number, key: string): Steps<void> {
   yield { kind: 'lock', scope, key };
+}
+
+/**
+ * A dialect's own part of a core method, run on the transaction's connection (better-sqlite3's Database, synchronously;
+ * a pg PoolClient, awaited): the core names the moment, the dialect brings what it does there.
+ */
+export function* native<Connection, T>(run: (connection: Connection) => T | Promise<T>): Steps<T> {
+  return (yield { kind: 'native', run }) as T;
 }

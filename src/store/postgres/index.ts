@@ -13,7 +13,8 @@ import { PostgresTenancyReads } from './tenancy-reads.js';
 import { trackWrites, WriteTracker } from './write-tracker.js';
 import { quoteIdentifier } from './sql.js';
 import { postgresLimiters } from './limiters.js';
-import { PostgresOutbox, PostgresWebhookStore } from './webhooks.js';
+import { PostgresOutbox } from './webhook-outbox.js';
+import { PostgresWebhookStore } from './webhooks.js';
 
 export const DEFAULT_POOL_SIZE = 10;
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;

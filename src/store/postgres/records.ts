@@ -37,7 +37,7 @@ import { selectModelPage } from './model-page.js';
 import { ChecksOutdated, modelGone, skuConflict } from '../conflicts.js';
 import type { ServiceError } from '../../domain/errors.js';
 import { ALL_EVENTS, deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
-import { OUTBOX_LOCK_KEY, PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './webhooks.js';
+import { OUTBOX_LOCK_KEY, PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './webhook-outbox.js';
 import { newId } from '../../ids.js';
 import { isoTime } from '../rows/time.js';
 import { CountCache } from './count-cache.js';

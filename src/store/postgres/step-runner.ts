@@ -7,6 +7,7 @@ const POSTGRES_DIALECT: SqlDialect = {
   byteOrder: ' COLLATE "C"',
   lockRows: (aliases) => ` FOR UPDATE OF ${aliases}`,
   isUniqueViolation,
+  bool: (value) => value,
 };
 
 const numbered = new Map<string, string>();
@@ -63,5 +64,7 @@ async function execute(connection: Queryable | PoolClient, step: Step): Promise<
       return (await connection.query(numberPlaceholders(step.sql), step.values as unknown[])).rowCount ?? 0;
     case 'lock':
       return connection.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [step.scope, step.key]);
+    case 'native':
+      return (step.run as (connection: Queryable | PoolClient) => unknown)(connection);
   }
 }

@@ -11,7 +11,8 @@ import { FilterStatements, registerQueryFunctions } from './record-filter.js';
 import { SqliteRecordStore } from './records.js';
 import { CoreTenancyStore } from '../core/tenancy.js';
 import { SqliteTenancyReads } from './tenancy-reads.js';
-import { SqliteOutbox, SqliteWebhookStore } from './webhooks.js';
+import { SqliteOutbox } from './webhook-outbox.js';
+import { SqliteWebhookStore } from './webhooks.js';
 
 /**
  * Makes `db.prepare` return one statement per SQL text: compiling SQL costs more than running these small

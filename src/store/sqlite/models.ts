@@ -9,7 +9,7 @@ import { storedValueConflict } from '../stored-value-checks.js';
 import { syncFieldIndexes } from './field-indexes.js';
 import { OF_BOUND_MODEL } from './model-scope.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
-import type { SqliteOutbox } from './webhooks.js';
+import type { SqliteOutbox } from './webhook-outbox.js';
 
 export class SqliteModelStore implements ModelStore {
   private readonly prepare: (sql: string) => Database.Statement;

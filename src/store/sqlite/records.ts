@@ -37,7 +37,7 @@ import { updatedOrderCursor, updatedOrderSql } from './updated-order.js';
 import { selectModelPage } from './model-page.js';
 import { countMatching, FilterStatements, findRows } from './record-filter.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
-import { SqliteOutbox } from './webhooks.js';
+import { SqliteOutbox } from './webhook-outbox.js';
 import { KeptCounts } from '../query/kept-counts.js';
 import { KeptRecords } from './kept-records.js';
 import { IDS_OF_BOUND_MODEL, OF_BOUND_MODEL } from './model-scope.js';

@@ -10,6 +10,7 @@ const SQLITE_DIALECT: SqlDialect = {
     if (failure?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && failure?.code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
     return constraint === undefined || String(failure.message).includes(constraint);
   },
+  bool: (value) => (value ? 1 : 0),
 };
 
 /** Steps run synchronously on the one connection; a transaction is an immediate one, so it never waits mid-way. */
@@ -49,6 +50,8 @@ export class SqliteStepRunner implements StepRunner {
         return this.db.prepare(step.sql).run(...step.values).changes;
       case 'lock':
         return undefined;
+      case 'native':
+        return (step.run as (connection: Database.Database) => unknown)(this.db);
     }
   }
 }
