@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { parsePostgresUrl } from '../../src/store/postgres/index.js';
-import { WritersMembership } from '../../src/store/postgres/sole-server.js';
+import { WritersMembership } from '../../src/store/kept/sole-server.js';
 
 /** Executes `sql` on the database of `databaseUrl` (`sqlite:<path>` or `postgres://…?schema=…`). */
 export async function execDirect(databaseUrl: string, sql: string): Promise<void> {

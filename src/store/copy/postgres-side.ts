@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { parsePostgresUrl } from '../postgres/index.js';
 import { migrate } from '../postgres/migrations.js';
-import { WritersMembership } from '../postgres/sole-server.js';
+import { WritersMembership } from '../kept/sole-server.js';
 import { quoteIdentifier } from '../postgres/sql.js';
 import { CopyChain, copyIn, copyText } from './postgres-copy-in.js';
 import { openChunkHasher } from './postgres-hasher.js';

@@ -10,7 +10,7 @@ import { storedValueConflict } from '../stored-value-checks.js';
 import { lockModelDefinitions, lockRecordsForIndexChanges, syncFieldIndexes } from './field-indexes.js';
 import { deletedModelPayload, modelPayload, type WebhookEventType } from '../../domain/webhook-events.js';
 import type { PostgresOutbox } from './webhook-outbox.js';
-import type { KeptReads } from './kept-reads.js';
+import type { KeptReads } from '../kept/kept-reads.js';
 
 /** What a sole server keeps of the model definitions. */
 export interface KeptModels {

@@ -9,10 +9,10 @@ import { TEXT_VALUES } from './sql.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { selectModelPage } from './model-page.js';
-import { CountCache } from './count-cache.js';
+import { CountCache } from '../kept/count-cache.js';
 import { findRows, PostgresFilteredQuery } from './record-filter.js';
-import type { KeptReads } from './kept-reads.js';
-import { foundOrNone, splitByKept } from '../query/kept-by-id.js';
+import type { KeptReads } from '../kept/kept-reads.js';
+import { foundOrNone, splitByKept } from '../kept/kept-by-id.js';
 
 export const COLUMN_LIST = [
   'id',

@@ -28,7 +28,7 @@ import { PostgresOutbox, subscriptionsColumn, type WithSubscriptions } from './w
 import { newId } from '../../ids.js';
 import { isoTime } from '../rows/time.js';
 import { RecordStatistics } from './record-statistics.js';
-import type { KeptReads } from './kept-reads.js';
+import type { KeptReads } from '../kept/kept-reads.js';
 
 /** Rows of content_counters per workspace: enough that concurrent patches seldom pick the same one. */
 const CONTENT_COUNTER_SHARDS = 16;

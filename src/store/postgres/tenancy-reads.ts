@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { TokenRecord, VersionedWorkspace } from '../store.js';
 import type { TenancyReads } from '../core/tenancy.js';
-import type { KeptReads } from './kept-reads.js';
+import type { KeptReads } from '../kept/kept-reads.js';
 import { toWorkspace, type WorkspaceRow } from '../rows/workspace-rows.js';
 
 /**

@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { ComparedTarget, FilterNode, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
 import type { RecordQuery } from '../../domain/listing.js';
-import { countKey, type KeptCounts } from '../query/kept-counts.js';
+import { countKey, type KeptCounts } from '../kept/kept-counts.js';
 import type { DataValue } from '../../domain/record-paths.js';
 import {
   COMPARISON_SQL,
@@ -234,7 +234,7 @@ const MODEL_WORKSPACE_VERSION = `SELECT
 
 /**
  * How many of the model's records match the filter; a count taken earlier at the same content version is given
- * again (../query/kept-counts.ts). Not inside a transaction: what it reads there may still be rolled back, and the
+ * again (../kept/kept-counts.ts). Not inside a transaction: what it reads there may still be rolled back, and the
  * version with it, which another write could then move to the same value again.
  */
 export function countMatching(statements: FilterStatements, kept: KeptCounts, modelId: string, filter: FilterNode): number {

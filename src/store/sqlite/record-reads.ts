@@ -7,12 +7,12 @@ import type { ManyReading, ModelKey, ModelPage, PageCursor, PageReading } from '
 import { FULL_PAGE } from '../store.js';
 import { afterCursor, ORDER_BY } from '../rows/record-order.js';
 import { recordWithText, toRecord, type RecordRow } from '../rows/record-rows.js';
-import { KeptCounts } from '../query/kept-counts.js';
-import { foundOrNone, splitByKept } from '../query/kept-by-id.js';
+import { KeptCounts } from '../kept/kept-counts.js';
+import { foundOrNone, splitByKept } from '../kept/kept-by-id.js';
 import { updatedOrderCursor, updatedOrderSql } from './updated-order.js';
 import { selectModelPage } from './model-page.js';
 import { countMatching, type FilterStatements, findRows } from './record-filter.js';
-import { KeptRecords } from './kept-records.js';
+import { KeptRecords } from '../kept/kept-records.js';
 import { IDS_OF_BOUND_MODEL, OF_BOUND_MODEL } from './model-scope.js';
 
 /**

@@ -1,8 +1,8 @@
-// Filtered counts kept while the workspace's content does not change (../query/kept-counts.ts says why it is safe).
+// Filtered counts kept while the workspace's content does not change (kept-counts.ts says why it is safe).
 import type { Pool } from 'pg';
-import { countKey, KeptCounts } from '../query/kept-counts.js';
-import { toNumber } from './sql.js';
-import { statement } from './record-filter.js';
+import { countKey, KeptCounts } from './kept-counts.js';
+import { toNumber } from '../postgres/sql.js';
+import { statement } from '../postgres/record-filter.js';
 
 /** The content version of the model's workspace (as findWorkspaceWithContentVersion makes it); null: no model. */
 const MODEL_WORKSPACE_VERSION = `SELECT
