@@ -226,6 +226,46 @@ export class CoreWebhookCrud {
   }
 }
 
+/**
+ * The webhook store methods that are the same on both databases but for a moment of their own: a read of the log
+ * first makes the deliveries of the events still past the webhook's cursor (`catchUp`), and a redelivery wakes the
+ * worker (`redelivered`).
+ */
+export abstract class CoreWebhookMethods {
+  protected abstract readonly crud: CoreWebhookCrud;
+  protected abstract catchUp(webhookId: string): Promise<void>;
+  protected abstract redelivered(): void;
+
+  list(workspaceId: string): Promise<StoredWebhook[]> {
+    return this.crud.list(workspaceId);
+  }
+
+  get(workspaceId: string, id: string): Promise<StoredWebhook | null> {
+    return this.crud.get(workspaceId, id);
+  }
+
+  rotateSecret(workspaceId: string, id: string, secret: string, previousUntil: number, now: number): Promise<boolean> {
+    return this.crud.rotateSecret(workspaceId, id, secret, previousUntil, now);
+  }
+
+  async deliveries(
+    workspaceId: string,
+    webhookId: string,
+    page: DeliveryPage,
+  ): Promise<{ total: number; items: WebhookDelivery[] }> {
+    // The log shows every event the webhook gets, those still past its cursor (a paused webhook's) too: made now.
+    await this.catchUp(webhookId);
+    return this.crud.deliveries(workspaceId, webhookId, page);
+  }
+
+  async redeliver(workspaceId: string, deliveryId: string, now: number): Promise<WebhookDelivery | null> {
+    const newDeliveryId = await this.crud.redeliver(workspaceId, deliveryId, now);
+    if (newDeliveryId === null) return null;
+    this.redelivered();
+    return this.crud.delivery(newDeliveryId);
+  }
+}
+
 /** Whether a change alters which events the webhook gets. */
 export function filterChanges(changes: WebhookChanges): boolean {
   return changes.events !== undefined || changes.modelIds !== undefined || changes.active !== undefined;

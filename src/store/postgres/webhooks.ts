@@ -4,7 +4,6 @@ import type {
   AttemptRecord,
   ClaimedDelivery,
   DeliveryClaim,
-  DeliveryPage,
   HeldDelivery,
   NewWebhook,
   StoredWebhook,
@@ -17,7 +16,7 @@ import { inTransaction, toNumber } from './sql.js';
 import { ADMIN_BOUND_WAIT_MS, BOUND_WAIT_MS, PostgresMaterialiser } from './webhook-materialiser.js';
 import { storePing, type PostgresOutbox } from './webhook-outbox.js';
 import { PostgresStepRunner } from './step-runner.js';
-import { CoreWebhookCrud, filterChanges, webhookExists } from '../core/webhooks.js';
+import { CoreWebhookCrud, CoreWebhookMethods, filterChanges, webhookExists } from '../core/webhooks.js';
 import { native, type Steps } from '../core/steps.js';
 
 const DEADLOCK = '40P01';
@@ -36,17 +35,18 @@ async function retrying<T>(run: () => Promise<T>, options: { codes: readonly str
 
 const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id';
 
-export class PostgresWebhookStore implements WebhookStore {
+export class PostgresWebhookStore extends CoreWebhookMethods implements WebhookStore {
   readonly sharedByProcesses = true;
 
   private readonly steps: PostgresStepRunner;
-  private readonly crud: CoreWebhookCrud;
+  protected readonly crud: CoreWebhookCrud;
   private readonly materialiser: PostgresMaterialiser;
 
   constructor(
     private readonly pool: Pool,
     private readonly outbox: PostgresOutbox,
   ) {
+    super();
     this.steps = new PostgresStepRunner(pool);
     this.crud = new CoreWebhookCrud(this.steps, DELIVERY_FROM);
     this.materialiser = new PostgresMaterialiser(pool, outbox);
@@ -62,14 +62,6 @@ export class PostgresWebhookStore implements WebhookStore {
       `INSERT INTO webhook_cursors (webhook_id, last_sequence)
        SELECT w.id, coalesce((SELECT max(d.event_sequence) FROM webhook_deliveries d WHERE d.webhook_id = w.id), 0) FROM webhooks w ON CONFLICT (webhook_id) DO NOTHING`,
     );
-  }
-
-  list(workspaceId: string): Promise<StoredWebhook[]> {
-    return this.crud.list(workspaceId);
-  }
-
-  get(workspaceId: string, id: string): Promise<StoredWebhook | null> {
-    return this.crud.get(workspaceId, id);
   }
 
   async create(webhook: NewWebhook): Promise<StoredWebhook> {
@@ -94,36 +86,22 @@ export class PostgresWebhookStore implements WebhookStore {
     return deleted;
   }
 
-  rotateSecret(workspaceId: string, id: string, secret: string, previousUntil: number, now: number): Promise<boolean> {
-    return this.crud.rotateSecret(workspaceId, id, secret, previousUntil, now);
-  }
-
-  async deliveries(
-    workspaceId: string,
-    webhookId: string,
-    page: DeliveryPage,
-  ): Promise<{ total: number; items: WebhookDelivery[] }> {
-    // The log shows every event the webhook gets, those still past its cursor (a paused webhook's) too: made now.
+  protected async catchUp(webhookId: string): Promise<void> {
     const { rows: behind } = await this.pool.query(
       `SELECT 1 FROM webhook_cursors c JOIN webhooks w ON w.id = c.webhook_id
        WHERE c.webhook_id = $1 AND w.active AND c.last_sequence < (SELECT coalesce(max(sequence), 0) FROM webhook_events)`,
       [webhookId],
     );
-    if (behind.length > 0) {
-      const bound = await this.materialiser.adminBound(BOUND_WAIT_MS);
-      const made = await inTransaction(this.pool, (client) =>
-        this.materialiser.materialiseAll(client, Date.now(), bound, webhookId),
-      );
-      if (made > 0) this.outbox.notify();
-    }
-    return this.crud.deliveries(workspaceId, webhookId, page);
+    if (behind.length === 0) return;
+    const bound = await this.materialiser.adminBound(BOUND_WAIT_MS);
+    const made = await inTransaction(this.pool, (client) =>
+      this.materialiser.materialiseAll(client, Date.now(), bound, webhookId),
+    );
+    if (made > 0) this.outbox.notify();
   }
 
-  async redeliver(workspaceId: string, deliveryId: string, now: number): Promise<WebhookDelivery | null> {
-    const newDeliveryId = await this.crud.redeliver(workspaceId, deliveryId, now);
-    if (newDeliveryId === null) return null;
+  protected redelivered(): void {
     this.outbox.notify();
-    return this.crud.delivery(newDeliveryId);
   }
 
   async addEventFor(webhookId: string, event: NewWebhookEvent): Promise<WebhookDelivery | null> {

@@ -4,7 +4,6 @@ import type {
   AttemptRecord,
   ClaimedDelivery,
   DeliveryClaim,
-  DeliveryPage,
   HeldDelivery,
   NewWebhook,
   StoredWebhook,
@@ -16,7 +15,7 @@ import { MATERIALISE_BATCH } from '../query/delivery-plan.js';
 import type { WriteGroup } from './write-group.js';
 import { SqliteStepRunner } from './step-runner.js';
 import type { SqliteOutbox } from './webhook-outbox.js';
-import { CoreWebhookCrud } from '../core/webhooks.js';
+import { CoreWebhookCrud, CoreWebhookMethods } from '../core/webhooks.js';
 import { native, type Steps } from '../core/steps.js';
 import { DatabaseDue, SqliteMaterialiser, type FreshDelivery } from './webhook-materialiser.js';
 import {
@@ -42,7 +41,7 @@ const DELIVERY_FROM = 'webhook_deliveries d JOIN webhook_events e ON e.sequence 
  * A process that dies takes its claims with it; the next one finds the deliveries pending and due, and sends them
  * (at least once). Attempts are recorded in the record writes' group commits (WriteGroup), a batch at a time.
  */
-export class SqliteWebhookStore implements WebhookStore {
+export class SqliteWebhookStore extends CoreWebhookMethods implements WebhookStore {
   readonly sharedByProcesses = false;
   /** Delivery id → the token of the claim that holds it. */
   private readonly claims = new Map<string, string>();
@@ -54,7 +53,7 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly settleDelivery: Database.Statement;
   private readonly insertAttempt: Database.Statement;
   private readonly putOffStatement: Database.Statement;
-  private readonly crud: CoreWebhookCrud;
+  protected readonly crud: CoreWebhookCrud;
 
   constructor(
     private readonly db: Database.Database,
@@ -62,6 +61,7 @@ export class SqliteWebhookStore implements WebhookStore {
     /** The record writes' group commit: attempts are recorded in its transactions. */
     private readonly writes: WriteGroup,
   ) {
+    super();
     this.crud = new CoreWebhookCrud(new SqliteStepRunner(db), DELIVERY_FROM);
     this.materialiser = new SqliteMaterialiser(db, outbox, this.due);
     // The partial index webhook_deliveries_due serves the order; the held ones (at most the worker's limit) are skipped.
@@ -112,14 +112,6 @@ export class SqliteWebhookStore implements WebhookStore {
       .run();
   }
 
-  list(workspaceId: string): Promise<StoredWebhook[]> {
-    return this.crud.list(workspaceId);
-  }
-
-  get(workspaceId: string, id: string): Promise<StoredWebhook | null> {
-    return this.crud.get(workspaceId, id);
-  }
-
   async create(webhook: NewWebhook): Promise<StoredWebhook> {
     const stored = await this.crud.create(webhook, this.startCursorOf(webhook.id));
     this.outbox.forgetSubscriptions();
@@ -153,26 +145,13 @@ export class SqliteWebhookStore implements WebhookStore {
     return deleted;
   }
 
-  rotateSecret(workspaceId: string, id: string, secret: string, previousUntil: number, now: number): Promise<boolean> {
-    return this.crud.rotateSecret(workspaceId, id, secret, previousUntil, now);
-  }
-
-  async deliveries(
-    workspaceId: string,
-    webhookId: string,
-    page: DeliveryPage,
-  ): Promise<{ total: number; items: WebhookDelivery[] }> {
-    // The log shows every event the webhook gets, those still past its cursor (a paused webhook's) too: made now.
+  protected async catchUp(webhookId: string): Promise<void> {
     this.materialiser.catchUp(webhookId);
-    return this.crud.deliveries(workspaceId, webhookId, page);
   }
 
-  async redeliver(workspaceId: string, deliveryId: string, now: number): Promise<WebhookDelivery | null> {
-    const newDeliveryId = await this.crud.redeliver(workspaceId, deliveryId, now);
-    if (newDeliveryId === null) return null;
+  protected redelivered(): void {
     this.due.forget();
     this.outbox.notify();
-    return this.crud.delivery(newDeliveryId);
   }
 
   async addEventFor(webhookId: string, event: NewWebhookEvent): Promise<WebhookDelivery | null> {
