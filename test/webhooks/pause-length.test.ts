@@ -1,4 +1,4 @@
-// How long a failing webhook's pauses last (webhooks/worker.ts): doubling from 1 s, never past the schedule's first
+// How long a failing webhook's pauses last (webhooks/pauses.ts): doubling from 1 s, never past the schedule's first
 // retry delay, so that a receiver that comes back waits no longer than a retry would have.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The webhooks this process has paused (their receiver keeps failing: see webhooks/worker.ts), for the materialisers
+// The webhooks this process has paused (their receiver keeps failing: see webhooks/pauses.ts), for the materialisers
 // of both stores (query/delivery-plan.ts): while a webhook is paused its cursor stays where it is, so an outage adds
 // no delivery row per write; once the pause is over, until the webhook answers again (resume), one event at a time
 // is materialised for it, the probe.
