@@ -195,7 +195,9 @@ describe('three server processes on one PostgreSQL', { skip }, () => {
       }
     };
     const traffic = Promise.all([0, 1, 2, 3, 4, 5].map(worker));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Killed once writes are flowing through every server (not after a fixed time: a loaded machine is slower).
+    const flowing = Date.now() + 10_000;
+    while (acknowledged.length < 30 && Date.now() < flowing) await new Promise((resolve) => setTimeout(resolve, 20));
     victim.kill();
     await traffic;
     await victim.dispose();

@@ -209,7 +209,7 @@ for (const target of targets) {
       const webhookId: string = created.webhook.create.webhook.id;
       const acknowledged: string[] = [];
       for (let index = 0; index < 40; index++) acknowledged.push((await admin.createRecord(model.id, { title: `d${index}` })).id);
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await new Promise((resolve) => setTimeout(resolve, 900));
       const attemptsWhileDown = receiver.received.length;
       assert.ok(attemptsWhileDown < acknowledged.length, `the paused webhook got ${attemptsWhileDown} attempts for 40 events`);
 

@@ -50,8 +50,10 @@ function observed(store: WebhookStore, clock: ManualClock) {
  * manual clock stands still, and its timers wait 1 s or more.
  */
 async function settled(seen: { calls: number }): Promise<void> {
+  const deadline = Date.now() + 10_000;
   let before = -1;
   while (seen.calls !== before) {
+    if (Date.now() > deadline) throw new Error('the worker kept calling the store for 10 s');
     before = seen.calls;
     await sleep(150);
   }
