@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { CellError, csvColumns, csvRowToData } from '../client/cells.js';
 import { ContentServiceError } from '../client/errors.js';
-import type { JsonObject, RowError } from '../client/types.js';
+import type { JsonObject, ModelDefinition, RowError } from '../client/types.js';
+import type { LoadSummary } from '../client/load-types.js';
 import {
   connectionOptions,
   formatDuration,
@@ -148,30 +149,7 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  let toData: (row: InputRow) => JsonObject;
-  if (source.format === 'csv') {
-    let columns;
-    try {
-      columns = csvColumns(source.header ?? [], model.fields, source.headerLine);
-    } catch (error) {
-      source.close();
-      if (error instanceof CellError) throw new UsageError(`header of ${file}: ${error.message}`);
-      throw error;
-    }
-    if (options.key && !columns.some((column) => column.field?.key === options.key)) {
-      source.close();
-      throw new UsageError(`--key ${options.key}: the file has no column "${options.key}"`);
-    }
-    toData = (row) => csvRowToData(row.cells ?? [], columns, row.line);
-  } else {
-    toData = (row) => {
-      if (row.parseError) throw new Error(row.parseError);
-      if (typeof row.value !== 'object' || row.value === null || Array.isArray(row.value)) {
-        throw new Error(`line ${row.line}: a row must be a JSON object of field key to value`);
-      }
-      return row.value as JsonObject;
-    };
-  }
+  let toData = rowConverter(source, model, file, options.key);
 
   const skuField = model.product?.enabled ? model.product.skuField : null;
   const convertRow = toData;
@@ -254,10 +232,58 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
     process.off('SIGTERM', onSignal);
   }
 
-  const { waits, waitedMs } = progress.waitSummary;
+  process.stdout.write(
+    summaryLines(file, model.slug, options, summary, progress.waitSummary, firstErrors, errorsFile).join('\n') + '\n',
+  );
+  return summary.ok ? 0 : 1;
+}
+
+/** How a row of the file becomes a record's data: by the CSV header's columns, or the JSON line's object. */
+function rowConverter(
+  source: InputSource,
+  model: ModelDefinition,
+  file: string,
+  key: string | undefined,
+): (row: InputRow) => JsonObject {
+  if (source.format === 'csv') {
+    let columns;
+    try {
+      columns = csvColumns(source.header ?? [], model.fields, source.headerLine);
+    } catch (error) {
+      source.close();
+      if (error instanceof CellError) throw new UsageError(`header of ${file}: ${error.message}`);
+      throw error;
+    }
+    if (key && !columns.some((column) => column.field?.key === key)) {
+      source.close();
+      throw new UsageError(`--key ${key}: the file has no column "${key}"`);
+    }
+    return (row) => csvRowToData(row.cells ?? [], columns, row.line);
+  } else {
+    return (row) => {
+      if (row.parseError) throw new Error(row.parseError);
+      if (typeof row.value !== 'object' || row.value === null || Array.isArray(row.value)) {
+        throw new Error(`line ${row.line}: a row must be a JSON object of field key to value`);
+      }
+      return row.value as JsonObject;
+    };
+  }
+}
+
+/** The summary printed at the end of an import or a load by key. */
+function summaryLines(
+  file: string,
+  modelSlug: string,
+  options: ImportOptions,
+  summary: LoadSummary<InputRow>,
+  waited: { waits: number; waitedMs: number },
+  firstErrors: readonly string[],
+  errorsFile: ErrorsFile | undefined,
+): string[] {
+  const { waits, waitedMs } = waited;
   const lines: string[] = [];
   const what = options.dryRun ? 'Dry run (nothing written)' : options.key ? `Loaded by key "${options.key}"` : 'Imported';
-  lines.push(`${what}: ${file} → model ${model.slug}: ${summary.total} rows read`);
+  lines.push(`${what}: ${file} → model ${modelSlug}: ${summary.total} rows read`);
   const would = options.dryRun ? 'would be ' : '';
   const counts = options.key
     ? `${would}created ${summary.created}, ${would}updated ${summary.updated}, unchanged ${summary.unchanged}, ${would}deleted ${summary.deleted}, failed ${summary.failed}`
@@ -274,6 +300,5 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
   if (summary.failed > firstErrors.length) lines.push(`  … and ${summary.failed - firstErrors.length} more`);
   if (errorsFile && errorsFile.count > 0) lines.push(`  failed rows written to ${errorsFile.path}`);
   lines.push(summary.ok ? '  OK: every row landed' : '  FAILED: not every row landed');
-  process.stdout.write(lines.join('\n') + '\n');
-  return summary.ok ? 0 : 1;
+  return lines;
 }

@@ -33,23 +33,6 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
   const inserts = new Map<string, Database.Statement>();
   const pages = new Map<string, Database.Statement>();
 
-  /** Makes every index that deferIndexes dropped (in this run or a stopped one) again. */
-  function restoreIndexes(): void {
-    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(DEFERRED_INDEXES_TABLE);
-    if (!exists) return;
-    const indexes = db.prepare(`SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`).all() as {
-      name: string;
-      definition: string;
-    }[];
-    for (const index of indexes) {
-      db.transaction(() => {
-        db.exec(index.definition);
-        db.prepare(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = ?`).run(index.name);
-      })();
-    }
-    db.exec(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
-  }
-
   const side: CopySide = {
     description: `sqlite:${path}`,
     dataIsJsonbText: false,
@@ -112,17 +95,7 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
       })();
     },
     deferIndexes(table) {
-      db.transaction(() => {
-        db.exec(`CREATE TABLE IF NOT EXISTS ${DEFERRED_INDEXES_TABLE} (name TEXT PRIMARY KEY, definition TEXT NOT NULL)`);
-        // Those of PRIMARY KEY and UNIQUE constraints have no sql (and cannot be dropped).
-        const indexes = db
-          .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name")
-          .all(table) as { name: string; sql: string }[];
-        for (const index of indexes) {
-          db.prepare(`INSERT INTO ${DEFERRED_INDEXES_TABLE} (name, definition) VALUES (?, ?)`).run(index.name, index.sql);
-          db.exec(`DROP INDEX ${quote(index.name)}`);
-        }
-      })();
+      deferIndexes(db, table);
     },
     readMarker() {
       const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(PROGRESS_TABLE);
@@ -141,7 +114,7 @@ export function openSqliteSide(path: string, role: 'source' | 'target'): CopySid
       db.exec(`DROP TABLE IF EXISTS ${PROGRESS_TABLE}`);
     },
     buildIndexes(models: readonly ModelIndexSource[]) {
-      restoreIndexes();
+      restoreIndexes(db);
       db.transaction(() => {
         for (const model of models) syncFieldIndexes(db, model.id, definitionOf(model));
       })();
@@ -159,4 +132,36 @@ export function definitionOf(model: ModelIndexSource): Pick<ModelDefinition, 'fi
     fields: JSON.parse(model.fields) as ModelDefinition['fields'],
     product: model.product === null ? null : (JSON.parse(model.product) as ModelDefinition['product']),
   };
+}
+
+/** Makes every index that deferIndexes dropped (in this run or a stopped one) again. */
+function restoreIndexes(db: Database.Database): void {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(DEFERRED_INDEXES_TABLE);
+  if (!exists) return;
+  const indexes = db.prepare(`SELECT name, definition FROM ${DEFERRED_INDEXES_TABLE} ORDER BY name`).all() as {
+    name: string;
+    definition: string;
+  }[];
+  for (const index of indexes) {
+    db.transaction(() => {
+      db.exec(index.definition);
+      db.prepare(`DELETE FROM ${DEFERRED_INDEXES_TABLE} WHERE name = ?`).run(index.name);
+    })();
+  }
+  db.exec(`DROP TABLE ${DEFERRED_INDEXES_TABLE}`);
+}
+
+/** Drops the table's indexes, kept in DEFERRED_INDEXES_TABLE to be made again once its rows are in (restoreIndexes). */
+function deferIndexes(db: Database.Database, table: string): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${DEFERRED_INDEXES_TABLE} (name TEXT PRIMARY KEY, definition TEXT NOT NULL)`);
+    // Those of PRIMARY KEY and UNIQUE constraints have no sql (and cannot be dropped).
+    const indexes = db
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name")
+      .all(table) as { name: string; sql: string }[];
+    for (const index of indexes) {
+      db.prepare(`INSERT INTO ${DEFERRED_INDEXES_TABLE} (name, definition) VALUES (?, ?)`).run(index.name, index.sql);
+      db.exec(`DROP INDEX ${quote(index.name)}`);
+    }
+  })();
 }
