@@ -10,14 +10,81 @@ import { REPO_ROOT } from './lib/server.js';
 import type { Spread } from './lib/stats.js';
 import { fmtInt, fmtMs, fmtRatio, fmtSpread } from './lib/table.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Results = Record<string, any>;
+// The parts of the results files (bench/lib/machine.ts: writeResults, with each benchmark's own payload) read here.
+// Older files may lack what later issues added: those members are optional.
+
+/** What every results file has: when and where it was measured. */
+interface Conditions {
+  finishedAt: string;
+  reps: number;
+  loadAverageAtEnd?: number[];
+  machine: { gitCommit: string; gitDirty: boolean; loadAverageAtStart?: number[] };
+}
+
+/** The raw-driver baselines of the import benchmark, and the names of the service's ratios to each. */
+type BaselineKey = 'raw' | 'smallestRaw' | 'smallestRawOwnCheckpoints';
+type RatioKey = 'ratioToRaw' | 'ratioToSmallest' | 'ratioToSmallestOwnCheckpoints';
+type PerRepKey = 'perRepetitionRatio' | 'perRepetitionRatioToSmallest' | 'perRepetitionRatioToSmallestOwnCheckpoints';
+
+/** One client count's import through the service, with its ratio to each baseline the file has. */
+type ImportServiceEntry = { clients: number; rowsPerSecond: Spread } & Record<RatioKey, number> & Record<PerRepKey, Spread>;
+
+interface ImportResults extends Conditions, Partial<Record<Exclude<BaselineKey, 'raw'>, { rowsPerSecond: Spread }>> {
+  rows: number;
+  rowBytes: number;
+  batchSize: number;
+  raw: { rowsPerSecond: Spread };
+  service: ImportServiceEntry[];
+}
+
+interface SingleWritesResults extends Conditions {
+  durationSeconds: number;
+  warmupSeconds: number;
+  summary: { operation: string; connections: number; requestsPerSecond: Spread; p50Ms: Spread; p99Ms: Spread }[];
+}
+
+interface ReadsResults extends Conditions {
+  sizes: number[];
+  summary: {
+    size: number;
+    query: string;
+    offset: number;
+    clientP50Ms: Spread;
+    clientP99Ms: Spread;
+    serverP50Ms: Spread;
+    serverP99Ms: Spread;
+  }[];
+  checks: {
+    offset0ServerP50AtLargestMs: number;
+    offset0ServerP50AtSmallestMs: number;
+    growthLargestOverSmallest: number;
+    /** By number of records (issue 14). */
+    deliveryOffset0ServerP50Ms?: Record<number, number>;
+  };
+}
+
+interface PagingResults extends Conditions {
+  sizes: number[];
+  summary: { size: number; seconds: Spread; msPerPage: Spread; lastPageMs: Spread }[];
+  growth: { size: number; sizeRatio: number; timeRatio: number }[];
+}
+
+interface MemoryResults extends Conditions {
+  rows: number;
+  clients: number;
+  peakMiB: Spread;
+  runs: { startMiB: number; endMiB: number }[];
+  cli: string;
+}
 
 const DBS = ['sqlite', 'postgres'] as const;
 
-function load(name: string, db: string): Results | null {
+/** The results file of a benchmark on a database, as that benchmark wrote it, or null when there is none. */
+function load<Results extends Conditions>(name: string, db: string): Results | null {
   const file = join(REPO_ROOT, 'bench', 'results', `${name}-${db}.json`);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Results) : null;
+  if (!existsSync(file)) return null;
+  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  return parsed as Results;
 }
 
 function table(headers: string[], rows: (string | number)[][]): string {
@@ -28,7 +95,7 @@ function table(headers: string[], rows: (string | number)[][]): string {
   ].join('\n');
 }
 
-function conditions(results: Results): string {
+function conditions(results: Conditions): string {
   const load = (values: number[] | undefined) => (values ? values.map((value) => value.toFixed(2)).join(' / ') : '?');
   return `_${results.finishedAt} · commit ${results.machine.gitCommit}${results.machine.gitDirty ? ' + uncommitted src changes' : ''} · ${results.reps} repetitions · load average (1/5/15 min) ${load(results.machine.loadAverageAtStart)} at start, ${load(results.loadAverageAtEnd)} at end_`;
 }
@@ -39,7 +106,7 @@ const targets: string[] = [];
 const spreadText = (value: Spread, format: (value: number) => string) => fmtSpread(value, format);
 
 for (const db of DBS) {
-  const result = load('import', db);
+  const result = load<ImportResults>('import', db);
   if (!result) continue;
   out.push(
     `### Import, ${db}: ${fmtInt(result.rows)} rows of ~${result.rowBytes} bytes, ${result.batchSize}-row calls\n`,
@@ -47,7 +114,7 @@ for (const db of DBS) {
     '',
   );
   // The baselines this result has (the smallest-schema ones since issue 13), with their ratio fields.
-  const baselines = [
+  const candidates: { key: BaselineKey; label: string; ratio: RatioKey; perRep: PerRepKey; header: string }[] = [
     {
       key: 'raw',
       label: 'raw driver, service schema',
@@ -69,14 +136,18 @@ for (const db of DBS) {
       perRep: 'perRepetitionRatioToSmallestOwnCheckpoints',
       header: "service / smallest, SQLite's checkpoints",
     },
-  ].filter((baseline) => result[baseline.key]);
+  ];
+  const baselines = candidates.flatMap((baseline) => {
+    const run = result[baseline.key];
+    return run ? [{ ...baseline, run }] : [];
+  });
   const blank = baselines.flatMap(() => ['', '']);
   out.push(
     table(
       ['path', 'rows/s median (min–max)', ...baselines.flatMap((baseline) => [baseline.header, 'per repetition'])],
       [
-        ...baselines.map((baseline) => [baseline.label, spreadText(result[baseline.key].rowsPerSecond, fmtInt), ...blank]),
-        ...result.service.map((entry: Results) => [
+        ...baselines.map((baseline) => [baseline.label, spreadText(baseline.run.rowsPerSecond, fmtInt), ...blank]),
+        ...result.service.map((entry) => [
           `service, ${entry.clients} client${entry.clients > 1 ? 's' : ''}`,
           spreadText(entry.rowsPerSecond, fmtInt),
           ...baselines.flatMap((baseline) => [fmtRatio(entry[baseline.ratio]), spreadText(entry[baseline.perRep], fmtRatio)]),
@@ -86,24 +157,24 @@ for (const db of DBS) {
     '',
   );
   const goal = db === 'sqlite' ? 0.6 : 0.5;
-  for (const entry of result.service as Results[]) {
+  for (const entry of result.service) {
     const clients = `${entry.clients} client${entry.clients > 1 ? 's' : ''}`;
     targets.push(
-      `| Import ≥ ${goal} × raw driver (${db}, ${clients}) | ${(entry.ratioToRaw as number).toFixed(3)} (${fmtInt(entry.rowsPerSecond.median)} vs ${fmtInt(result.raw.rowsPerSecond.median)} rows/s) | ${mark(entry.ratioToRaw >= goal)} |`,
+      `| Import ≥ ${goal} × raw driver (${db}, ${clients}) | ${entry.ratioToRaw.toFixed(3)} (${fmtInt(entry.rowsPerSecond.median)} vs ${fmtInt(result.raw.rowsPerSecond.median)} rows/s) | ${mark(entry.ratioToRaw >= goal)} |`,
     );
     if (db !== 'sqlite' || entry.clients !== 1) continue;
     // Issue 13: against the smallest schema the job needs, on SQLite with one client.
     for (const baseline of baselines.filter((candidate) => candidate.key !== 'raw')) {
-      const ratio = entry[baseline.ratio] as number;
+      const ratio = entry[baseline.ratio];
       targets.push(
-        `| Import ≥ 0.6 × ${baseline.label} (${db}, ${clients}) | ${ratio.toFixed(3)} (${fmtInt(entry.rowsPerSecond.median)} vs ${fmtInt(result[baseline.key].rowsPerSecond.median)} rows/s) | ${mark(ratio >= 0.6)} |`,
+        `| Import ≥ 0.6 × ${baseline.label} (${db}, ${clients}) | ${ratio.toFixed(3)} (${fmtInt(entry.rowsPerSecond.median)} vs ${fmtInt(baseline.run.rowsPerSecond.median)} rows/s) | ${mark(ratio >= 0.6)} |`,
       );
     }
   }
 }
 
 for (const db of DBS) {
-  const result = load('single-writes', db);
+  const result = load<SingleWritesResults>('single-writes', db);
   if (!result) continue;
   out.push(
     `### Single writes, ${db}: ${result.durationSeconds} s per cell after ${result.warmupSeconds} s warm-up\n`,
@@ -113,7 +184,7 @@ for (const db of DBS) {
   out.push(
     table(
       ['operation', 'connections', 'requests/s', 'p50 ms', 'p99 ms'],
-      result.summary.map((entry: Results) => [
+      result.summary.map((entry) => [
         `record.${entry.operation}`,
         entry.connections,
         spreadText(entry.requestsPerSecond, fmtInt),
@@ -124,16 +195,16 @@ for (const db of DBS) {
     '',
   );
   if (db === 'sqlite') {
-    const at8 = result.summary.filter((entry: Results) => entry.connections === 8);
+    const at8 = result.summary.filter((entry) => entry.connections === 8);
     targets.push(
-      `| Single writes ≥ 3,000 req/s at 8 connections (sqlite) | ${at8.map((entry: Results) => `${entry.operation} ${fmtInt(entry.requestsPerSecond.median)}`).join(', ')} | ${mark(at8.every((entry: Results) => entry.requestsPerSecond.median >= 3000))} |`,
+      `| Single writes ≥ 3,000 req/s at 8 connections (sqlite) | ${at8.map((entry) => `${entry.operation} ${fmtInt(entry.requestsPerSecond.median)}`).join(', ')} | ${mark(at8.every((entry) => entry.requestsPerSecond.median >= 3000))} |`,
     );
   }
 }
 
 for (const variant of ['reads', 'reads-large']) {
   for (const db of DBS) {
-    const result = load(variant, db);
+    const result = load<ReadsResults>(variant, db);
     if (!result) continue;
     out.push(
       `### Reads, ${db}: record.list limit 100, one request at a time (${result.sizes.map(fmtInt).join(' and ')} records)\n`,
@@ -143,7 +214,7 @@ for (const variant of ['reads', 'reads-large']) {
     out.push(
       table(
         ['records', 'selection', 'offset', 'client p50 ms', 'client p99 ms', 'server p50 ms', 'server p99 ms'],
-        result.summary.map((entry: Results) => [
+        result.summary.map((entry) => [
           fmtInt(entry.size),
           entry.query,
           fmtInt(entry.offset),
@@ -163,7 +234,7 @@ for (const variant of ['reads', 'reads-large']) {
       `| list offset 0 at ${fmtInt(largest)} ≤ 1.5 × at ${fmtInt(smallest)} (${db}) | ${fmtRatio(checks.growthLargestOverSmallest)} × (${fmtMs(checks.offset0ServerP50AtLargestMs)} vs ${fmtMs(checks.offset0ServerP50AtSmallestMs)} ms) | ${mark(checks.growthLargestOverSmallest <= 1.5)} |`,
     );
     // Issue 14: the unfiltered first page on PostgreSQL, on both routes.
-    const delivery = checks.deliveryOffset0ServerP50Ms?.[largest] as number | undefined;
+    const delivery = checks.deliveryOffset0ServerP50Ms?.[largest];
     if (db === 'postgres' && delivery !== undefined) {
       const worst = Math.max(checks.offset0ServerP50AtLargestMs, delivery);
       targets.push(
@@ -175,33 +246,33 @@ for (const variant of ['reads', 'reads-large']) {
 
 for (const variant of ['paging', 'paging-large']) {
   for (const db of DBS) {
-    const result = load(variant, db);
+    const result = load<PagingResults>(variant, db);
     if (!result) continue;
     out.push(`### Full paging, ${db}: every record by offset paging, limit 100\n`, conditions(result), '');
     out.push(
       table(
         ['records', 'total s', 'ms a page', 'last page ms', 'time × smallest', 'size × smallest'],
-        result.summary.map((entry: Results, index: number) => [
+        result.summary.map((entry, index) => [
           fmtInt(entry.size),
           spreadText(entry.seconds, (value) => value.toFixed(2)),
           spreadText(entry.msPerPage, fmtMs),
           spreadText(entry.lastPageMs, fmtMs),
-          fmtRatio(result.growth[index].timeRatio),
-          fmtRatio(result.growth[index].sizeRatio),
+          fmtRatio(result.growth[index]!.timeRatio),
+          fmtRatio(result.growth[index]!.sizeRatio),
         ]),
       ),
       '',
     );
-    const last = result.growth[result.growth.length - 1];
+    const last = result.growth[result.growth.length - 1]!;
     targets.push(
-      `| paging time at ${fmtInt(last.size)} ≤ ${fmtRatio(1.2 * last.sizeRatio)} × at ${fmtInt(result.sizes[0])} (${db}${last.size < 1_000_000 ? '; the target is 1,000,000 vs 100,000' : ''}) | ${fmtRatio(last.timeRatio)} × | ${mark(last.timeRatio <= 1.2 * last.sizeRatio)} |`,
+      `| paging time at ${fmtInt(last.size)} ≤ ${fmtRatio(1.2 * last.sizeRatio)} × at ${fmtInt(result.sizes[0]!)} (${db}${last.size < 1_000_000 ? '; the target is 1,000,000 vs 100,000' : ''}) | ${fmtRatio(last.timeRatio)} × | ${mark(last.timeRatio <= 1.2 * last.sizeRatio)} |`,
     );
   }
 }
 
 for (const variant of ['memory', 'memory-large']) {
   for (const db of DBS) {
-    const result = load(variant, db);
+    const result = load<MemoryResults>(variant, db);
     if (!result) continue;
     out.push(
       `### Memory, ${db}: server RSS importing ${fmtInt(result.rows)} rows (${result.clients} clients, 1000-row calls)\n`,
@@ -209,8 +280,8 @@ for (const variant of ['memory', 'memory-large']) {
       '',
     );
     const mib = (value: number) => value.toFixed(0);
-    const spreadOf = (key: string) => {
-      const values = result.runs.map((run: Results) => run[key] as number);
+    const spreadOf = (key: 'startMiB' | 'endMiB') => {
+      const values = result.runs.map((run) => run[key]);
       const sorted = [...values].sort((a, b) => a - b);
       return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted[sorted.length - 1]! };
     };

@@ -5,7 +5,7 @@ import { Transport, type TransportOptions } from './http.js';
 import { readByIds } from './by-ids.js';
 import { importRows } from './import-rows.js';
 import { readArguments } from './read-arguments.js';
-import type { ImportOptions, Items, LearntBudget, LoadSummary, SyncOptions } from './load-types.js';
+import type { ImportOptions, Items, LearntBudget, LoaderClient, LoadSummary, SyncOptions } from './load-types.js';
 import { sync } from './sync.js';
 import { ModelRecords, type UntypedModels } from './model-records.js';
 import type {
@@ -39,7 +39,7 @@ const MODEL_FIELDS =
  * `new ContentClient<Models>(…)`, `client.model(slug)` reads and writes typed records. Without it, any slug and
  * any data, and every other call is the same either way.
  */
-export class ContentClient<Models = UntypedModels> {
+export class ContentClient<Models = UntypedModels> implements LoaderClient {
   private readonly transport: Transport;
   private readonly learntBudget: LearntBudget = { value: undefined };
   /** Model ids by slug, found once for `model(slug)`; a failed lookup is forgotten, so the next call asks again. */

@@ -1,7 +1,16 @@
-// The options and the summary of the loaders (importRows, sync), and what they use of the client.
+// The options and the summary of the loaders (importRows, sync), and what they use of the client. The client
+// (client.ts) imports this; the calls the loaders use are spelt out here, not picked from the client, so no import
+// goes back (not even a type-only one).
 import type { ContentServiceError } from './errors.js';
-import type { ContentClient } from './client.js';
-import type { JsonObject, RowError } from './types.js';
+import type {
+  DeletionResult,
+  ImportCallResult,
+  JsonObject,
+  ListAllOptions,
+  ModelDefinition,
+  ModelRecord,
+  RowError,
+} from './types.js';
 
 /** What the loaders report as they go. */
 export interface LoadProgress {
@@ -65,11 +74,15 @@ export interface LoadSummary<T> {
 
 export type Items<T> = Iterable<T> | AsyncIterable<T>;
 
-/** The calls of the admin API the loaders are built on. */
-export type LoaderClient = Pick<
-  ContentClient,
-  'findModel' | 'getModel' | 'importRecords' | 'listAll' | 'patchRecord' | 'deleteRecord'
->;
+/** The calls of the admin API the loaders are built on: ContentClient implements it, so the two cannot drift apart. */
+export interface LoaderClient {
+  findModel(slugOrId: string, signal?: AbortSignal): Promise<ModelDefinition>;
+  getModel(id: string, signal?: AbortSignal): Promise<ModelDefinition | null>;
+  importRecords(modelId: string, rows: JsonObject[], signal?: AbortSignal): Promise<ImportCallResult>;
+  listAll(modelId: string, options?: ListAllOptions): AsyncGenerator<ModelRecord>;
+  patchRecord(id: string, data: JsonObject, signal?: AbortSignal): Promise<ModelRecord | null>;
+  deleteRecord(id: string, options?: { force?: boolean; signal?: AbortSignal }): Promise<DeletionResult>;
+}
 
 /** The workspace's write budget as learnt from a 413 answer, kept by the client: later imports split to it at once. */
 export interface LearntBudget {

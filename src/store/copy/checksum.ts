@@ -10,7 +10,7 @@
 // back into this process.
 import { createHash, type Hash } from 'node:crypto';
 import { jsonbText } from './jsonb-text.js';
-import type { ChunkHasher, CopySide, Row, Value } from './side.js';
+import type { ChunkDigest, ChunkHasher, CopySide, Row, Value } from './side.js';
 
 export type Checksums = Map<string, { records: number; digest: string }>;
 
@@ -23,13 +23,8 @@ export const CHUNK_ROWS = 10_000;
 /** A null timestamp's text in a record's line (PostgreSQL writes the same). */
 export const NULL_TEXT = '\\N';
 
-/** One model's records in one chunk. */
-export interface ChunkDigest {
-  modelId: string;
-  records: number;
-  /** SHA-256 (hex) of their lines. */
-  digest: string;
-}
+/** One model's records in one chunk: declared with the sides (side.ts), which hash chunks too. */
+export type { ChunkDigest };
 
 /** Model checksums made of chunk digests, fed chunk by chunk in order. */
 export class ChunkFold {

@@ -1,7 +1,5 @@
 // One end of a copy: a database read from or written to, whichever kind it is. Values travel between the two
 // ends in one form: text as strings, integers and booleans as numbers (true is 1), JSON as its text.
-import type { ChunkDigest } from './checksum.js';
-
 export type Value = string | number | null;
 export type Row = Value[];
 /** The SQLite end answers at once, the PostgreSQL end later: callers await either. */
@@ -62,6 +60,14 @@ export interface CopySide {
   openChunkHasher?(connections: number): Promise<ChunkHasher>;
 
   close(): Awaitable<void>;
+}
+
+/** One model's records in one chunk (checksum.ts). */
+export interface ChunkDigest {
+  modelId: string;
+  records: number;
+  /** SHA-256 (hex) of their lines. */
+  digest: string;
 }
 
 /** Hashes chunks of the records in the database itself (checksum.ts), on connections of its own. */
