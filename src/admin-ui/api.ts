@@ -79,39 +79,30 @@ function acceptSession(body: unknown): Session {
   return session;
 }
 
-export async function signIn(email: string, password: string): Promise<Session> {
-  const response = await send('/admin/session', {
+/** POSTs `payload` as JSON to a session endpoint and returns the answer's body; throws a refusal as an ApiError. */
+async function postJson(path: string, payload: Record<string, string>): Promise<unknown> {
+  const response = await send(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ email, password }),
+    body: JSON.stringify(payload),
   });
   const body = await readJson(response);
   if (!response.ok) throw errorFrom(response, body);
-  return acceptSession(body);
+  return body;
+}
+
+export async function signIn(email: string, password: string): Promise<Session> {
+  return acceptSession(await postJson('/admin/session', { email, password }));
 }
 
 /** The email of a one-time sign-in link's user (POST /admin/sign-in-link without a password); throws when it cannot be used. */
 export async function checkSignInLink(token: string): Promise<{ email: string }> {
-  const response = await send('/admin/sign-in-link', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ token }),
-  });
-  const body = await readJson(response);
-  if (!response.ok) throw errorFrom(response, body);
-  return body as { email: string };
+  return (await postJson('/admin/sign-in-link', { token })) as { email: string };
 }
 
 /** Sets the password of a sign-in link's user, uses the link up and signs in. */
 export async function useSignInLink(token: string, password: string): Promise<Session> {
-  const response = await send('/admin/sign-in-link', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ token, password }),
-  });
-  const body = await readJson(response);
-  if (!response.ok) throw errorFrom(response, body);
-  return acceptSession(body);
+  return acceptSession(await postJson('/admin/sign-in-link', { token, password }));
 }
 
 /**

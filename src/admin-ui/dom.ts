@@ -63,6 +63,37 @@ export function scrollingTable(table: HTMLTableElement): HTMLDivElement {
   return h('div', { class: 'table-scroll' }, table);
 }
 
+/**
+ * A list as a table in a scrolling box: its caption (focusable, for after a change of the list), a header row of the
+ * column titles, then the rows. `actions`: a last column of buttons, its title for screen readers only.
+ */
+export function listTable(
+  className: string,
+  caption: string,
+  titles: readonly string[],
+  rows: Child,
+  options: { actions?: boolean } = {},
+): HTMLDivElement {
+  return scrollingTable(
+    h(
+      'table',
+      { class: className },
+      h('caption', { tabindex: '-1' }, caption),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          titles.map((title) => h('th', { scope: 'col' }, title)),
+          options.actions ? h('th', { scope: 'col' }, srOnly('Actions')) : null,
+        ),
+      ),
+      h('tbody', null, rows),
+    ),
+  );
+}
+
 /** A visually hidden text, read by screen readers. */
 export function srOnly(text: string): HTMLSpanElement {
   return h('span', { class: 'visually-hidden' }, text);

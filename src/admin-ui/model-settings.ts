@@ -1,4 +1,5 @@
 // The model editor's settings beside its fields: delivery access, the display field and the product catalog.
+import type { FieldType } from '../shared/field-types.js';
 import { h, uid } from './dom.js';
 import type { Draft } from './model-draft.js';
 import type { RegisterRow } from './model-form-errors.js';
@@ -35,43 +36,24 @@ export function fieldSelects(draft: Draft): FieldSelects {
   const display = h('select', { name: 'displayField' });
   const sku = h('select', { name: 'skuField' });
   const price = h('select', { name: 'priceField' });
-  // Returns what the select shows, which the draft takes: a field no longer offered (removed, renamed, of another
-  // type) is not sent, so the request is what the form shows.
-  const fill = (target: HTMLSelectElement, options: { value: string; label: string }[], value: string): string => {
+  // Offers `none` (the empty value), then the fields (of type `only`, when given). Returns what the select shows,
+  // which the draft takes: a field no longer offered (removed, renamed, of another type) is not sent, so the request
+  // is what the form shows.
+  const fill = (target: HTMLSelectElement, none: string, only: FieldType | null, value: string): string => {
+    const options = [
+      { value: '', label: none },
+      ...draft.fields
+        .filter((field) => field.key.trim() !== '' && (only === null || field.type === only))
+        .map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` })),
+    ];
     target.replaceChildren(...options.map((option) => h('option', { value: option.value }, option.label)));
     target.value = options.some((option) => option.value === value) ? value : (options[0]?.value ?? '');
     return target.value;
   };
   const refresh = () => {
-    const keyed = draft.fields.filter((field) => field.key.trim() !== '');
-    draft.displayField = fill(
-      display,
-      [
-        { value: '', label: '(the first field)' },
-        ...keyed.map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` })),
-      ],
-      draft.displayField,
-    );
-    draft.product.skuField = fill(
-      sku,
-      [
-        { value: '', label: '(choose a text field)' },
-        ...keyed
-          .filter((field) => field.type === 'text')
-          .map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` })),
-      ],
-      draft.product.skuField,
-    );
-    draft.product.priceField = fill(
-      price,
-      [
-        { value: '', label: '(no price field)' },
-        ...keyed
-          .filter((field) => field.type === 'number')
-          .map((field) => ({ value: field.key, label: `${field.label || field.key} (${field.key})` })),
-      ],
-      draft.product.priceField,
-    );
+    draft.displayField = fill(display, '(the first field)', null, draft.displayField);
+    draft.product.skuField = fill(sku, '(choose a text field)', 'text', draft.product.skuField);
+    draft.product.priceField = fill(price, '(no price field)', 'number', draft.product.priceField);
   };
   display.addEventListener('change', () => {
     draft.displayField = display.value;

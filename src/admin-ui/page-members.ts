@@ -2,13 +2,12 @@
 // remove with a confirmation. The server decides who may do what (only an owner touches owners; the last owner
 // stays); its refusals are shown as they come.
 // The page's state is members-state.ts, its calls members-api.ts.
-import { ApiError } from './api.js';
-import { h, replaceChildren, uid } from './dom.js';
+import { h, listTable, uid } from './dom.js';
 import { addMemberCall, listMembers, removeMemberCall, setRoleCall } from './members-api.js';
 import { addedPanelKind, emailFieldError, emailProblem, memberRow, roleChoices, type Member } from './members-state.js';
 import type { PageContext } from './page.js';
 import type { Role } from './types.js';
-import { alertBox, announce, button, confirmDialog, copyButton, errorArea, input, labelled, pageHeader, select } from './ui.js';
+import { announce, button, confirmDialog, copyButton, errorArea, input, labelled, ownerAdminPage, select } from './ui.js';
 import { formatDateTime } from './values.js';
 
 interface MembersPage {
@@ -50,26 +49,9 @@ async function loadList(page: MembersPage): Promise<void> {
     );
   };
   page.listArea.replaceChildren(
-    h(
-      'div',
-      { class: 'table-scroll' },
-      h(
-        'table',
-        { class: 'table members' },
-        h('caption', { tabindex: '-1' }, 'Members of this workspace'),
-        h(
-          'thead',
-          null,
-          h(
-            'tr',
-            null,
-            ['Email', 'Role', 'Password', 'Added'].map((title) => h('th', { scope: 'col' }, title)),
-            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-          ),
-        ),
-        h('tbody', null, members.map(row)),
-      ),
-    ),
+    listTable('table members', 'Members of this workspace', ['Email', 'Role', 'Password', 'Added'], members.map(row), {
+      actions: true,
+    }),
   );
 }
 
@@ -228,24 +210,10 @@ export async function renderMembers(ctx: PageContext): Promise<void> {
     linkArea: h('div', { class: 'secret-area' }),
     listArea: h('div'),
   };
-  const form = addMemberForm(page);
-  replaceChildren(
-    ctx.main,
-    pageHeader('Members'),
-    page.errors.element,
-    page.linkArea,
-    form,
-    h('h2', null, 'Members'),
-    page.listArea,
-  );
-  try {
-    await loadList(page);
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'FORBIDDEN') throw error;
-    replaceChildren(
-      ctx.main,
-      pageHeader('Members'),
-      alertBox(`Only owners and admins of a workspace manage its members; your role here is ${ctx.workspace.role}.`),
-    );
-  }
+  await ownerAdminPage(ctx, {
+    title: 'Members',
+    parts: [page.errors.element, page.linkArea, addMemberForm(page), h('h2', null, 'Members'), page.listArea],
+    load: () => loadList(page),
+    manages: 'members',
+  });
 }

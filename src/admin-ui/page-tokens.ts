@@ -1,11 +1,10 @@
 // Settings → API tokens: create (the secret is shown once), list, revoke.
 // The page's state is tokens-state.ts, its calls tokens-api.ts.
-import { ApiError } from './api.js';
-import { h, replaceChildren, uid, scrollingTable } from './dom.js';
+import { h, listTable, uid } from './dom.js';
 import type { PageContext } from './page.js';
 import { createTokenCall, listTokens, revokeTokenCall } from './tokens-api.js';
 import { checkTokenForm, tokenFieldError, tokenStatus, type ApiToken } from './tokens-state.js';
-import { alertBox, announce, button, confirmDialog, copyButton, errorArea, input, labelled, pageHeader } from './ui.js';
+import { announce, button, confirmDialog, copyButton, errorArea, input, labelled, ownerAdminPage } from './ui.js';
 import { formatDateTime } from './values.js';
 
 interface TokensPage {
@@ -46,29 +45,12 @@ async function loadList(page: TokensPage): Promise<void> {
   page.listArea.replaceChildren(
     tokens.length === 0
       ? h('p', { class: 'empty' }, 'No API tokens yet.')
-      : scrollingTable(
-          h(
-            'table',
-            { class: 'table tokens' },
-            h('caption', { tabindex: '-1' }, 'API tokens of this workspace'),
-            h(
-              'thead',
-              null,
-              h(
-                'tr',
-                null,
-                ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'].map((title) =>
-                  h('th', { scope: 'col' }, title),
-                ),
-                h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-              ),
-            ),
-            h(
-              'tbody',
-              null,
-              tokens.map((token) => tokenRow(page, token, now)),
-            ),
-          ),
+      : listTable(
+          'table tokens',
+          'API tokens of this workspace',
+          ['Name', 'User', 'Role', 'Created', 'Last used', 'Expires', 'Status'],
+          tokens.map((token) => tokenRow(page, token, now)),
+          { actions: true },
         ),
   );
 }
@@ -175,25 +157,10 @@ function showSecret(page: TokensPage, token: ApiToken, secret: string, name: HTM
 export async function renderTokens(ctx: PageContext): Promise<void> {
   ctx.setTitle('API tokens');
   const page: TokensPage = { ctx, errors: errorArea(), secretArea: h('div', { class: 'secret-area' }), listArea: h('div') };
-  const form = createTokenForm(page);
-  replaceChildren(
-    ctx.main,
-    pageHeader('API tokens'),
-    page.errors.element,
-    page.secretArea,
-    form,
-    h('h2', null, 'Tokens'),
-    page.listArea,
-  );
-  try {
-    await loadList(page);
-  } catch (error) {
-    // Tokens are for owners and admins (the server decides; an editor or viewer is told so here).
-    if (!(error instanceof ApiError) || error.code !== 'FORBIDDEN') throw error;
-    replaceChildren(
-      ctx.main,
-      pageHeader('API tokens'),
-      alertBox(`Only owners and admins of a workspace manage its API tokens; your role here is ${ctx.workspace.role}.`),
-    );
-  }
+  await ownerAdminPage(ctx, {
+    title: 'API tokens',
+    parts: [page.errors.element, page.secretArea, createTokenForm(page), h('h2', null, 'Tokens'), page.listArea],
+    load: () => loadList(page),
+    manages: 'API tokens',
+  });
 }

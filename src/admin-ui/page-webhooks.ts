@@ -2,7 +2,7 @@
 // is shown once); each webhook's own page (page-webhooks-detail.ts) edits, pauses, rotates, deletes, pings and
 // shows its delivery log. Owners and admins only (the server decides; others are told so here).
 import { ApiError, gql } from './api.js';
-import { h, replaceChildren, scrollingTable } from './dom.js';
+import { h, listTable, replaceChildren } from './dom.js';
 import { listModels } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { secretPanel } from './page-webhooks-secret.js';
@@ -30,41 +30,26 @@ export function webhookHref(id: string): string {
 
 function webhookTable(webhooks: readonly Webhook[]): HTMLElement {
   if (webhooks.length === 0) return h('p', { class: 'empty' }, 'No webhooks yet.');
-  return scrollingTable(
-    h(
-      'table',
-      { class: 'table webhooks' },
-      h('caption', { tabindex: '-1' }, 'Webhooks of this workspace'),
+  return listTable(
+    'table webhooks',
+    'Webhooks of this workspace',
+    ['Endpoint URL', 'Events', 'Description', 'Status', 'Created'],
+    webhooks.map((webhook) =>
       h(
-        'thead',
-        null,
+        'tr',
+        { class: webhook.active ? null : 'paused' },
+        h('th', { scope: 'row' }, h('a', { href: webhookHref(webhook.id), class: 'webhook-url' }, webhook.url)),
         h(
-          'tr',
+          'td',
           null,
-          ['Endpoint URL', 'Events', 'Description', 'Status', 'Created'].map((title) => h('th', { scope: 'col' }, title)),
+          eventsText(webhook.events),
+          webhook.modelIds
+            ? h('span', { class: 'muted' }, ` (${webhook.modelIds.length} model${webhook.modelIds.length === 1 ? '' : 's'})`)
+            : null,
         ),
-      ),
-      h(
-        'tbody',
-        null,
-        webhooks.map((webhook) =>
-          h(
-            'tr',
-            { class: webhook.active ? null : 'paused' },
-            h('th', { scope: 'row' }, h('a', { href: webhookHref(webhook.id), class: 'webhook-url' }, webhook.url)),
-            h(
-              'td',
-              null,
-              eventsText(webhook.events),
-              webhook.modelIds
-                ? h('span', { class: 'muted' }, ` (${webhook.modelIds.length} model${webhook.modelIds.length === 1 ? '' : 's'})`)
-                : null,
-            ),
-            h('td', null, webhook.description ?? ''),
-            h('td', null, webhook.active ? 'Active' : 'Paused'),
-            h('td', null, formatDateTime(webhook.createdAt)),
-          ),
-        ),
+        h('td', null, webhook.description ?? ''),
+        h('td', null, webhook.active ? 'Active' : 'Paused'),
+        h('td', null, formatDateTime(webhook.createdAt)),
       ),
     ),
   );

@@ -2,10 +2,10 @@
 // search of them.
 import { gql } from './api.js';
 import { h } from './dom.js';
-import type { Widget, WidgetContext } from './record-fields.js';
+import type { Widget, WidgetArgs } from './record-fields.js';
 import { displayFieldOf, recordName } from './record-names.js';
 import { recordNamesById, relationSearch } from './relation-search.js';
-import { relationSlug, type FieldDefinition, type JsonValue, type RecordPage } from './types.js';
+import { relationSlug, type RecordPage } from './types.js';
 import { button, labelled } from './ui.js';
 
 const PICKER_PAGE = 100;
@@ -14,13 +14,7 @@ const PICKER_PAGE = 100;
  * A picker listing the target model's records by their display field, 100 at a time ("Load more"), with a search
  * box that finds them by part of it (relation-search.ts): a match found is chosen (hasOne) or added (hasMany).
  */
-export function relationWidget(
-  field: FieldDefinition,
-  initial: JsonValue | undefined,
-  path: string,
-  ctx: WidgetContext,
-  options: { required: boolean; hint?: string },
-): Widget {
+export function relationWidget({ field, initial, path, ctx, options }: WidgetArgs): Widget {
   const many = field.relationType === 'hasMany';
   const current = many
     ? Array.isArray(initial)

@@ -22,6 +22,16 @@ export interface Widget {
   read(): ReadResult;
 }
 
+/** What a widget is built from: the field, its value so far, its path in the record data, and the form's context. */
+export interface WidgetArgs {
+  field: FieldDefinition;
+  initial: JsonValue | undefined;
+  path: string;
+  ctx: WidgetContext;
+  /** The row's options: required, and the hint for the field's type. */
+  options: { required: boolean; hint?: string };
+}
+
 export interface WidgetContext {
   models: readonly ModelDefinition[];
   /** Error slots by path (`price`, `dims.width`), for the messages of the server. */
@@ -56,6 +66,7 @@ export function widgetFor(field: FieldDefinition, initial: JsonValue | undefined
 function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, path: string, ctx: WidgetContext): Widget {
   const options = { required: field.required, ...(hintOf(field) ? { hint: hintOf(field)! } : {}) };
   const disabled = ctx.disabled;
+  const args: WidgetArgs = { field, initial, path, ctx, options };
   switch (field.type) {
     case 'number': {
       // A text input read by readNumberInput: <input type=number> reads 9,99 as 999 in an English browser.
@@ -92,14 +103,14 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
       };
     }
     case 'date':
-      return dateWidget(field, initial, path, options, disabled);
+      return dateWidget(args);
     case 'relation':
-      return relationWidget(field, initial, path, ctx, options);
+      return relationWidget(args);
     case 'translatable':
-      return translatableWidget(field, initial, path, options, disabled, ctx.defaultLocale);
+      return translatableWidget(args);
     case 'object':
-      if (field.fields && field.fields.length > 0) return objectWidget(field, initial, path, ctx, options);
-      return jsonWidget(field, initial, path, options, disabled);
+      if (field.fields && field.fields.length > 0) return objectWidget(args);
+      return jsonWidget(args);
     case 'text':
     default: {
       const text =
@@ -116,13 +127,8 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
   }
 }
 
-function dateWidget(
-  field: FieldDefinition,
-  initial: JsonValue | undefined,
-  path: string,
-  options: { required: boolean; hint?: string },
-  disabled: boolean,
-): Widget {
+function dateWidget({ field, initial, path, ctx, options }: WidgetArgs): Widget {
+  const { disabled } = ctx;
   const original = typeof initial === 'string' ? initial : undefined;
   let datePart = '';
   let timePart = '';
@@ -166,20 +172,14 @@ function dateWidget(
   };
 }
 
-function jsonWidget(
-  field: FieldDefinition,
-  initial: JsonValue | undefined,
-  path: string,
-  options: { required: boolean; hint?: string },
-  disabled: boolean,
-): Widget {
+function jsonWidget({ field, initial, path, ctx, options }: WidgetArgs): Widget {
   const control = h('textarea', {
     name: path,
     rows: 4,
     class: 'code',
     spellcheck: 'false',
     value: initial === undefined || initial === null ? '' : JSON.stringify(initial, null, 2),
-    disabled,
+    disabled: ctx.disabled,
   });
   return {
     row: labelled(field.label, control, options),
@@ -195,13 +195,7 @@ function jsonWidget(
   };
 }
 
-function objectWidget(
-  field: FieldDefinition,
-  initial: JsonValue | undefined,
-  path: string,
-  ctx: WidgetContext,
-  options: { required: boolean; hint?: string },
-): Widget {
+function objectWidget({ field, initial, path, ctx, options }: WidgetArgs): Widget {
   const values = isPlainObject(initial) ? initial : {};
   const subs = (field.fields ?? []).map((sub) => ({
     key: sub.key,
@@ -231,14 +225,8 @@ function objectWidget(
   };
 }
 
-function translatableWidget(
-  field: FieldDefinition,
-  initial: JsonValue | undefined,
-  path: string,
-  options: { required: boolean; hint?: string },
-  disabled: boolean,
-  defaultLocale: string,
-): Widget {
+function translatableWidget({ field, initial, ctx, options }: WidgetArgs): Widget {
+  const { disabled, defaultLocale } = ctx;
   const list = h('div', { class: 'locale-list' });
   const entries: { locale: HTMLInputElement; text: HTMLInputElement; element: HTMLElement }[] = [];
   const addEntry = (locale: string, text: string, focus: boolean) => {

@@ -1,6 +1,7 @@
 // Shared pieces of the pages: labelled controls with an error slot, alerts, a confirmation dialog, copy buttons.
 import { ApiError } from './api.js';
-import { h, uid, type Attrs, type Child } from './dom.js';
+import { h, replaceChildren, uid, type Attrs, type Child } from './dom.js';
+import type { PageContext } from './page.js';
 
 export type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -266,6 +267,28 @@ export function download(filename: string, text: string, type = 'text/csv'): voi
 /** A page heading row: the h1 (focused on navigation) and buttons or links beside it. */
 export function pageHeader(title: string, ...actions: Child[]): HTMLElement {
   return h('div', { class: 'page-header' }, h('h1', { tabindex: '-1' }, title), h('div', { class: 'page-actions' }, actions));
+}
+
+/**
+ * A Settings page of things only owners and admins of the workspace manage (members, API tokens): the heading, then
+ * `parts`, with the list `load` fills. When the server refuses the list (FORBIDDEN), the page says who may use it.
+ */
+export async function ownerAdminPage(
+  ctx: PageContext,
+  page: { title: string; parts: Child[]; load: () => Promise<void>; manages: string },
+): Promise<void> {
+  replaceChildren(ctx.main, pageHeader(page.title), ...page.parts);
+  try {
+    await page.load();
+  } catch (error) {
+    // The server decides; an editor or viewer is told so here.
+    if (!(error instanceof ApiError) || error.code !== 'FORBIDDEN') throw error;
+    replaceChildren(
+      ctx.main,
+      pageHeader(page.title),
+      alertBox(`Only owners and admins of a workspace manage its ${page.manages}; your role here is ${ctx.workspace.role}.`),
+    );
+  }
 }
 
 export function linkButton(label: string, href: string, attrs: Attrs = {}): HTMLAnchorElement {

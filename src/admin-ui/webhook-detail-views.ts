@@ -1,6 +1,6 @@
 // The webhook page's views, built from its state (webhook-detail-state.ts): the delivery log's table and pager,
 // and the webhook's settings as a definition list.
-import { h } from './dom.js';
+import { h, listTable } from './dom.js';
 import { focusKey } from './focus-return.js';
 import type { Webhook } from './page-webhooks-form.js';
 import { button, linkButton } from './ui.js';
@@ -43,31 +43,12 @@ function deliveryRow(delivery: WebhookDelivery, redeliver: (delivery: WebhookDel
 }
 
 export function deliveryTable(list: DeliveryList, redeliver: (delivery: WebhookDelivery) => void): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-scroll' },
-    h(
-      'table',
-      { class: 'table deliveries' },
-      h('caption', { tabindex: '-1' }, 'Deliveries, newest first'),
-      h(
-        'thead',
-        null,
-        h(
-          'tr',
-          null,
-          ['Event', 'Status', 'Attempts', 'Last status code', 'Last error', 'Duration', 'Next attempt', 'Created'].map((title) =>
-            h('th', { scope: 'col' }, title),
-          ),
-          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-        ),
-      ),
-      h(
-        'tbody',
-        null,
-        list.items.map((delivery) => deliveryRow(delivery, redeliver)),
-      ),
-    ),
+  return listTable(
+    'table deliveries',
+    'Deliveries, newest first',
+    ['Event', 'Status', 'Attempts', 'Last status code', 'Last error', 'Duration', 'Next attempt', 'Created'],
+    list.items.map((delivery) => deliveryRow(delivery, redeliver)),
+    { actions: true },
   );
 }
 

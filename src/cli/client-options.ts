@@ -61,6 +61,15 @@ export function parseNonNegativeNumber(value: string): number {
 }
 
 /** Runs a command body: usage errors exit 2, other failures exit 1, both with one line on stderr. */
+/** Why reading or writing a file failed, in words; `missing`: what ENOENT means there. */
+export function fileProblem(error: unknown, missing = 'no such file or directory'): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return missing;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return error instanceof Error ? error.message : String(error);
+}
+
 export async function runCommand(body: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await body();
@@ -78,6 +87,14 @@ export function formatDuration(ms: number): string {
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** The progress bar of the commands on a terminal, in `format` (cli-progress's placeholders). */
+export function progressBar(stream: NodeJS.WriteStream, format: string): cliProgress.SingleBar {
+  return new cliProgress.SingleBar(
+    { stream, format, barsize: 24, hideCursor: true, clearOnComplete: false, fps: 5, etaBuffer: 50 },
+    cliProgress.Presets.shades_classic,
+  );
 }
 
 /**
@@ -122,17 +139,9 @@ export class ProgressReporter {
     const stream = options.stream ?? process.stderr;
     if (options.quiet) return;
     if (stream.isTTY) {
-      this.bar = new cliProgress.SingleBar(
-        {
-          stream,
-          format: `${options.label} [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {etaText} | {status}`,
-          barsize: 24,
-          hideCursor: true,
-          clearOnComplete: false,
-          fps: 5,
-          etaBuffer: 50,
-        },
-        cliProgress.Presets.shades_classic,
+      this.bar = progressBar(
+        stream,
+        `${options.label} [{bar}] {percentage}% | {rows} rows | {rate} rows/s | ETA {etaText} | {status}`,
       );
       this.bar.start(1000, 0, this.payload());
       this.timer = setInterval(() => this.redraw(), 250);

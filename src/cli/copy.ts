@@ -1,9 +1,9 @@
 // content-service copy --from URL --to URL [--resume]
-import cliProgress from 'cli-progress';
+import type cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { CopyRefusal, type CopyEvent, type CopyResult } from '../store/copy/copy-store.js';
 import { copyStoreInWorker } from '../store/copy/copy-thread.js';
-import { runCommand, UsageError } from './client-options.js';
+import { progressBar, runCommand, UsageError } from './client-options.js';
 
 interface CopyCliOptions {
   from: string;
@@ -86,18 +86,7 @@ class CopyProgress {
   constructor(quiet: boolean) {
     this.lines = !quiet && !process.stderr.isTTY;
     if (quiet || !process.stderr.isTTY) return;
-    this.bar = new cliProgress.SingleBar(
-      {
-        stream: process.stderr,
-        format: 'copy [{bar}] {percentage}% | {value}/{total} rows | {table} | ETA {eta_formatted}',
-        barsize: 24,
-        hideCursor: true,
-        clearOnComplete: false,
-        fps: 5,
-        etaBuffer: 50,
-      },
-      cliProgress.Presets.shades_classic,
-    );
+    this.bar = progressBar(process.stderr, 'copy [{bar}] {percentage}% | {value}/{total} rows | {table} | ETA {eta_formatted}');
   }
 
   on(event: CopyEvent): void {

@@ -61,12 +61,20 @@ export function envPasswordHashCost(): number {
   return cost;
 }
 
-export function envInt(name: string): number | undefined {
+/**
+ * An environment variable read by `parse` (an option's parser); undefined when unset or empty. A refusal names the
+ * variable and the value: `NAME: <the parser's reason>, got "value"`.
+ */
+export function envParsed<T>(name: string, parse: (value: string) => T): T | undefined {
   const value = process.env[name];
   if (value === undefined || value === '') return undefined;
   try {
-    return parsePositiveInt(value);
-  } catch {
-    throw new InvalidArgumentError(`${name}: must be a positive integer, got "${value}"`);
+    return parse(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${name}: ${(error as Error).message}, got "${value}"`);
   }
+}
+
+export function envInt(name: string): number | undefined {
+  return envParsed(name, parsePositiveInt);
 }

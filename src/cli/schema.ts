@@ -7,7 +7,7 @@ import type { ContentClient } from '../client/client.js';
 import { checkPlan, applyPlan, readWorkspaceModels } from '../client/schema-apply.js';
 import { parseSchemaDocument, renderSchemaDocument, schemaDocumentOf, SchemaFileError } from '../client/schema-document.js';
 import { modelsOnlyInWorkspace, planSchema, type CurrentModel, type SchemaPlan } from '../client/schema-plan.js';
-import { connectionOptions, makeClient, runCommand, UsageError, type ConnectionOptions } from './client-options.js';
+import { connectionOptions, fileProblem, makeClient, runCommand, UsageError, type ConnectionOptions } from './client-options.js';
 
 interface PullOptions extends ConnectionOptions {
   out?: string;
@@ -65,7 +65,7 @@ async function pull(options: PullOptions): Promise<number> {
   try {
     await writeFile(options.out, text);
   } catch (error) {
-    throw new UsageError(`--out: cannot write ${options.out}: ${reason(error)}`);
+    throw new UsageError(`--out: cannot write ${options.out}: ${fileProblem(error)}`);
   }
   process.stderr.write(`Wrote ${current.length} model${current.length === 1 ? '' : 's'} to ${options.out}\n`);
   return 0;
@@ -169,14 +169,6 @@ async function readSchemaFile(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${reason(error)}`);
+    throw new UsageError(`cannot read ${file}: ${fileProblem(error)}`);
   }
-}
-
-function reason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file or directory';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a directory';
-  return error instanceof Error ? error.message : String(error);
 }

@@ -11,7 +11,7 @@ import { SendThread } from '../webhooks/send-thread.js';
 import { DeliveryWorker } from '../webhooks/worker.js';
 import { startedByNpm, watchParent } from './parent-watch.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
-import { databaseUrl, envInt, envPasswordHashCost, parsePort, parsePositiveInt, parseSeconds } from './options.js';
+import { databaseUrl, envInt, envParsed, envPasswordHashCost, parsePort, parsePositiveInt, parseSeconds } from './options.js';
 
 interface ServeOptions {
   port?: number;
@@ -33,17 +33,19 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     databaseUrl: databaseUrl(options.database),
     writeBudget: options.writeBudget ?? envInt('WRITE_BUDGET_PER_MINUTE') ?? DEFAULTS.writeBudget,
     writeBudgetWindowSeconds:
-      options.writeBudgetWindow ?? envWindowSeconds('WRITE_BUDGET_WINDOW_SECONDS') ?? DEFAULTS.writeBudgetWindowSeconds,
+      options.writeBudgetWindow ??
+      envParsed('WRITE_BUDGET_WINDOW_SECONDS', parseWindowSeconds) ??
+      DEFAULTS.writeBudgetWindowSeconds,
     bodyLimitBytes: envInt('BODY_LIMIT_BYTES') ?? DEFAULTS.bodyLimitBytes,
     corsOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     logLevel: process.env.LOG_LEVEL ?? DEFAULTS.logLevel,
-    introspection: envOnOff('INTROSPECTION') ?? DEFAULTS.introspection,
+    introspection: envSwitch('INTROSPECTION', 'on', 'off') ?? DEFAULTS.introspection,
     maxFieldBytes: envInt('MAX_FIELD_BYTES') ?? DEFAULTS.maxFieldBytes,
     maxRecordBytes: envInt('MAX_RECORD_BYTES') ?? DEFAULTS.maxRecordBytes,
     maxResponseBytes: envInt('MAX_RESPONSE_BYTES') ?? DEFAULTS.maxResponseBytes,
     publicBodyLimitBytes: envInt('PUBLIC_BODY_LIMIT_BYTES') ?? DEFAULTS.publicBodyLimitBytes,
-    deliveryMaxAge: options.deliveryMaxAge ?? envSeconds('DELIVERY_MAX_AGE') ?? DEFAULTS.deliveryMaxAge,
-    soleServer: envTrueFalse('SOLE_SERVER') ?? true,
+    deliveryMaxAge: options.deliveryMaxAge ?? envParsed('DELIVERY_MAX_AGE', parseSeconds) ?? DEFAULTS.deliveryMaxAge,
+    soleServer: envSwitch('SOLE_SERVER', 'true', 'false') ?? true,
     requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
     keepAliveTimeoutMs: envInt('KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULTS.keepAliveTimeoutMs,
@@ -53,11 +55,11 @@ function resolveConfig(options: ServeOptions): ServerConfig {
         envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_ADDRESS') ?? DEFAULTS.signIn.attemptsPerMinutePerAddress,
       attemptsPerMinutePerEmail: envInt('SIGN_IN_ATTEMPTS_PER_MINUTE_PER_EMAIL') ?? DEFAULTS.signIn.attemptsPerMinutePerEmail,
       passwordHashConcurrency: envInt('PASSWORD_HASH_CONCURRENCY') ?? DEFAULTS.signIn.passwordHashConcurrency,
-      passwordHashQueue: envNonNegativeInt('PASSWORD_HASH_QUEUE') ?? DEFAULTS.signIn.passwordHashQueue,
+      passwordHashQueue: envParsed('PASSWORD_HASH_QUEUE', parseNonNegativeInt) ?? DEFAULTS.signIn.passwordHashQueue,
       passwordHashCost: envPasswordHashCost(),
     },
     webhooks: {
-      allowPrivate: options.webhookAllowPrivate === true || envTrueFalse('WEBHOOK_ALLOW_PRIVATE') === true,
+      allowPrivate: options.webhookAllowPrivate === true || envSwitch('WEBHOOK_ALLOW_PRIVATE', 'true', 'false') === true,
       timeoutMs: envInt('WEBHOOK_TIMEOUT_MS') ?? DEFAULTS.webhookTimeoutMs,
       retryDelaysSeconds: envRetryDelays() ?? DEFAULT_RETRY_DELAYS_SECONDS,
       maxInFlightPerWebhook: envInt('WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK') ?? DEFAULTS.webhookMaxInFlightPerWebhook,
@@ -65,12 +67,13 @@ function resolveConfig(options: ServeOptions): ServerConfig {
   };
 }
 
-function envTrueFalse(name: string): boolean | undefined {
-  const value = process.env[name];
-  if (value === undefined || value === '') return undefined;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new InvalidArgumentError(`${name}: must be "true" or "false", got "${value}"`);
+/** A switch in the environment, `yes` or `no` (undefined when unset or empty). */
+function envSwitch(name: string, yes: string, no: string): boolean | undefined {
+  return envParsed(name, (value) => {
+    if (value === yes) return true;
+    if (value === no) return false;
+    throw new InvalidArgumentError(`must be "${yes}" or "${no}"`);
+  });
 }
 
 function envRetryDelays(): number[] | undefined {
@@ -91,41 +94,10 @@ function parseWindowSeconds(value: string): number {
   return number;
 }
 
-function envWindowSeconds(name: string): number | undefined {
-  const value = process.env[name];
-  if (value === undefined || value === '') return undefined;
-  try {
-    return parseWindowSeconds(value);
-  } catch (error) {
-    throw new InvalidArgumentError(`${name}: ${(error as Error).message}, got "${value}"`);
-  }
-}
-
-function envNonNegativeInt(name: string): number | undefined {
-  const value = process.env[name];
-  if (value === undefined || value === '') return undefined;
+function parseNonNegativeInt(value: string): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 0)
-    throw new InvalidArgumentError(`${name}: must be a whole number, 0 or more, got "${value}"`);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError('must be a whole number, 0 or more');
   return number;
-}
-
-function envSeconds(name: string): number | undefined {
-  const value = process.env[name];
-  if (value === undefined || value === '') return undefined;
-  try {
-    return parseSeconds(value);
-  } catch (error) {
-    throw new InvalidArgumentError(`${name}: ${(error as Error).message}, got "${value}"`);
-  }
-}
-
-function envOnOff(name: string): boolean | undefined {
-  const value = process.env[name];
-  if (value === undefined || value === '') return undefined;
-  if (value === 'on') return true;
-  if (value === 'off') return false;
-  throw new InvalidArgumentError(`${name}: must be "on" or "off", got "${value}"`);
 }
 
 /** Listens, or says which address is taken and how to pick another (instead of `listen EADDRINUSE`). */

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { renderModelTypes, type TypedModel } from '../client/render-types.js';
 import type { ContentClient } from '../client/client.js';
-import { connectionOptions, makeClient, runCommand, UsageError, type ConnectionOptions } from './client-options.js';
+import { connectionOptions, fileProblem, makeClient, runCommand, UsageError, type ConnectionOptions } from './client-options.js';
 import { lineDiff } from './line-diff.js';
 
 interface TypesOptions extends ConnectionOptions {
@@ -59,7 +59,7 @@ async function runTypes(options: TypesOptions): Promise<number> {
   try {
     await writeFile(options.out, text);
   } catch (error) {
-    throw new UsageError(`--out: cannot write ${options.out}: ${reason(error)}`);
+    throw new UsageError(`--out: cannot write ${options.out}: ${fileProblem(error, 'no such directory')}`);
   }
   process.stderr.write(`Wrote the types of the workspace's models to ${options.out}\n`);
   return 0;
@@ -70,7 +70,8 @@ async function check(out: string, text: string): Promise<number> {
   try {
     current = await readFile(out, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`--out: cannot read ${out}: ${reason(error)}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new UsageError(`--out: cannot read ${out}: ${fileProblem(error)}`);
     process.stderr.write(`${out} does not exist; write it with: content-service types --out ${out}\n`);
     return 1;
   }
@@ -82,12 +83,4 @@ async function check(out: string, text: string): Promise<number> {
   process.stdout.write(lineDiff(current.replaceAll('\r\n', '\n'), text, [out, 'models of the workspace']));
   process.stderr.write(`${out} is out of date: the models changed; regenerate with: content-service types --out ${out}\n`);
   return 1;
-}
-
-function reason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such directory';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'it is a directory';
-  return error instanceof Error ? error.message : String(error);
 }

@@ -13,7 +13,7 @@ import {
   readRetryDelayMs,
   sleep,
 } from './http.js';
-import type { JsonObject, PopulatePaths, RecordFilter, RecordSort } from './types.js';
+import type { JsonObject, ModelDefinition, PopulatePaths, RecordFilter, RecordSort } from './types.js';
 
 /** The hosted service's SDK sends these two documents; they are copied from delivery.md as they are. */
 export const PUBLIC_MODEL_DEFINITIONS = `query PublicModelDefinitions($workspaceId: String!) {
@@ -77,17 +77,11 @@ export interface DeliveryClientOptions {
   maxGetUrlLength?: number;
 }
 
-/** A published model, as the hosted SDK reads it. */
-export interface PublicModelDefinition {
-  id: string;
-  name: string;
-  slug: string;
-  description: string | null;
-  icon: string | null;
-  color: string | null;
-  displayField: string;
-  recordCount: number;
-}
+/** A published model, as the hosted SDK reads it: these parts of its definition. */
+export type PublicModelDefinition = Pick<
+  ModelDefinition,
+  'id' | 'name' | 'slug' | 'description' | 'icon' | 'color' | 'displayField' | 'recordCount'
+>;
 
 /** A published record. `status` is always null here: this service has no lifecycle states. */
 export interface DeliveryRecord {

@@ -172,7 +172,7 @@ function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Ad
   const deliveryAccess = raw.deliveryAccess ?? 'none';
   if (deliveryAccess !== 'public' && deliveryAccess !== 'none') add(`${at}.deliveryAccess`, 'must be "public" or "none"');
   const count = { fields: 0, indexed: 0 };
-  const fields = readFields(raw.fields, `${at}.fields`, slugs, add, 1, count);
+  const fields = readFields(raw.fields, `${at}.fields`, { slugs, add, count }, 1);
   if (count.fields > MODEL_LIMITS.maxFields) {
     add(`${at}.fields`, `a model may have at most ${MODEL_LIMITS.maxFields} fields, sub-fields included; got ${count.fields}`);
   }
@@ -202,14 +202,15 @@ function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Ad
   };
 }
 
-function readFields(
-  raw: unknown,
-  at: string,
-  slugs: ReadonlySet<string>,
-  add: Add,
-  depth: number,
-  count: { fields: number; indexed: number },
-): SchemaField[] {
+/** What the fields of one model are read with: the slugs a relation may name, where problems go, the running counts. */
+interface FieldReading {
+  slugs: ReadonlySet<string>;
+  add: Add;
+  count: { fields: number; indexed: number };
+}
+
+function readFields(raw: unknown, at: string, reading: FieldReading, depth: number): SchemaField[] {
+  const { add } = reading;
   if (!Array.isArray(raw)) {
     add(at, 'must be an array of fields');
     return [];
@@ -222,7 +223,7 @@ function readFields(
   const seen = new Set<string>();
   const fields: SchemaField[] = [];
   raw.forEach((rawField, index) => {
-    const field = readField(rawField, `${at}[${index}]`, slugs, add, depth, count);
+    const field = readField(rawField, `${at}[${index}]`, reading, depth);
     if (!field) return;
     if (seen.has(field.key)) add(`${at}[${index}].key`, `"${field.key}" is the key of another field`);
     seen.add(field.key);
@@ -231,14 +232,8 @@ function readFields(
   return fields;
 }
 
-function readField(
-  raw: unknown,
-  at: string,
-  slugs: ReadonlySet<string>,
-  add: Add,
-  depth: number,
-  count: { fields: number; indexed: number },
-): SchemaField | null {
+function readField(raw: unknown, at: string, reading: FieldReading, depth: number): SchemaField | null {
+  const { slugs, add, count } = reading;
   if (!isPlainObject(raw)) {
     add(at, 'must be a field object');
     return null;
@@ -282,7 +277,7 @@ function readField(
     if (raw.relationType != null) add(`${at}.relationType`, 'is only allowed on relation fields');
   }
   if (type === 'object' && raw.fields != null) {
-    field.fields = readFields(raw.fields, `${at}.fields`, slugs, add, depth + 1, count);
+    field.fields = readFields(raw.fields, `${at}.fields`, reading, depth + 1);
   } else if (raw.fields != null) {
     add(`${at}.fields`, 'sub-fields are only allowed on object fields');
   }

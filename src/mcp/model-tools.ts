@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { CreateModelInput, FieldDefinitionInput, ModelDefinition, UpdateModelInput } from '../client/types.js';
 import { clientFor, findModel, withoutUndefined, type McpOptions } from './context.js';
 import { answer, ArgumentError, run } from './results.js';
-import { fields, idOrSlug, modelSettings, response, toolArguments } from './schemas.js';
+import { fields, idOrSlug, modelSettings, response, text, toolArguments } from './schemas.js';
 
 const WORKSPACE_QUERY = `query { workspace { current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault defaultLocale } } }`;
 
@@ -68,14 +68,12 @@ export function registerModelTools(server: McpServer, options: McpOptions): void
         'Creates a model (content type): a name, a unique slug and its fields. Needs an admin or owner token. ' +
         'Answers {created: {id, slug}} (response "full": the whole model).',
       inputSchema: toolArguments({
-        name: z
-          .string({ error: 'name: required (a string)' })
-          .min(1, { error: 'name: must not be empty' })
-          .describe('Display name.'),
-        slug: z
-          .string({ error: 'slug: required (a string)' })
-          .min(1, { error: 'slug: must not be empty' })
-          .describe('Unique in the workspace: lowercase letters, digits and -, e.g. "blog-post".'),
+        name: text('name', 'Display name.', 'name: required (a string)'),
+        slug: text(
+          'slug',
+          'Unique in the workspace: lowercase letters, digits and -, e.g. "blog-post".',
+          'slug: required (a string)',
+        ),
         fields: fields.describe('The fields of the model (at least one).'),
         ...modelSettings,
         response,

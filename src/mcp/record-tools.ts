@@ -15,6 +15,7 @@ import {
   recordId,
   response,
   syncRows,
+  text,
   toolArguments,
 } from './schemas.js';
 
@@ -182,15 +183,13 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
         'deleted, failed, errors: [{row, message}]} (row: 1-based position in rows of a row not stored). ' +
         ROLE_NOTE,
       inputSchema: toolArguments({
-        modelSlug: z
-          .string({ error: 'modelSlug: required (a string): the model to load into' })
-          .min(1, { error: 'modelSlug: must not be empty' })
-          .describe('The model slug (or id).'),
+        modelSlug: text('modelSlug', 'The model slug (or id).', 'modelSlug: required (a string): the model to load into'),
         rows: syncRows,
-        key: z
-          .string({ error: 'key: required (a string): the field that identifies a row, e.g. "sku"' })
-          .min(1, { error: 'key: must not be empty' })
-          .describe('The field that identifies a record (the SKU, or any text or number field with one value per record).'),
+        key: text(
+          'key',
+          'The field that identifies a record (the SKU, or any text or number field with one value per record).',
+          'key: required (a string): the field that identifies a row, e.g. "sku"',
+        ),
         prune: z
           .boolean({ error: 'prune: expected true or false' })
           .optional()

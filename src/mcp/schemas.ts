@@ -16,9 +16,10 @@ function named(name: string, expected: string) {
     issue.input === undefined ? `${name}: required (${expected})` : `${name}: expected ${expected}`;
 }
 
-function text(name: string, description: string) {
+/** A required, non-empty string; `error`: one refusal for a value left out or not a string, instead of `named`'s. */
+export function text(name: string, description: string, error?: string) {
   return z
-    .string({ error: named(name, 'a string') })
+    .string({ error: error ?? named(name, 'a string') })
     .min(1, { error: `${name}: must not be empty` })
     .describe(description);
 }
