@@ -26,13 +26,21 @@ function written(verb: string, record: ModelRecord, shape: 'ack' | 'full' | unde
   return answer(shape === 'full' ? record : { [verb]: record.id, modelId: record.modelId, updatedAt: record.updatedAt });
 }
 
+type McpLog = NonNullable<McpOptions['log']>;
+
 function noRecord(id: string) {
   return new ArgumentError(`id: no record with id "${id}" in this workspace`);
 }
 
 export function registerRecordTools(server: McpServer, options: McpOptions): void {
   const log = options.log ?? (() => undefined);
+  registerReadTools(server, options, log);
+  registerWriteTools(server, options, log);
+  registerLoadTools(server, options, log);
+}
 
+/** Records read: a page of a model's, or one by id. */
+function registerReadTools(server: McpServer, options: McpOptions, log: McpLog): void {
   server.registerTool(
     'list_records',
     {
@@ -72,7 +80,10 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
         return answer(record);
       }, log),
   );
+}
 
+/** One record written: create, replace, patch, delete. */
+function registerWriteTools(server: McpServer, options: McpOptions, log: McpLog): void {
   server.registerTool(
     'create_record',
     {
@@ -151,7 +162,10 @@ export function registerRecordTools(server: McpServer, options: McpOptions): voi
         return answer(result);
       }, log),
   );
+}
 
+/** Many records at once: import (inserts) and sync by key. */
+function registerLoadTools(server: McpServer, options: McpOptions, log: McpLog): void {
   server.registerTool(
     'import_records',
     {

@@ -113,7 +113,7 @@ export class SqliteMaterialiser {
 
   /** Before a read of the webhook's log: the deliveries of the events still past its cursor (a paused webhook's too). */
   catchUp(webhookId: string): void {
-    if ((this.selectCursor.all(this.selectBound.get(), webhookId)).length === 0) return;
+    if (this.selectCursor.all(this.selectBound.get(), webhookId).length === 0) return;
     this.db.transaction(() => this.materialiseAll(Date.now(), webhookId)).immediate();
   }
 
