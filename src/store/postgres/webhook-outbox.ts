@@ -8,6 +8,7 @@ import {
 import { newId } from '../../ids.js';
 import { PausedWebhooks } from '../query/paused-webhooks.js';
 import { toNumber, type Queryable } from './sql.js';
+import { EVENT_INSERT_COLUMNS, eventValues } from '../rows/webhook-rows.js';
 
 /**
  * A column (`webhook_subscriptions`) that a write's statement returns alongside what it returns already: the
@@ -47,13 +48,13 @@ export const OUTBOX_LOCK_KEY = `${OUTBOX_LOCK}, hashtext(current_schema())`;
  * next value for the row) and the event. No delivery rows: the worker makes them from the webhooks' cursors.
  */
 const INSERT_EVENT = `WITH writer AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) AS locked)
-  INSERT INTO webhook_events (id, workspace_id, type, model_id, model_slug, payload, created_at)
+  INSERT INTO webhook_events (${EVENT_INSERT_COLUMNS})
   SELECT $1, $2, $3, $4, coalesce($5, (SELECT slug FROM models WHERE id = $4)), $6, $7 FROM writer RETURNING sequence`;
 
 /** A ping: its event and its one delivery (no cursor takes a ping). */
 const INSERT_PING = `WITH writer AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) AS locked),
   event AS (
-    INSERT INTO webhook_events (id, workspace_id, type, model_id, model_slug, payload, created_at)
+    INSERT INTO webhook_events (${EVENT_INSERT_COLUMNS})
     SELECT $1, $2, $3, $4, $5, $6, $7 FROM writer RETURNING sequence
   )
   INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_sequence, status, next_attempt_at, created_at, updated_at)
@@ -116,18 +117,7 @@ export async function storePing(
   due: number | null,
 ): Promise<string> {
   const deliveryId = newId();
-  await client.query(INSERT_PING, [
-    event.id,
-    event.workspaceId,
-    event.type,
-    event.modelId,
-    event.modelSlug,
-    event.payload,
-    event.createdAt,
-    deliveryId,
-    webhookId,
-    due,
-  ]);
+  await client.query(INSERT_PING, [...eventValues(event), deliveryId, webhookId, due]);
   return deliveryId;
 }
 

@@ -1,5 +1,5 @@
 // Webhook, delivery and event rows (both stores), and what the layers above get from them.
-import type { WebhookEvent } from '../../domain/webhook-events.js';
+import type { NewWebhookEvent, WebhookEvent } from '../../domain/webhook-events.js';
 import type { ClaimedDelivery, DeliveryStatus, StoredWebhook, WebhookDelivery } from '../store.js';
 import { fromJson, type Json } from './json.js';
 import { isoTime, isoTimeOrNull, type Millis } from './time.js';
@@ -14,6 +14,14 @@ export interface WebhookRow {
   active: number | boolean;
   created_at: Millis;
   updated_at: Millis;
+}
+
+/** The columns both outboxes insert an event with. */
+export const EVENT_INSERT_COLUMNS = 'id, workspace_id, type, model_id, model_slug, payload, created_at';
+
+/** An event's values, in the order of EVENT_INSERT_COLUMNS. */
+export function eventValues(event: NewWebhookEvent): unknown[] {
+  return [event.id, event.workspaceId, event.type, event.modelId, event.modelSlug, event.payload, event.createdAt];
 }
 
 export const WEBHOOK_COLUMNS = 'id, workspace_id, url, events, model_ids, description, active, created_at, updated_at';

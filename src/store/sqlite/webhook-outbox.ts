@@ -8,6 +8,7 @@ import {
 import { newId } from '../../ids.js';
 import { PausedWebhooks } from '../query/paused-webhooks.js';
 import { sharedJson } from '../rows/json.js';
+import { EVENT_INSERT_COLUMNS, eventValues } from '../rows/webhook-rows.js';
 
 /** What a write tells the outbox about its event; `details` runs only when some webhook wants the event. */
 export interface WrittenEvent {
@@ -57,10 +58,7 @@ export class SqliteOutbox {
   constructor(db: Database.Database) {
     this.selectSubscriptions = db.prepare('SELECT id, events, model_ids FROM webhooks WHERE workspace_id = ? AND active = 1');
     this.selectDataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.insertEvent = db.prepare(
-      `INSERT INTO webhook_events (id, workspace_id, type, model_id, model_slug, payload, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
+    this.insertEvent = db.prepare(`INSERT INTO webhook_events (${EVENT_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`);
     this.insertDelivery = db.prepare(
       `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_sequence, status, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
@@ -109,15 +107,7 @@ export class SqliteOutbox {
   }
 
   private insert(event: NewWebhookEvent): number {
-    const { lastInsertRowid } = this.insertEvent.run(
-      event.id,
-      event.workspaceId,
-      event.type,
-      event.modelId,
-      event.modelSlug,
-      event.payload,
-      event.createdAt,
-    );
+    const { lastInsertRowid } = this.insertEvent.run(...eventValues(event));
     return Number(lastInsertRowid);
   }
 
