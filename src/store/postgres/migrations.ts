@@ -233,6 +233,13 @@ const MIGRATIONS: readonly string[] = [
   END
   $$;
   `,
+  // A webhook's due deliveries in claim order straight from the index: the claim takes the first few of a backlog of
+  // any size without sorting it.
+  `
+  DROP INDEX webhook_deliveries_webhook_due;
+  CREATE INDEX webhook_deliveries_webhook_due ON webhook_deliveries (webhook_id, next_attempt_at, event_sequence)
+    WHERE status = 'pending';
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */
