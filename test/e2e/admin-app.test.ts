@@ -128,7 +128,7 @@ describe('admin web application', { skip: missing }, () => {
     assert.ok(describedBy.split(' ').includes((await skuError.getAttribute('id')) ?? '-'), 'the error describes the SKU input');
     assert.equal(await page.locator('[aria-invalid="true"]').count(), 1, 'only the SKU field is marked');
     await page.getByRole('link', { name: 'Cancel' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Product' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Product', exact: true }).waitFor();
   });
 
   test('refuses a CSV over 5 MB with a pointer to the CLI', async () => {

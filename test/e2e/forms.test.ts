@@ -172,7 +172,7 @@ describe('admin web application: forms', { skip: missing }, () => {
     const sent = JSON.parse(request.postData() ?? '{}') as { variables: { input: { product: Record<string, unknown> } } };
     assert.equal(sent.variables.input.product.priceField, null);
     assert.equal(sent.variables.input.product.skuField, 'sku');
-    await page.getByRole('heading', { level: 1, name: 'Product' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Product', exact: true }).waitFor();
     const saved = await admin.ok('query ($id: ID!) { model { get(id: $id) { product { priceField } fields { key type } } } }', {
       id: productId,
     });
