@@ -94,13 +94,17 @@ interface Member {
   output: string;
 }
 
-function object(): string {
+/** Steps over an opening bracket and the space after it; true, and past `closing` too, when the object or array is empty. */
+function opensEmpty(closing: number): boolean {
   position++;
   skipSpace();
-  if (text.charCodeAt(position) === 125) {
-    position++;
-    return '{}';
-  }
+  if (text.charCodeAt(position) !== closing) return false;
+  position++;
+  return true;
+}
+
+function object(): string {
+  if (opensEmpty(125)) return '{}'; // }
   const members: Member[] = [];
   let wide = false;
   for (;;) {
@@ -148,12 +152,7 @@ function compareWide(a: Member, b: Member): number {
 }
 
 function array(): string {
-  position++;
-  skipSpace();
-  if (text.charCodeAt(position) === 93) {
-    position++;
-    return '[]';
-  }
+  if (opensEmpty(93)) return '[]'; // ]
   let output = '[';
   for (;;) {
     output += value();

@@ -1,7 +1,7 @@
 // The target's records hashed by PostgreSQL itself, chunk by chunk (checksum.ts): nothing is read back into the copy.
-import pg from 'pg';
 import { NULL_TEXT, type ChunkDigest } from './checksum.js';
 import type { ChunkHasher } from './side.js';
+import { closeClients, connectClients } from './postgres-clients.js';
 
 /** The line checksum.ts hashes for a record, made by PostgreSQL. */
 const RECORD_LINE = `id || E'\\t' || data::text || E'\\t' || coalesce(created_at::text, '${NULL_TEXT}') || E'\\t' ||
@@ -9,20 +9,7 @@ const RECORD_LINE = `id || E'\\t' || data::text || E'\\t' || coalesce(created_at
 
 /** Chunks of the records hashed by PostgreSQL (checksum.ts), on `connections` connections of their own, in turn. */
 export async function openChunkHasher(connectionString: string, connections: number): Promise<ChunkHasher> {
-  const clients: pg.Client[] = [];
-  const close = () => Promise.all(clients.map((client) => client.end().catch(() => {}))).then(() => {});
-  try {
-    for (let index = 0; index < connections; index++) {
-      const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
-      client.on('error', () => {});
-      clients.push(client);
-      await client.connect();
-      await client.query("SET work_mem = '64MB'");
-    }
-  } catch (error) {
-    await close();
-    throw error;
-  }
+  const clients = await connectClients(connectionString, connections, ["SET work_mem = '64MB'"]);
   // Each client runs its queries one after another (pg queues them): a chunk goes to the one with the fewest waiting.
   const waiting = clients.map(() => 0);
   return {
@@ -45,6 +32,6 @@ export async function openChunkHasher(connectionString: string, connections: num
         waiting[index]!--;
       }
     },
-    close,
+    close: () => closeClients(clients),
   };
 }

@@ -7,12 +7,13 @@
 // of its model an insert and every other row only the check of its predicate (`model_id = '…'`). So the field
 // indexes of a model that holds a small share of the records are made before the load, and only those of the models
 // that hold most of them are built after it, in one pass each.
-import pg from 'pg';
+import type pg from 'pg';
 import { syncFieldIndexes } from '../postgres/field-indexes.js';
 import { quoteIdentifier } from '../postgres/sql.js';
 import { definitionOf } from './sqlite-side.js';
 import type { ModelIndexSource, Row } from './side.js';
 import { DEFERRED_INDEXES_TABLE } from './tables.js';
+import { closeClients, connectClients } from './postgres-clients.js';
 
 /**
  * A model whose records are fewer than this share of all has its field indexes made before the load. Measured on
@@ -99,18 +100,11 @@ async function withClients<T>(
   setup: readonly string[],
   work: (clients: pg.Client[]) => Promise<T>,
 ): Promise<T> {
-  const clients: pg.Client[] = [];
+  const clients = await connectClients(connectionString, count, setup);
   try {
-    for (let index = 0; index < count; index++) {
-      const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
-      client.on('error', () => {});
-      clients.push(client);
-      await client.connect();
-      for (const statement of setup) await client.query(statement);
-    }
     return await work(clients);
   } finally {
-    await Promise.all(clients.map((client) => client.end().catch(() => {})));
+    await closeClients(clients);
   }
 }
 

@@ -5,6 +5,7 @@ import { WritersMembership } from '../kept/sole-server.js';
 import { quoteIdentifier } from '../postgres/sql.js';
 import { CopyChain, copyIn, copyText } from './postgres-copy-in.js';
 import { openChunkHasher } from './postgres-hasher.js';
+import { copyClient } from './postgres-clients.js';
 import { buildIndexes, deferIndexes, fieldIndexesBeforeLoad } from './postgres-indexes.js';
 import { PROGRESS_TABLE } from './tables.js';
 import type { CopySide, Row } from './side.js';
@@ -153,8 +154,7 @@ async function connectSide(
   role: 'source' | 'target',
   description: string,
 ): Promise<{ client: pg.Client; membership: WritersMembership | null }> {
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 10_000 });
-  client.on('error', () => {});
+  const client = copyClient(connectionString);
   let membership: WritersMembership | null = null;
   try {
     // A target is written to: it counts itself among the schema's processes first, as every writer does

@@ -26,14 +26,8 @@ export class CoreMemberStore implements MemberStore {
     return this.db.transaction(addMember(workspaceId, email, role, now));
   }
 
-  change(
-    workspaceId: string,
-    userId: string,
-    change: MemberChange,
-    check: (current: Role, owners: number) => void,
-    now: number,
-  ): Promise<MemberInfo | 'removed' | null> {
-    return this.db.transaction(changeMember(workspaceId, userId, change, check, now));
+  change(...args: Parameters<MemberStore['change']>): ReturnType<MemberStore['change']> {
+    return this.db.transaction(changeMember(...args));
   }
 
   async createSignInLink(link: NewSignInLink): Promise<void> {

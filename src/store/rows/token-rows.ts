@@ -15,10 +15,11 @@ export interface TokenRow {
   write_budget: number | string | null;
 }
 
+/** A token's role is its user's in its workspace: none (m.role null) once the user is no longer a member. */
+const MEMBERSHIP_JOIN = 'LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id';
+
 export const TOKEN_SELECT = `SELECT t.id, t.workspace_id, t.user_id, m.role, t.expires_at, t.revoked_at, t.last_used_at, w.write_budget
-  FROM api_tokens t
-  JOIN workspaces w ON w.id = t.workspace_id
-  LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id`;
+  FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id ${MEMBERSHIP_JOIN}`;
 
 export function toTokenRecord(row: TokenRow): TokenRecord {
   return {
@@ -46,9 +47,7 @@ export interface TokenInfoRow {
 }
 
 export const TOKEN_INFO_SELECT = `SELECT t.id, t.name, t.user_id, u.email, m.role, t.created_at, t.expires_at, t.revoked_at, t.last_used_at
-  FROM api_tokens t
-  JOIN users u ON u.id = t.user_id
-  LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.user_id = t.user_id`;
+  FROM api_tokens t JOIN users u ON u.id = t.user_id ${MEMBERSHIP_JOIN}`;
 
 export function toApiTokenInfo(row: TokenInfoRow): ApiTokenInfo {
   return {
