@@ -35,6 +35,7 @@ import { newId } from '../dist/ids.js';
 import { MemberService } from '../dist/services/member-service.js';
 import { ModelService } from '../dist/services/model-service.js';
 import { RecordReader } from '../dist/services/record-reader.js';
+import { HistoryService } from '../dist/services/history-service.js';
 import { RecordService } from '../dist/services/record-service.js';
 import { TokenService } from '../dist/services/token-service.js';
 import { WorkspaceService } from '../dist/services/workspace-service.js';
@@ -71,6 +72,7 @@ try {
     workspaces: new WorkspaceService(store, 5000),
     webhooks: new WebhookService(store, { allowPrivate: false }),
     members: new MemberService(store),
+    history: new HistoryService(store, records),
   };
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema);

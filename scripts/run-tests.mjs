@@ -73,6 +73,7 @@ const HTTP_ON_POSTGRES = [
   'models',
   'record-create',
   'record-filter',
+  'record-history',
   'record-import',
   'record-list',
   'record-patch-update-delete',

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.js';
 import { DEFAULT_RETRY_DELAYS_SECONDS, parseRetryDelays } from '../webhooks/retry.js';
 import { SendThread } from '../webhooks/send-thread.js';
 import { DeliveryWorker } from '../webhooks/worker.js';
+import { DELETED_HISTORY_DAYS } from '../domain/revisions.js';
 import { startedByNpm, watchParent } from './parent-watch.js';
 import { bootstrapWorkspace, type BootstrapResult } from './bootstrap.js';
 import { databaseUrl, envInt, envParsed, envPasswordHashCost, parsePort, parsePositiveInt, parseSeconds } from './options.js';
@@ -19,6 +20,7 @@ interface ServeOptions {
   database?: string;
   writeBudget?: number;
   deliveryMaxAge?: number;
+  historyKeep?: number;
   writeBudgetWindow?: number;
   redis?: string;
   init: boolean;
@@ -45,6 +47,7 @@ function resolveConfig(options: ServeOptions): ServerConfig {
     maxResponseBytes: envInt('MAX_RESPONSE_BYTES') ?? DEFAULTS.maxResponseBytes,
     publicBodyLimitBytes: envInt('PUBLIC_BODY_LIMIT_BYTES') ?? DEFAULTS.publicBodyLimitBytes,
     deliveryMaxAge: options.deliveryMaxAge ?? envParsed('DELIVERY_MAX_AGE', parseSeconds) ?? DEFAULTS.deliveryMaxAge,
+    historyKeep: options.historyKeep ?? envParsed('HISTORY_KEEP', parseNonNegativeInt) ?? DEFAULTS.historyKeep,
     soleServer: envSwitch('SOLE_SERVER', 'true', 'false') ?? true,
     requestTimeoutMs: envInt('REQUEST_TIMEOUT_MS') ?? DEFAULTS.requestTimeoutMs,
     headersTimeoutMs: envInt('HEADERS_TIMEOUT_MS') ?? DEFAULTS.headersTimeoutMs,
@@ -92,6 +95,18 @@ function parseWindowSeconds(value: string): number {
     throw new InvalidArgumentError(`must be a whole number of seconds from 1 to ${MAX_WINDOW_SECONDS}`);
   }
   return number;
+}
+
+/** Deleted records' histories go DELETED_HISTORY_DAYS after their deletion: looked for at start, then hourly. */
+function forgetDeletedHistories(store: Store, logger: pino.Logger): NodeJS.Timeout {
+  const forget = () =>
+    store.history
+      .forgetDeleted(Date.now() - DELETED_HISTORY_DAYS * 86_400_000)
+      .catch((error: unknown) => logger.warn({ error: String(error) }, "could not forget deleted records' histories"));
+  void forget();
+  const timer = setInterval(() => void forget(), 3_600_000);
+  timer.unref();
+  return timer;
 }
 
 function parseNonNegativeInt(value: string): number {
@@ -217,6 +232,11 @@ export function registerServe(program: Command): void {
       parseSeconds,
     )
     .option(
+      '--history-keep <n>',
+      `revisions kept per record; 0 keeps none (env HISTORY_KEEP, default ${DEFAULTS.historyKeep})`,
+      parseNonNegativeInt,
+    )
+    .option(
       '--write-budget-window <seconds>',
       `the window the write budget is counted over, 1 to ${MAX_WINDOW_SECONDS} seconds: --write-budget writes per window ` +
         `(env WRITE_BUDGET_WINDOW_SECONDS, default ${DEFAULTS.writeBudgetWindowSeconds})`,
@@ -233,6 +253,7 @@ export function registerServe(program: Command): void {
       const logger = pino({ level: config.logLevel, base: { service: 'content-service' } });
       const store = await openStore(config.databaseUrl, {
         keepVersions: config.soleServer,
+        historyKeep: config.historyKeep,
         onSoleChange: (sole) =>
           logger.info(
             { soleServer: sole },
@@ -280,6 +301,7 @@ export function registerServe(program: Command): void {
         maxInFlightPerWebhook: config.webhooks.maxInFlightPerWebhook,
       });
       await webhooks.start();
+      const forgetting = forgetDeletedHistories(store, logger);
 
       let stopping = false;
       const stop = async (signal: string) => {
@@ -287,6 +309,7 @@ export function registerServe(program: Command): void {
         stopping = true;
         logger.info({ signal }, 'shutting down: draining in-flight requests');
         await app.close();
+        clearInterval(forgetting);
         await webhooks.stop();
         await sender.close();
         await redis?.close();

@@ -10,4 +10,6 @@ export interface StoredRecord {
   updatedAt: string;
   createdBy: string | null;
   updatedBy: string | null;
+  /** The number of the revision the record is at (history: docs/lifecycle.md). */
+  revision: number;
 }

@@ -6,6 +6,7 @@ import type { RecordService } from '../services/record-service.js';
 import type { TokenService } from '../services/token-service.js';
 import type { WorkspaceService } from '../services/workspace-service.js';
 import type { WebhookService } from '../services/webhook-service.js';
+import type { HistoryService } from '../services/history-service.js';
 
 export interface Services {
   models: ModelService;
@@ -16,6 +17,8 @@ export interface Services {
   workspaces: WorkspaceService;
   webhooks: WebhookService;
   members: MemberService;
+  /** Records' revisions, their diffs, restore, reads as of a time. */
+  history: HistoryService;
 }
 
 export interface AdminContext {

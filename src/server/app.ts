@@ -7,6 +7,7 @@ import { ServiceError } from '../domain/errors.js';
 import type { Services } from '../graphql/context.js';
 import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
 import { newId } from '../ids.js';
+import { HistoryService } from '../services/history-service.js';
 import { MemberService } from '../services/member-service.js';
 import { ModelService } from '../services/model-service.js';
 import { RecordReader } from '../services/record-reader.js';
@@ -98,6 +99,7 @@ export async function buildApp({
     workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
     webhooks: new WebhookService(store, { allowPrivate: webhookAllowPrivate }),
     members: new MemberService(store, clock),
+    history: new HistoryService(store, records),
   };
 
   // The per-request hooks take callbacks rather than being async: each request runs every one of them.

@@ -1,4 +1,5 @@
 import { DEFAULT_PASSWORD_HASH_COST } from '../auth/passwords.js';
+import { DEFAULT_HISTORY_KEEP } from '../domain/revisions.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS } from '../domain/size-limits.js';
 
 export interface ServerConfig {
@@ -27,6 +28,8 @@ export interface ServerConfig {
    * they revalidate (s-maxage, stale-while-revalidate); 0: revalidate every time (--delivery-max-age, env DELIVERY_MAX_AGE).
    */
   deliveryMaxAge: number;
+  /** Revisions kept per record; 0 keeps none (--history-keep, env HISTORY_KEEP). */
+  historyKeep: number;
   /**
    * On PostgreSQL: keep the content versions read while this is the only process on the schema (env SOLE_SERVER;
    * default true). Off for databases whose advisory locks are no-ops.
@@ -82,6 +85,7 @@ export const DEFAULTS = {
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   publicBodyLimitBytes: 64 * 1024,
   deliveryMaxAge: 0,
+  historyKeep: DEFAULT_HISTORY_KEEP,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   keepAliveTimeoutMs: 5_000,

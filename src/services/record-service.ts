@@ -4,13 +4,21 @@ import { hasMore, plainWindow, plainWindowOf, readListing, type ListArguments, t
 import { mergePatch } from '../domain/merge-patch.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
+import type { ModifyOperation } from '../domain/revisions.js';
 import { ChecksOutdated } from '../store/conflicts.js';
 import type { ModelKey, ModelPage, ReplacementData, Store } from '../store/store.js';
 import type { Actor } from './actor.js';
 import { checkedAgain } from './checked-again.js';
 import { MAX_IMPORT_ROWS, importRowLimitError } from './limits.js';
 import { PageCursors } from './page-cursors.js';
-import { checkReferences, prepareData, requireDataObject, throwFirstIssue, toNewRecord } from './record-writer.js';
+import {
+  checkReferences,
+  prepareData,
+  requireDataObject,
+  throwFirstIssue,
+  toNewRecord,
+  type PreparedData,
+} from './record-writer.js';
 
 export interface ImportResult {
   importedCount: number;
@@ -50,10 +58,7 @@ export class RecordService {
   async create(actor: Actor, modelId: string, data: unknown): Promise<StoredRecord> {
     return checkedAgain(async () => {
       const model = await this.requireModel(actor.workspaceId, modelId);
-      requireDataObject(data);
-      const prepared = prepareData(model, data, this.limits);
-      await checkReferences(this.store, actor.workspaceId, [prepared]);
-      throwFirstIssue(prepared);
+      const prepared = await this.checked(actor, model, data);
       return this.store.records.insert({ model, userId: actor.userId }, toNewRecord(prepared));
     });
   }
@@ -94,11 +99,17 @@ export class RecordService {
       const preview = merge(before.data, null);
       await checkReferences(this.store, actor.workspaceId, [preview]);
       throwFirstIssue(preview);
-      return this.modify(actor, id, model, (current) => {
-        const prepared = merge(current.data, this.limits);
-        throwFirstIssue(prepared);
-        return prepared.replacement;
-      });
+      return this.modify(
+        actor,
+        id,
+        model,
+        (current) => {
+          const prepared = merge(current.data, this.limits);
+          throwFirstIssue(prepared);
+          return prepared.replacement;
+        },
+        'patch',
+      );
     });
   }
 
@@ -110,12 +121,12 @@ export class RecordService {
       const prepared = prepareData(model, data, this.limits);
       await checkReferences(this.store, actor.workspaceId, [prepared]);
       throwFirstIssue(prepared);
-      return this.modify(actor, id, model, () => prepared.replacement);
+      return this.modify(actor, id, model, () => prepared.replacement, 'update');
     });
   }
 
   async delete(actor: Actor, id: string, force: boolean): Promise<{ id: string; deleted: boolean }> {
-    const outcome = await this.store.records.delete(actor.workspaceId, id, force);
+    const outcome = await this.store.records.delete(actor.workspaceId, id, force, actor.userId);
     if (outcome === 'not-found') throw recordNotFound();
     if (outcome !== 'deleted') {
       const first = outcome[0]!;
@@ -127,6 +138,33 @@ export class RecordService {
       );
     }
     return { id, deleted: true };
+  }
+
+  /** Writes `data` (a revision's, from the history) over the record, checked against its model as it is now. */
+  async restoreOver(actor: Actor, current: StoredRecord, data: unknown): Promise<StoredRecord> {
+    return checkedAgain(async () => {
+      const model = await this.requireModel(actor.workspaceId, current.modelId);
+      const prepared = await this.checked(actor, model, data);
+      return this.modify(actor, current.id, model, () => prepared.replacement, 'restore');
+    });
+  }
+
+  /** Brings a deleted record back under its id, as `revision`, with `data` checked against its model as it is now. */
+  async restoreDeleted(actor: Actor, id: string, modelId: string, data: unknown, revision: number): Promise<StoredRecord> {
+    return checkedAgain(async () => {
+      const model = await this.requireModel(actor.workspaceId, modelId);
+      const prepared = await this.checked(actor, model, data);
+      return this.store.records.insert({ model, userId: actor.userId }, { ...toNewRecord(prepared), id, revision });
+    });
+  }
+
+  /** The data prepared to store, its relation targets checked; the first issue refuses it. */
+  private async checked(actor: Actor, model: ModelDefinition, data: unknown): Promise<PreparedData> {
+    requireDataObject(data);
+    const prepared = prepareData(model, data, this.limits);
+    await checkReferences(this.store, actor.workspaceId, [prepared]);
+    throwFirstIssue(prepared);
+    return prepared;
   }
 
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
@@ -204,12 +242,19 @@ export class RecordService {
     id: string,
     model: ModelDefinition,
     change: (current: StoredRecord) => ReplacementData,
+    operation: ModifyOperation,
   ): Promise<StoredRecord> {
     const checkedVersion = definitionVersion(model);
-    const result = await this.store.records.modify(actor.workspaceId, id, actor.userId, (current, version) => {
-      if (version !== checkedVersion) throw new ChecksOutdated();
-      return change(current);
-    });
+    const result = await this.store.records.modify(
+      actor.workspaceId,
+      id,
+      actor.userId,
+      (current, version) => {
+        if (version !== checkedVersion) throw new ChecksOutdated();
+        return change(current);
+      },
+      operation,
+    );
     if (!result) throw recordNotFound();
     return result;
   }

@@ -3,11 +3,13 @@ import type { TenancyStore } from './contract/tenancy.js';
 import type { ModelStore, RecordStore } from './contract/records.js';
 import type { WebhookStore } from './contract/webhooks.js';
 import type { MemberStore } from './contract/members.js';
+import type { HistoryStore } from './contract/history.js';
 
 export * from './contract/tenancy.js';
 export * from './contract/records.js';
 export * from './contract/webhooks.js';
 export * from './contract/members.js';
+export * from './contract/history.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
@@ -18,6 +20,8 @@ export interface Store {
   readonly webhooks: WebhookStore;
   /** The members of a workspace, as the admin API manages them, and the one-time sign-in links of new users. */
   readonly members: MemberStore;
+  /** Records' revisions: what their changes replaced, deleted records' last data. */
+  readonly history: HistoryStore;
   /**
    * Limiters kept in the database, so that every server process on it shares one write budget;
    * null when the database serves a single process and the budget can be counted in memory.

@@ -12,7 +12,7 @@ import { field, modelDefinition as model } from '../support/definitions.js';
 
 function record(id: string, modelId: string, data: Record<string, unknown>): StoredRecord {
   const at = '2026-01-02T00:00:00.000Z';
-  return { id, modelId, workspaceId: 'w', data, createdAt: at, updatedAt: at, createdBy: 'u', updatedBy: 'u' };
+  return { id, modelId, workspaceId: 'w', data, createdAt: at, updatedAt: at, createdBy: 'u', updatedBy: 'u', revision: 1 };
 }
 
 function refusal(message: string) {
@@ -199,7 +199,7 @@ test("record shape: records holding their data as stored text (minified or Postg
     const stored = (id: string, modelId: string, data: Record<string, unknown>): StoredRecord => {
       const withText = { id, modelId, workspaceId: 'w' } as StoredRecord;
       defineLazyData(withText, write(data));
-      return Object.assign(withText, { createdAt: 'c', updatedAt: 'u', createdBy: 'x', updatedBy: 'y' });
+      return Object.assign(withText, { createdAt: 'c', updatedAt: 'u', createdBy: 'x', updatedBy: 'y', revision: 1 });
     };
     const parsed = (id: string, modelId: string, data: Record<string, unknown>): StoredRecord => ({
       id,
@@ -210,6 +210,7 @@ test("record shape: records holding their data as stored text (minified or Postg
       updatedAt: 'u',
       createdBy: 'x',
       updatedBy: 'y',
+      revision: 1,
     });
     const shapes = [stored, parsed].map((make) => {
       const targets = new Map<PopulateNode, Map<string, StoredRecord>>([

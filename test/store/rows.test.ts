@@ -27,8 +27,9 @@ test('a record made from JSON text looks, copies and compares like a plain recor
     updatedAt: isoTime(1_700_000_000_001),
     createdBy: 'u1',
     updatedBy: null,
+    revision: 3,
   };
-  const make = () => recordWithText('r1', 'm1', 'w1', text, 1_700_000_000_000, '1700000000001', 'u1', null);
+  const make = () => recordWithText('r1', 'm1', 'w1', text, 1_700_000_000_000, '1700000000001', 'u1', null, '3');
   assert.deepEqual(make(), plain);
   assert.deepEqual(Object.keys(make()), Object.keys(plain));
   assert.equal(JSON.stringify(make()), JSON.stringify(plain));

@@ -625,6 +625,7 @@ for (const target of targets) {
         updatedAt: stored.createdAt,
         createdBy: 'user-1',
         updatedBy: 'user-1',
+        revision: 1,
       });
       assert.match(stored.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.deepEqual(await store.records.get(workspaceId, record.id), stored);

@@ -1,3 +1,4 @@
+import { HISTORY_TYPES_SDL } from './history.graphql.js';
 const sharedTypes = /* GraphQL */ `
   scalar JSON
   scalar DateTime
@@ -23,6 +24,8 @@ const sharedTypes = /* GraphQL */ `
     updatedAt: DateTime!
     createdBy: String
     updatedBy: String
+    "The revision the record is at: 1 when created or imported, one more for each change of its data."
+    revision: Int!
     "Always null: this service has no lifecycle states (draft, published); the field is here for clients that ask for it."
     status: String
   }
@@ -38,6 +41,7 @@ export const SHARED_TYPES_SDL = sharedTypes;
 
 export const ADMIN_SDL = /* GraphQL */ `
   ${sharedTypes}
+  ${HISTORY_TYPES_SDL}
 
   type Query {
     model: ModelQueries!
@@ -268,7 +272,12 @@ export const ADMIN_SDL = /* GraphQL */ `
 
   type RecordQueries {
     list(modelId: ID!, limit: Int, offset: Int, sort: String, filter: JSON, locale: String, populate: [String!]): ModelRecordList!
-    get(id: ID!, locale: String, populate: [String!]): ModelRecord
+    "With asOf: the record as it was then (the revision current at that time; null when it did not exist)."
+    get(id: ID!, locale: String, populate: [String!], asOf: DateTime): ModelRecord
+    "The record's revisions, newest first (deleted records' too, for 30 days)."
+    history(id: ID!, limit: Int, offset: Int): RevisionList!
+    "The RFC 6902 JSON Patch that turns revision from's data into revision to's (default: the newest)."
+    diff(id: ID!, from: Int!, to: Int): [JSONPatchOperation!]!
     "Records of any model of the workspace, in the order of ids; null where there is none (at most 100 ids)."
     getMany(ids: [ID!]!, locale: String, populate: [String!]): [ModelRecord]!
   }
@@ -279,6 +288,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     patch(input: PatchModelRecordInput!): ModelRecord
     update(input: UpdateModelRecordInput!): ModelRecord
     delete(id: ID!, force: Boolean): DeletionResult!
+    "Writes that revision's data as a new revision, checked against the model as it is now; brings a deleted record back with its id."
+    restore(id: ID!, revision: Int!): ModelRecord!
   }
 
   type ProductSettings {

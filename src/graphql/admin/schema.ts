@@ -1,3 +1,4 @@
+import { ServiceError } from '../../domain/errors.js';
 import type { GraphQLSchema } from 'graphql';
 import type { ListArguments } from '../../domain/listing.js';
 import type { ReadArguments, Reader } from '../../services/record-reader.js';
@@ -45,8 +46,20 @@ const recordQueries: Resolvers = {
       args,
     );
   },
-  get: (_, { id, ...args }: ReadArguments & { id: string }, context, info) =>
-    context.services.reader.get(adminReader(context, selectsRecordData(info)), id, args),
+  get: (_, { id, asOf, ...args }: ReadArguments & { id: string; asOf?: string | null }, context, info) => {
+    if (asOf === undefined || asOf === null)
+      return context.services.reader.get(adminReader(context, selectsRecordData(info)), id, args);
+    if (args.locale || args.populate?.length) {
+      throw new ServiceError('BAD_USER_INPUT', 'asOf: not with locale or populate; read the record as it was with asOf alone', {
+        field: 'asOf',
+      });
+    }
+    return context.services.history.asOf(context.actor.workspaceId, id, asOf);
+  },
+  history: (_, { id, ...window }: { id: string; limit?: number | null; offset?: number | null }, { actor, services }) =>
+    services.history.history(actor.workspaceId, id, window),
+  diff: (_, { id, from, to }: { id: string; from: number; to?: number | null }, { actor, services }) =>
+    services.history.diff(actor.workspaceId, id, from, to),
   getMany: (_, { ids, ...args }: ReadArguments & { ids: string[] }, context, info) =>
     context.services.reader.getMany(adminReader(context, selectsRecordData(info)), ids, args),
 };
@@ -62,6 +75,8 @@ const recordMutations: Resolvers = {
     services.records.update(actor, input.id, input.data),
   delete: (_, { id, force }: { id: string; force?: boolean | null }, { actor, services }) =>
     services.records.delete(actor, id, force === true),
+  restore: (_, { id, revision }: { id: string; revision: number }, { actor, services }) =>
+    services.history.restore(actor, id, revision),
 };
 
 const workspaceQueries: Resolvers = {

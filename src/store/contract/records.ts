@@ -4,6 +4,7 @@ import type { ModelDefinition, RecordData } from '../../domain/fields.js';
 import type { FilterNode } from '../../domain/filter.js';
 import type { ListWindow, RecordQuery } from '../../domain/listing.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
+import type { ModifyOperation } from '../../domain/revisions.js';
 
 export interface ModelChange {
   shape: ModelShape;
@@ -52,6 +53,8 @@ export interface RecordLink {
 
 export interface NewRecord extends ReplacementData {
   id: string;
+  /** A deleted record brought back (restore): the revision it comes back as. Absent: a new record, revision 1. */
+  revision?: number;
 }
 
 export interface WriteContext {
@@ -104,6 +107,8 @@ export interface RecordStore {
     id: string,
     userId: string | null,
     change: (current: StoredRecord, definitionVersion: number) => ReplacementData,
+    /** What the revision the change makes is called in the record's history (default `update`). */
+    operation?: ModifyOperation,
   ): Promise<StoredRecord | null>;
   /** Records (other than `id` itself) whose relation fields point at `id`. */
   referencesTo(id: string): Promise<Reference[]>;
@@ -111,7 +116,7 @@ export interface RecordStore {
    * Deletes the record and, with `force`, removes the references to it in one transaction, which also checks for
    * references (a write linking to the record waits for it, or it for that write).
    */
-  delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]>;
+  delete(workspaceId: string, id: string, force: boolean, userId?: string | null): Promise<'deleted' | 'not-found' | Reference[]>;
   /** Which of `ids` are records of the model. */
   existingIds(modelId: string, ids: string[]): Promise<Set<string>>;
   /**

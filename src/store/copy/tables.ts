@@ -21,6 +21,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'models', key: ['id'] },
   { name: 'records', key: ['id'] },
   { name: 'record_links', key: ['target_id', 'source_id', 'field_key'] },
+  { name: 'record_revisions', key: ['record_id', 'revision'] },
   { name: 'webhooks', key: ['id'] },
 ];
 

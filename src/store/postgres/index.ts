@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { PostgresHistoryWrites } from './record-history.js';
+import { CoreHistoryStore } from '../core/history.js';
+import { DEFAULT_HISTORY_KEEP } from '../../domain/revisions.js';
 import type { Store } from '../store.js';
 import { migrate } from './migrations.js';
 import { PostgresModelStore } from './models.js';
@@ -64,12 +67,14 @@ export interface OpenPostgresOptions {
   keepVersions?: boolean;
   /** Told when the server becomes, or stops being, the only process on the schema (for its log). */
   onSoleChange?: (sole: boolean) => void;
+  /** Revisions kept per record (0: none). */
+  historyKeep?: number;
 }
 
 /** Connects a pool to the database the URL names and brings its schema up to date. */
 export async function openPostgresStore(
   databaseUrl: string,
-  { keepVersions = false, onSoleChange }: OpenPostgresOptions = {},
+  { keepVersions = false, onSoleChange, historyKeep = DEFAULT_HISTORY_KEEP }: OpenPostgresOptions = {},
 ): Promise<Store> {
   const options = parsePostgresUrl(databaseUrl);
   let membership: WritersMembership;
@@ -107,9 +112,16 @@ export async function openPostgresStore(
       outbox,
       keepVersions ? { byId: new KeptReads(tracker, membership), lists: new KeptReads(tracker, membership) } : null,
     ),
-    records: new PostgresRecordStore(pool, outbox, statistics, keepVersions ? new KeptReads(tracker, membership) : null),
+    records: new PostgresRecordStore(
+      pool,
+      outbox,
+      statistics,
+      keepVersions ? new KeptReads(tracker, membership) : null,
+      new PostgresHistoryWrites(historyKeep),
+    ),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new CoreMemberStore(steps),
+    history: new CoreHistoryStore(steps, historyKeep),
     sharedLimiters: postgresLimiters(pool),
     async ping() {
       await pool.query('SELECT 1');

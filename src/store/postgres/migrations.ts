@@ -240,6 +240,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX webhook_deliveries_webhook_due ON webhook_deliveries (webhook_id, next_attempt_at, event_sequence)
     WHERE status = 'pending';
   `,
+  // History (docs/lifecycle.md): the record row is its current revision; a change keeps the data it replaces here.
+  `
+  ALTER TABLE records ADD COLUMN revision integer NOT NULL DEFAULT 1;
+  ALTER TABLE records ADD COLUMN revision_operation text NOT NULL DEFAULT 'create';
+  CREATE TABLE record_revisions (
+    record_id text COLLATE "C" NOT NULL,
+    revision integer NOT NULL,
+    workspace_id text COLLATE "C" NOT NULL,
+    model_id text COLLATE "C" NOT NULL,
+    operation text NOT NULL,
+    data jsonb NOT NULL,
+    created_at bigint NOT NULL,
+    created_by text,
+    PRIMARY KEY (record_id, revision)
+  );
+  CREATE INDEX record_revisions_deleted ON record_revisions (created_at) WHERE operation = 'delete';
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

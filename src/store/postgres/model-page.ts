@@ -15,8 +15,8 @@ import { TEXT_VALUES } from './sql.js';
  * records), then the model's columns, on the first row only (the model's `fields` are not sent a hundred times).
  */
 type PageRow = (string | null)[];
-const RUNNING_BYTES = 6;
-const FIRST_MODEL_COLUMN = 7;
+const RUNNING_BYTES = 7;
+const FIRST_MODEL_COLUMN = 8;
 
 const statements = new Map<string, QueryArrayConfig>();
 
@@ -46,14 +46,14 @@ function statementFor(key: 'id' | 'slug', sort: RecordSort, withData: boolean, s
     const first = 'p.position IS NULL OR p.position = 1';
     const text = `SELECT p.id,
         ${withData ? `CASE WHEN NOT m.has_large_records OR p.running_bytes <= ${bound} THEN p.data::text END` : "'{}'::text"},
-        p.created_at, p.updated_at, p.created_by, p.updated_by, CASE WHEN m.has_large_records THEN p.running_bytes END,
+        p.created_at, p.updated_at, p.created_by, p.updated_by, p.revision, CASE WHEN m.has_large_records THEN p.running_bytes END,
         ${MODEL_COLUMNS.map((column) => `CASE WHEN ${first} THEN m.${column} END`).join(', ')}
       FROM models m
       LEFT JOIN LATERAL (
         SELECT page.*, row_number() OVER w AS position,
           ${withData ? 'sum(CASE WHEN m.has_large_records THEN octet_length(page.data::text) END) OVER w' : 'NULL'} AS running_bytes
         FROM (
-          SELECT id, ${withData ? 'data, ' : ''}created_at, updated_at, created_by, updated_by
+          SELECT id, ${withData ? 'data, ' : ''}created_at, updated_at, created_by, updated_by, revision
           FROM records WHERE model_id = m.id ORDER BY ${order} LIMIT ${step}${skips ? ' OFFSET $4' : ''}
         ) page
         WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
@@ -106,6 +106,7 @@ export async function selectModelPage(
       row[3]!,
       row[4] ?? null,
       row[5] ?? null,
+      row[6]!,
     );
   }
   return { model, items };

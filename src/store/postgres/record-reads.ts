@@ -23,6 +23,7 @@ export const COLUMN_LIST = [
   'updated_at',
   'created_by',
   'updated_by',
+  'revision',
 ] as const;
 export const COLUMNS = COLUMN_LIST.join(', ');
 const COLUMN_LIST_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column));

@@ -11,6 +11,8 @@ import { ChecksOutdated, modelGone } from '../conflicts.js';
 import type { ServiceError } from '../../domain/errors.js';
 import { ALL_EVENTS } from '../../domain/webhook-events.js';
 import { COLUMN_LIST, COLUMNS } from './record-reads.js';
+import type { PostgresHistoryWrites } from './record-history.js';
+import { nextRevision } from '../query/history-sql.js';
 import { OUTBOX_LOCK_KEY, subscriptionsColumn, type WithSubscriptions } from './webhook-outbox.js';
 
 /** The write's outcome; a model deleted meanwhile (the records' foreign key) is NOT_FOUND. */
@@ -56,8 +58,10 @@ export const INSERT_RECORD = `WITH subscribers AS MATERIALIZED (
     SELECT CASE WHEN EXISTS (SELECT 1 FROM subscribers) THEN pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) END AS locked
     WHERE (SELECT count(*) FROM targets) = (SELECT count(DISTINCT t) FROM unnest($9::text[]) t WHERE t <> $1)
   ), ins AS (
-    INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
-    SELECT $1, $2, $3, $4::text::jsonb, $5, $6, $6, $7, $7 FROM writer
+    INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by,
+      revision, revision_operation)
+    SELECT $1, $2, $3, $4::text::jsonb, $5, $6, $6, $7, $7, $15::int, CASE WHEN $15::int = 1 THEN 'create' ELSE 'restore' END
+    FROM writer
     ON CONFLICT (model_id, sku) DO NOTHING RETURNING ${COLUMNS}
   ), links AS (
     INSERT INTO record_links (target_id, source_id, field_key)
@@ -202,16 +206,19 @@ export async function dropReference(
   reference: Reference,
   targetId: string,
   now: number,
+  history: PostgresHistoryWrites,
 ): Promise<StoredRecord> {
-  const { rows } = await client.query<{ data: RecordData; fields: FieldDefinition[]; updated_at: string }>(
-    `SELECT r.data, m.fields, r.updated_at FROM records r JOIN models m ON m.id = r.model_id
+  const { rows } = await client.query<{ data: RecordData; fields: FieldDefinition[]; updated_at: string; revision: number }>(
+    `SELECT r.data, m.fields, r.updated_at, r.revision FROM records r JOIN models m ON m.id = r.model_id
      WHERE r.id = $1 FOR UPDATE OF r`,
     [reference.sourceId],
   );
   const source = rows[0]!;
   const data = withoutReference(source.fields, source.data, reference.fieldKey, targetId);
+  await history.keepCurrent(client, reference.sourceId);
+  await history.prune(client, reference.sourceId, source.revision + 1);
   const updated = await client.query<RecordRow>(
-    `UPDATE records SET data = $1::jsonb, updated_at = $2 WHERE id = $3 RETURNING ${COLUMNS}`,
+    `UPDATE records SET data = $1::jsonb, updated_at = $2, ${nextRevision("'update'")} WHERE id = $3 RETURNING ${COLUMNS}`,
     [JSON.stringify(data), Math.max(now, toNumber(source.updated_at)), reference.sourceId],
   );
   return toRecord(updated.rows[0]!);

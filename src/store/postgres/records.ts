@@ -29,6 +29,9 @@ import { newId } from '../../ids.js';
 import { isoTime } from '../rows/time.js';
 import { RecordStatistics } from './record-statistics.js';
 import type { KeptReads } from '../kept/kept-reads.js';
+import { PostgresHistoryWrites, UNLINK_DEFINITION, UNLINK_KEEP_DEFINITION } from './record-history.js';
+import { DEFAULT_HISTORY_KEEP, type ModifyOperation } from '../../domain/revisions.js';
+import { nextRevision } from '../query/history-sql.js';
 
 /** Rows of content_counters per workspace: enough that concurrent patches seldom pick the same one. */
 const CONTENT_COUNTER_SHARDS = 16;
@@ -43,6 +46,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
     private readonly statistics = new RecordStatistics(pool),
     /** Records a sole server keeps for readers that share them (kept-reads.ts; null: always read). */
     kept: KeptReads<StoredRecord | null> | null = null,
+    private readonly history = new PostgresHistoryWrites(DEFAULT_HISTORY_KEEP),
   ) {
     super(pool, kept);
   }
@@ -77,6 +81,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
             model.slug,
             isLargeRecord(record.dataText),
             definitionVersion(model),
+            record.revision ?? 1,
           ],
         }),
       ));
@@ -107,8 +112,9 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
     const result = await writingRecords(this.pool, async (client) => {
       const now = Date.now();
       const { rows } = await client.query<{ id: string }>(
-        `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
-         SELECT r.id, $4, $5, r.data::jsonb, r.sku, $6, $6, $7, $7
+        `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by,
+           revision_operation)
+         SELECT r.id, $4, $5, r.data::jsonb, r.sku, $6, $6, $7, $7, 'import'
          FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r (id, data, sku, position)
          ORDER BY r.sku, r.position
          ON CONFLICT (model_id, sku) DO NOTHING RETURNING id`,
@@ -157,6 +163,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
     id: string,
     userId: string | null,
     change: (current: StoredRecord, definitionVersion: number) => ReplacementData,
+    operation: ModifyOperation = 'update',
   ): Promise<StoredRecord | null> {
     let modelId: string | null = null;
     let wrote = false;
@@ -165,12 +172,14 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
         const row = await lockRecordToWrite(client, workspaceId, id, 'FOR NO KEY UPDATE');
         if (!row) return null;
         modelId = row.model_id;
-        // A statement after the one that took the definition lock: it reads the definition as it is now.
-        const { rows: versions } = await client.query<{ updated_at: string }>({
-          name: 'record_unlink_definition',
-          text: 'WITH unlinked AS (DELETE FROM record_links WHERE source_id = $1) SELECT updated_at FROM models WHERE id = $2',
-          values: [id, row.model_id],
-        });
+        // A statement after the one that took the definition lock: it reads the definition as it is now, and keeps
+        // the current revision in the history.
+        const { rows: versions } = await client.query<{ updated_at: string }>(
+          this.history.keep > 0 ? UNLINK_KEEP_DEFINITION : UNLINK_DEFINITION,
+          [id, row.model_id],
+        );
+        const revision = Number(row.revision) + 1;
+        await this.history.prune(client, id, revision);
         const next = change(toRecord(row), Number(versions[0]!.updated_at));
         await writeLinks(
           client,
@@ -186,9 +195,10 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
              INSERT INTO content_counters AS c (workspace_id, shard, changes) VALUES ($6, $7, 1)
              ON CONFLICT (workspace_id, shard) DO UPDATE SET changes = c.changes + 1
            )
-           UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4
+           UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4,
+             ${nextRevision('$8')}
            WHERE id = $5 RETURNING ${COLUMNS}, ${subscriptionsColumn('$6')}`,
-          [next.dataText, next.sku, Date.now(), userId, id, workspaceId, randomInt(CONTENT_COUNTER_SHARDS)],
+          [next.dataText, next.sku, Date.now(), userId, id, workspaceId, randomInt(CONTENT_COUNTER_SHARDS), operation],
         );
         const { webhook_subscriptions: subscriptions, ...updatedRow } = rows[0]!;
         const record = toRecord(updatedRow);
@@ -225,7 +235,12 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
     return selectReferences(this.pool, id);
   }
 
-  async delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]> {
+  async delete(
+    workspaceId: string,
+    id: string,
+    force: boolean,
+    userId: string | null = null,
+  ): Promise<'deleted' | 'not-found' | Reference[]> {
     let wrote = false;
     const outcome = await writingRecords(this.pool, async (client): Promise<'deleted' | 'not-found' | Reference[]> => {
       const row = await lockRecordToWrite(client, workspaceId, id, 'FOR UPDATE');
@@ -236,8 +251,10 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
       // One time for the delete and the records it changes: their events are due together, in sequence order.
       const now = Date.now();
       const changed = new Map<string, StoredRecord>();
-      for (const reference of references) changed.set(reference.sourceId, await dropReference(client, reference, id, now));
+      for (const reference of references)
+        changed.set(reference.sourceId, await dropReference(client, reference, id, now, this.history));
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
+      await this.history.beforeDelete(client, id, Number(row.revision), now, userId);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
       const subscriptions = await addToCount(client, row.model_id, -1);
       const event = {

@@ -14,6 +14,7 @@ export interface RecordRow {
   updated_at: Millis;
   created_by: string | null;
   updated_by: string | null;
+  revision: number | string;
 }
 
 /**
@@ -31,6 +32,7 @@ export function toRecord(row: RecordRow): StoredRecord {
       updatedAt: isoTime(row.updated_at),
       createdBy: row.created_by,
       updatedBy: row.updated_by,
+      revision: Number(row.revision),
     };
   }
   return recordWithText(
@@ -42,6 +44,7 @@ export function toRecord(row: RecordRow): StoredRecord {
     row.updated_at,
     row.created_by,
     row.updated_by,
+    row.revision,
   );
 }
 
@@ -55,6 +58,7 @@ export function recordWithText(
   updatedAt: Millis,
   createdBy: string | null,
   updatedBy: string | null,
+  revision: number | string,
 ): StoredRecord {
   const record = { id, modelId, workspaceId } as StoredRecord;
   defineLazyData(record, data);
@@ -62,5 +66,6 @@ export function recordWithText(
   record.updatedAt = isoTime(updatedAt);
   record.createdBy = createdBy;
   record.updatedBy = updatedBy;
+  record.revision = Number(revision);
   return record;
 }

@@ -27,11 +27,11 @@ export class BatchInsert {
 
   constructor(db: Database.Database) {
     for (const size of CHUNK_SIZES) {
-      const row = '(?, @model, @workspace, ?, ?, @at, @at, @user, @user)';
+      const row = "(?, @model, @workspace, ?, ?, @at, @at, @user, @user, 'import')";
       this.statements.set(
         size,
         db.prepare(
-          `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
+          `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by, revision_operation)
            VALUES ${Array.from({ length: size }, () => row).join(', ')} ON CONFLICT (model_id, sku) DO NOTHING`,
         ),
       );

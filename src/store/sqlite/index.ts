@@ -13,6 +13,9 @@ import { CoreTenancyStore } from '../core/tenancy.js';
 import { SqliteTenancyReads } from './tenancy-reads.js';
 import { SqliteOutbox } from './webhook-outbox.js';
 import { SqliteWebhookStore } from './webhooks.js';
+import { SqliteHistoryWrites } from './record-history.js';
+import { CoreHistoryStore } from '../core/history.js';
+import { DEFAULT_HISTORY_KEEP } from '../../domain/revisions.js';
 
 /**
  * Makes `db.prepare` return one statement per SQL text: compiling SQL costs more than running these small
@@ -35,7 +38,7 @@ function reusePreparedStatements(db: Database.Database): (sql: string) => Databa
 }
 
 /** Opens (creating when needed) the SQLite database file and brings its schema up to date. */
-export function openSqliteStore(path: string): Store {
+export function openSqliteStore(path: string, { historyKeep = DEFAULT_HISTORY_KEEP }: { historyKeep?: number } = {}): Store {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -51,13 +54,20 @@ export function openSqliteStore(path: string): Store {
   const checkpoints = new BackgroundCheckpointer(db, path);
   const outbox = new SqliteOutbox(db);
   const steps = new SqliteStepRunner(db);
-  const records = new SqliteRecordStore(db, () => checkpoints.committed(), new FilterStatements(prepareOnce), outbox);
+  const records = new SqliteRecordStore(
+    db,
+    () => checkpoints.committed(),
+    new FilterStatements(prepareOnce),
+    outbox,
+    new SqliteHistoryWrites(db, historyKeep),
+  );
   return {
     tenancy: new CoreTenancyStore(steps, new SqliteTenancyReads(db)),
     models: new SqliteModelStore(db, outbox),
     records,
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     members: new CoreMemberStore(steps),
+    history: new CoreHistoryStore(steps, historyKeep),
     sharedLimiters: null,
     async ping() {
       db.prepare('SELECT 1').get();

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 
 /** Schema versions in order; each runs once, inside the migration transaction. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE organisations (
     id TEXT PRIMARY KEY,
@@ -232,6 +232,23 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE webhook_events_rowid RENAME TO webhook_events;
   DROP INDEX webhook_deliveries_event;
   CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_sequence);
+  `,
+  // History (docs/lifecycle.md): the record row is its current revision; a change keeps the data it replaces here.
+  `
+  ALTER TABLE records ADD COLUMN revision INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE records ADD COLUMN revision_operation TEXT NOT NULL DEFAULT 'create';
+  CREATE TABLE record_revisions (
+    record_id TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    workspace_id TEXT NOT NULL,
+    model_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    created_by TEXT,
+    PRIMARY KEY (record_id, revision)
+  );
+  CREATE INDEX record_revisions_deleted ON record_revisions (created_at) WHERE operation = 'delete';
   `,
 ];
 

@@ -27,8 +27,9 @@ type ListRow = [
   updatedAt: number,
   createdBy: string | null,
   updatedBy: string | null,
+  revision: number,
 ];
-const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by', 'revision'] as const;
 /** A row of getMany, the columns of MANY_COLUMNS (raw mode, as ListRow; the workspace is the one asked for). */
 type ManyRow = [
   id: string,
@@ -38,9 +39,10 @@ type ManyRow = [
   updatedAt: number,
   createdBy: string | null,
   updatedBy: string | null,
+  revision: number,
 ];
 
-const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by'] as const;
+const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by', 'revision'] as const;
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 /** The reads of SQLite's record store: by id, by ids, pages, filtered finds and counts. */
@@ -91,7 +93,7 @@ export class SqliteRecordReads {
     if (modelId === null) {
       if (maxDataBytes !== null && this.manyBytes('any', [workspaceId, idsJson]) > maxDataBytes) return 'too-large';
       const rows = this.selectMany.any.all(workspaceId, idsJson) as ManyRow[];
-      return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6]));
+      return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6], row[7]));
     }
     if (maxDataBytes !== null && this.manyBytes('ofModel', [workspaceId, idsJson, modelId]) > maxDataBytes) return 'too-large';
     return this.ofModel(workspaceId, idsJson, modelId);
@@ -113,7 +115,7 @@ export class SqliteRecordReads {
   /** The model's records among the ids (a JSON array). */
   private ofModel(workspaceId: string, idsJson: string, modelId: string): StoredRecord[] {
     const rows = this.selectMany.ofModel.all(workspaceId, idsJson, modelId) as ListRow[];
-    return rows.map((row) => recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]));
+    return rows.map((row) => recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5], row[6]));
   }
 
   /** The data bytes of getMany's records; SQLite tells a value's size from the row header, without reading it. */
@@ -152,7 +154,7 @@ export class SqliteRecordReads {
     const records = new Array<StoredRecord>(rows.length);
     for (let index = 0; index < rows.length; index++) {
       const row = rows[index]!;
-      records[index] = recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5]);
+      records[index] = recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5], row[6]);
     }
     return records;
   }

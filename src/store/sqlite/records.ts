@@ -21,6 +21,9 @@ import { FilterStatements } from './record-filter.js';
 import { deletedRecordPayload, importPayload, recordPayload } from '../../domain/webhook-events.js';
 import { SqliteOutbox } from './webhook-outbox.js';
 import { SqliteRecordReads } from './record-reads.js';
+import { SqliteHistoryWrites } from './record-history.js';
+import { DEFAULT_HISTORY_KEEP, type ModifyOperation } from '../../domain/revisions.js';
+import { nextRevision } from '../query/history-sql.js';
 
 /** A record a forced delete changed (its reference to the deleted record removed), for its event. */
 interface ChangedSource {
@@ -56,11 +59,13 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     filterStatements = new FilterStatements((sql) => db.prepare(sql)),
     /** Record writes add their webhook events here, in their own transaction. */
     private readonly outbox = new SqliteOutbox(db),
+    private readonly history = new SqliteHistoryWrites(db, DEFAULT_HISTORY_KEEP),
   ) {
     super(db, filterStatements);
     this.insertRow = db.prepare(
-      `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
+      `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by,
+         revision, revision_operation)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
     );
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
     // content_version (the delivery route's ETag) moves in the same statement as the count.
@@ -115,6 +120,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       updatedAt: at,
       createdBy: userId,
       updatedBy: userId,
+      revision: record.revision ?? 1,
     };
   }
 
@@ -181,6 +187,8 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       now,
       userId,
       userId,
+      record.revision ?? 1,
+      record.revision === undefined ? 'create' : 'restore',
     );
     if (result.changes === 0) return false;
     if (isLargeRecord(record.dataText)) this.markLarge.run(model.id);
@@ -212,6 +220,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     id: string,
     userId: string | null,
     change: (current: StoredRecord, definitionVersion: number) => ReplacementData,
+    operation: ModifyOperation = 'update',
   ): Promise<StoredRecord | null> {
     return this.writes.run((): StoredRecord | null => {
       const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
@@ -219,10 +228,12 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       const next = change(toRecord(row), this.selectDefinitionVersion.get(row.model_id) as number);
       const now = Math.max(Date.now(), Number(row.updated_at));
       const text = next.dataText;
+      const revision = Number(row.revision) + 1;
       try {
+        this.history.beforeChange(id, revision);
         this.db
-          .prepare('UPDATE records SET data = ?, sku = ?, updated_at = ?, updated_by = ? WHERE id = ?')
-          .run(text, next.sku, now, userId, id);
+          .prepare(`UPDATE records SET data = ?, sku = ?, updated_at = ?, updated_by = ?, ${nextRevision('?')} WHERE id = ?`)
+          .run(text, next.sku, now, userId, operation, id);
       } catch (error) {
         if (isUniqueViolation(error)) throw skuConflict(this.productOf(row.model_id));
         throw error;
@@ -241,7 +252,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
           payload: recordPayload(id, text, isoTime(row.created_at), isoTime(now)),
         }),
       });
-      return toRecord({ ...row, data: text, updated_at: now, updated_by: userId });
+      return toRecord({ ...row, data: text, updated_at: now, updated_by: userId, revision });
     });
   }
 
@@ -278,7 +289,12 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     return rows.map((row) => ({ sourceId: row.source_id, modelSlug: row.slug, fieldKey: row.field_key }));
   }
 
-  async delete(workspaceId: string, id: string, force: boolean): Promise<'deleted' | 'not-found' | Reference[]> {
+  async delete(
+    workspaceId: string,
+    id: string,
+    force: boolean,
+    userId: string | null = null,
+  ): Promise<'deleted' | 'not-found' | Reference[]> {
     return this.writes.run((): 'deleted' | 'not-found' | Reference[] => {
       const row = this.selectById.get(workspaceId, id) as RecordRow | undefined;
       if (!row) return 'not-found';
@@ -289,6 +305,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       const changed = new Map<string, ChangedSource>();
       for (const reference of references) changed.set(reference.sourceId, this.dropReference(reference, id, now));
       this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
+      this.history.beforeDelete(id, Number(row.revision), now, userId);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
       this.addToCount.run(-1, row.model_id);
       this.outbox.add({
@@ -321,14 +338,24 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
   private dropReference(reference: Reference, targetId: string, now: number): ChangedSource {
     const source = this.db
       .prepare(
-        'SELECT r.model_id, r.data, r.created_at, r.updated_at, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?',
+        'SELECT r.model_id, r.data, r.created_at, r.updated_at, r.revision, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?',
       )
-      .get(reference.sourceId) as { model_id: string; data: string; created_at: number; updated_at: number; fields: string };
+      .get(reference.sourceId) as {
+      model_id: string;
+      data: string;
+      created_at: number;
+      updated_at: number;
+      revision: number;
+      fields: string;
+    };
     const fields = JSON.parse(source.fields) as FieldDefinition[];
     const data = withoutReference(fields, JSON.parse(source.data) as RecordData, reference.fieldKey, targetId);
     const dataText = JSON.stringify(data);
     const updatedAt = Math.max(now, Number(source.updated_at));
-    this.db.prepare('UPDATE records SET data = ?, updated_at = ? WHERE id = ?').run(dataText, updatedAt, reference.sourceId);
+    this.history.beforeChange(reference.sourceId, source.revision + 1);
+    this.db
+      .prepare(`UPDATE records SET data = ?, updated_at = ?, ${nextRevision('?')} WHERE id = ?`)
+      .run(dataText, updatedAt, 'update', reference.sourceId);
     return { id: reference.sourceId, modelId: source.model_id, dataText, createdAt: Number(source.created_at), updatedAt };
   }
 }

@@ -1,0 +1,35 @@
+// What SQLite's record writes do to keep history (docs/lifecycle.md), inside their own transactions.
+import type Database from 'better-sqlite3';
+import { oldestKept } from '../../domain/revisions.js';
+import { keepCurrentRevision, keepDeletion, pruneRevisions } from '../query/history-sql.js';
+
+export class SqliteHistoryWrites {
+  private readonly keepCurrent: Database.Statement;
+  private readonly keepDeletion: Database.Statement;
+  private readonly prune: Database.Statement;
+
+  constructor(
+    db: Database.Database,
+    /** Revisions kept per record (0: none). */
+    private readonly keep: number,
+  ) {
+    this.keepCurrent = db.prepare(keepCurrentRevision('?'));
+    this.keepDeletion = db.prepare(keepDeletion('?', '?', '?'));
+    this.prune = db.prepare(pruneRevisions('?', '?'));
+  }
+
+  /** Before a change makes revision `next` of the record: keeps the current one, forgets those past the kept. */
+  beforeChange(id: string, next: number): void {
+    if (this.keep === 0) return;
+    this.keepCurrent.run(id);
+    if (next > this.keep) this.prune.run(id, oldestKept(next, this.keep));
+  }
+
+  /** Before the record at `current` is deleted: keeps it, and the deletion as the history's last entry. */
+  beforeDelete(id: string, current: number, at: number, userId: string | null): void {
+    if (this.keep === 0) return;
+    this.keepCurrent.run(id);
+    this.keepDeletion.run(at, userId, id);
+    if (current + 1 > this.keep) this.prune.run(id, oldestKept(current + 1, this.keep));
+  }
+}
