@@ -21,13 +21,14 @@ import type {
   RecordList,
   UpdateModelInput,
 } from './types.js';
+import type { HistoryOptions, JsonPatchOperation, RevisionList } from './history-types.js';
 
 export type ContentClientOptions = TransportOptions;
 
 /** The most ids one `record.getMany` call takes; `getMany` sends more in several calls. */
 export const MAX_IDS_PER_CALL = 100;
 
-const RECORD_FIELDS = 'id modelId workspaceId data createdAt updatedAt createdBy updatedBy';
+const RECORD_FIELDS = 'id modelId workspaceId data createdAt updatedAt createdBy updatedBy revision';
 const FIELD_FIELDS = 'key label type required relationTo relationType indexed';
 const MODEL_FIELDS =
   'id workspaceId name slug description icon color displayField deliveryAccess recordCount createdAt updatedAt ' +
@@ -223,6 +224,49 @@ export class ContentClient<Models = UntypedModels> implements LoaderClient {
     const variables = options.force === undefined ? { id } : { id, force: options.force };
     return (await this.write<{ record: { delete: DeletionResult } }>('deleteRecord', query, variables, options.signal)).record
       .delete;
+  }
+
+  // ---- history ----
+
+  /** The record's revisions, newest first (a deleted record's too, for 30 days). */
+  async recordHistory(id: string, options: HistoryOptions = {}): Promise<RevisionList> {
+    const query = `query($id: ID!, $limit: Int, $offset: Int) { record { history(id: $id, limit: $limit, offset: $offset) {
+      total hasMore items { revision operation data createdAt createdBy } } } }`;
+    const variables = { id, limit: options.limit ?? null, offset: options.offset ?? null };
+    return (await this.read<{ record: { history: RevisionList } }>('recordHistory', query, variables, options.signal)).record
+      .history;
+  }
+
+  /** The RFC 6902 JSON Patch from revision `from` to revision `to` (default: the newest). */
+  async diffRecord(id: string, from: number, to?: number, signal?: AbortSignal): Promise<JsonPatchOperation[]> {
+    const query = `query($id: ID!, $from: Int!, $to: Int) { record { diff(id: $id, from: $from, to: $to) { op path value oldValue } } }`;
+    const answer = await this.read<{ record: { diff: JsonPatchOperation[] } }>(
+      'diffRecord',
+      query,
+      { id, from, to: to ?? null },
+      signal,
+    );
+    return answer.record.diff.map(({ op, path, value, oldValue }) => ({
+      op,
+      path,
+      ...(op === 'remove' ? {} : { value }),
+      ...(op === 'add' ? {} : { oldValue }),
+    }));
+  }
+
+  /** Writes a revision's data as the record's next revision; brings a deleted record back with its id. */
+  async restoreRecord(id: string, revision: number, signal?: AbortSignal): Promise<ModelRecord> {
+    const query = `mutation($id: ID!, $revision: Int!) { record { restore(id: $id, revision: $revision) { ${RECORD_FIELDS} } } }`;
+    return (await this.write<{ record: { restore: ModelRecord } }>('restoreRecord', query, { id, revision }, signal)).record
+      .restore;
+  }
+
+  /** The record as it was at `asOf` (the revision current then), or null when it did not exist then. */
+  async getRecordAsOf(id: string, asOf: Date | string, signal?: AbortSignal): Promise<ModelRecord | null> {
+    const query = `query($id: ID!, $asOf: DateTime) { record { get(id: $id, asOf: $asOf) { ${RECORD_FIELDS} } } }`;
+    const at = typeof asOf === 'string' ? asOf : asOf.toISOString();
+    return (await this.read<{ record: { get: ModelRecord | null } }>('getRecordAsOf', query, { id, asOf: at }, signal)).record
+      .get;
   }
 
   /** One `record.import` call, as is (at most 1000 rows; see `importRows` for any number). */

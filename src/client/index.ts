@@ -17,6 +17,7 @@ export { MAX_IMPORT_ROWS } from './import.js';
 export { graphqlUrl, type TransportOptions } from './http.js';
 export { csvColumns, csvRowToData, CellError, type CsvColumn } from './cells.js';
 export type * from './types.js';
+export type * from './history-types.js';
 export { MAX_IDS_PER_CALL } from './client.js';
 export {
   createDeliveryClient,

@@ -85,6 +85,8 @@ export interface ModelRecord<Data = JsonObject> {
   updatedAt: string;
   createdBy: string | null;
   updatedBy: string | null;
+  /** 1 when created or imported, one more for each change of its data (see recordHistory). */
+  revision: number;
 }
 
 export interface RecordList<Data = JsonObject> {

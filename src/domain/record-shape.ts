@@ -61,6 +61,7 @@ export class RecordShaper {
     shaped.updatedAt = record.updatedAt;
     shaped.createdBy = record.createdBy;
     shaped.updatedBy = record.updatedBy;
+    shaped.revision = record.revision;
     return shaped;
   }
 

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerModelTools } from './model-tools.js';
 import { registerRecordTools } from './record-tools.js';
+import { registerHistoryTools } from './history-tools.js';
 import type { McpOptions } from './context.js';
 
 export type { McpOptions } from './context.js';
@@ -25,5 +26,6 @@ export function createMcpServer(options: McpOptions): McpServer {
   );
   registerModelTools(server, options);
   registerRecordTools(server, options);
+  registerHistoryTools(server, options);
   return server;
 }

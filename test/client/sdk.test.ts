@@ -294,3 +294,45 @@ async function portNobodyListensOn(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+describe('history', () => {
+  test('recordHistory, diffRecord (a patch fast-json-patch applies), restoreRecord, getRecordAsOf', async () => {
+    const { default: jsonPatch } = await import('fast-json-patch');
+    const model = await client.createModel({
+      name: 'Note',
+      slug: uniqueSlug('note'),
+      fields: [
+        { key: 'title', type: 'text', required: true },
+        { key: 'body', type: 'text' },
+      ],
+    });
+    const record = await client.createRecord(model.id, { title: 'A', body: 'first' });
+    assert.equal(record.revision, 1);
+    const between = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const patched = await client.patchRecord(record.id, { title: 'B', body: null });
+    assert.equal(patched?.revision, 2);
+    const history = await client.recordHistory(record.id);
+    assert.deepEqual(
+      history.items.map(({ revision, operation }) => [revision, operation]),
+      [
+        [2, 'patch'],
+        [1, 'create'],
+      ],
+    );
+    const diff = await client.diffRecord(record.id, 1);
+    assert.deepEqual(diff, [
+      { op: 'remove', path: '/body', oldValue: 'first' },
+      { op: 'replace', path: '/title', value: 'B', oldValue: 'A' },
+    ]);
+    assert.deepEqual(jsonPatch.applyPatch({ title: 'A', body: 'first' }, diff as never).newDocument, patched?.data);
+    assert.deepEqual((await client.getRecordAsOf(record.id, between))?.data, { title: 'A', body: 'first' });
+    const restored = await client.restoreRecord(record.id, 1);
+    assert.deepEqual([restored.revision, restored.data], [3, { title: 'A', body: 'first' }]);
+    await assert.rejects(client.restoreRecord(record.id, 9), (error: unknown) => {
+      assert.ok(error instanceof ContentServiceError);
+      assert.equal(error.code, 'NOT_FOUND');
+      return true;
+    });
+  });
+});

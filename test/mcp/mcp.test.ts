@@ -24,6 +24,8 @@ const TOOLS = [
   'delete_record',
   'import_records',
   'sync_records',
+  'record_history',
+  'restore_revision',
 ];
 
 let server: TestServer;
@@ -196,6 +198,28 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
       assert.deepEqual(await ok(session, 'delete_record', { id: record.id }), { id: record.id, deleted: true });
       assert.match(await refused(session, 'get_record', { id: record.id }), /^id: no record with id/);
 
+      // record_history keeps the deleted record's revisions; the patch between two; restore_revision brings it back.
+      const history = await ok(session, 'record_history', { id: record.id });
+      assert.deepEqual(
+        history.items.map((item: { revision: number; operation: string }) => [item.revision, item.operation]),
+        [
+          [3, 'delete'],
+          [2, 'update'],
+          [1, 'create'],
+        ],
+      );
+      const patch = await ok(session, 'record_history', { id: record.id, from: 1, to: 2 });
+      assert.ok(patch.some((operation: { path: string }) => operation.path === '/title'));
+      assert.deepEqual(await ok(session, 'restore_revision', { id: record.id, revision: 2 }), {
+        restored: record.id,
+        revision: 4,
+      });
+      assert.deepEqual((await ok(session, 'get_record', { id: record.id })).data, { sku: 'A-2', title: 'Walker 2' });
+      assert.match(
+        await refused(session, 'restore_revision', { id: record.id, revision: 0 }),
+        /revision: expected a whole number/,
+      );
+
       // delete_model: refused while records exist, then done once they are gone.
       assert.match(await refused(session, 'delete_model', { idOrSlug: slug }), /still has \d+ records/);
       const everything = await ok(session, 'list_records', { modelSlug: slug, limit: 100 });
@@ -283,6 +307,7 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
           ['update_record', { id: record.id, data: { sku: 'V-1', title: 'No' } }],
           ['patch_record', { id: record.id, data: { title: 'No' } }],
           ['delete_record', { id: record.id }],
+          ['restore_revision', { id: record.id, revision: 1 }],
           ['import_records', { modelSlug: model.slug, rows: [{ sku: 'V-3', title: 'No' }] }],
           ['sync_records', { modelSlug: model.slug, rows: [{ sku: 'V-4', title: 'No' }], key: 'sku' }],
         ];
@@ -419,6 +444,12 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
         ['sync_records', { modelSlug: model.slug, rows: [], key: 'colour' }, /^key: the model .* has no field "colour"/],
         ['sync_records', { modelSlug: model.slug, rows: [], key: 'sku', prune: 'yes' }, /prune: expected true or false/],
         ['sync_records', { modelSlug: 'no-such-model', rows: [], key: 'sku' }, /^modelSlug: no model/],
+        ['record_history', {}, /id: required/],
+        ['record_history', { id: 'no-such-record' }, /^id: record not found/],
+        ['record_history', { id: record.id, from: 99 }, /^from: record .* has no revision 99/],
+        ['record_history', { id: record.id, from: 'one' }, /from: expected a whole number/],
+        ['restore_revision', { id: record.id }, /revision: /],
+        ['restore_revision', { id: record.id, revision: 42 }, /^revision: record .* has no revision 42/],
       ];
       const toolsCovered = new Set(cases.map(([tool]) => tool));
       for (const tool of TOOLS) {
