@@ -30,6 +30,8 @@ let other: Admin;
 let editor: Credentials;
 let models: any[] = [];
 let original: unknown;
+/** A patched record and a deleted one: their histories are copied too. */
+let withHistory: string[] = [];
 
 function pgUrl(purpose: string): string {
   const url = freshPostgresUrl(process.env.DATABASE_URL!, `copy_${purpose}`);
@@ -72,8 +74,13 @@ async function reads(server: TestServer, credentials: Credentials, manager = tru
   return { workspace, modelList, records, tokens, webhooks };
 }
 
+const HISTORY = 'query($id: ID!) { record { history(id: $id) { total items { revision operation data createdAt createdBy } } } }';
+
 async function allReads(server: TestServer): Promise<unknown> {
+  const histories = [];
+  for (const id of withHistory) histories.push(dataOf(await gql(server.adminUrl, owner.credentials, HISTORY, { id })));
   return {
+    histories,
     owner: await reads(server, owner.credentials),
     other: await reads(server, other.credentials),
     editor: await reads(server, editor, false),
@@ -142,6 +149,7 @@ before(async () => {
     await owner.patchRaw(p1.id, { price: 12.5 });
     const doomed = await owner.createRecord(product.id, { sku: 'P-3', title: 'Gone' });
     await owner.deleteRaw(doomed.id);
+    withHistory = [p1.id, doomed.id];
     const bulk = await owner.createSimpleModel();
     const rows = Array.from({ length: 600 }, (_, index) => ({
       title: `row ${index}`,
@@ -156,6 +164,12 @@ before(async () => {
     await other.createRecord(news.id, { headline: { en: 'Hello', pl: 'Cześć' } });
     models = [supplier, category, product, bulk, news];
     original = await allReads(server);
+    const histories = (original as { histories: { record: { history: { total: number } } }[] }).histories;
+    assert.deepEqual(
+      histories.map((answer) => answer.record.history.total),
+      [2, 2],
+      'the patched and the deleted record have two revisions each',
+    );
   } finally {
     await server.stop();
   }
