@@ -1,9 +1,9 @@
 // The import loader: any number of rows, in calls the batcher sizes; each row's outcome in the summary.
 import { stripNulls } from './diff.js';
-import { dataOf, importBatcher, numberedItems, rejection, resolveModel } from './load-steps.js';
+import { importBatcher, numberedItems, resolveModel, rowData } from './load-steps.js';
 import { newSummary, progressReporter } from './load-summary.js';
 import type { ImportOptions, Items, Loader, LoadSummary } from './load-types.js';
-import type { JsonObject, ModelDefinition } from './types.js';
+import type { ModelDefinition } from './types.js';
 
 export async function importRows<T>(
   loader: Loader,
@@ -16,15 +16,8 @@ export async function importRows<T>(
   const report = progressReporter(summary, options);
   const batcher = importBatcher<T>(loader, modelId, options, summary, report);
   for await (const { row, item } of numberedItems(items, options.signal, summary, batcher)) {
-    let data: JsonObject;
-    try {
-      data = dataOf(item, options);
-    } catch (error) {
-      const { code, message } = rejection(error);
-      batcher.fail([{ row, item, data: {} }], code, message);
-      report.tick();
-      continue;
-    }
+    const data = rowData(row, item, options, batcher, report);
+    if (data === undefined) continue;
     if (options.dryRun) {
       summary.created += 1;
       report.tick();

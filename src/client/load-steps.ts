@@ -19,10 +19,28 @@ export async function resolveModel(
   return found;
 }
 
-export function dataOf<T>(item: T, options: ImportOptions<T>): JsonObject {
+function dataOf<T>(item: T, options: ImportOptions<T>): JsonObject {
   const data = options.toData ? options.toData(item) : (item as unknown as JsonObject);
   if (!isPlainObject(data)) throw new ContentServiceError('row: must be a JSON object', { code: 'BAD_USER_INPUT', field: 'row' });
   return data;
+}
+
+/** The data of an input row; undefined when it is refused (then failed unsent in the batcher, and reported). */
+export function rowData<T>(
+  row: number,
+  item: T,
+  options: ImportOptions<T>,
+  batcher: Pick<ImportBatcher<T>, 'fail'>,
+  report: { tick(): void },
+): JsonObject | undefined {
+  try {
+    return dataOf(item, options);
+  } catch (error) {
+    const { code, message } = rejection(error);
+    batcher.fail([{ row, item, data: {} }], code, message);
+    report.tick();
+    return undefined;
+  }
 }
 
 /** The code and message a failed row is reported with. */

@@ -2,13 +2,13 @@
 // the rest alone, prune on request).
 import { mergeDiff, stripNulls } from './diff.js';
 import { ContentServiceError, fieldOfMessage } from './errors.js';
-import { dataOf, importBatcher, numberedItems, rejection, resolveModel } from './load-steps.js';
+import { importBatcher, numberedItems, rejection, resolveModel, rowData } from './load-steps.js';
 import { newSummary, progressReporter, type ProgressReporter, type RunningSummary } from './load-summary.js';
 import type { Items, Loader, LoadSummary, SyncOptions } from './load-types.js';
 import { Pool } from './pool.js';
 import { deleteWithRetry, patchWithRetry } from './retried-writes.js';
 import { keyOf, readKeyIndex, type KeyIndex } from './sync-index.js';
-import type { JsonObject, ModelDefinition } from './types.js';
+import type { ModelDefinition } from './types.js';
 
 /** Failures after which nothing more is sent. */
 const STOPPING_CODES = ['UNAUTHENTICATED', 'FORBIDDEN', 'ABORTED', 'RATE_LIMIT_WAIT_EXCEEDED'];
@@ -46,6 +46,7 @@ export async function sync<T>(
   const positionName = options.position?.name ?? 'input row';
   const positionOf = options.position?.of ?? ((_item: T, row: number) => row);
   const pool = new Pool(options.concurrency ?? 4);
+  const writes: Writes<T> = { pool, summary, report, dryRun: options.dryRun };
   const batcher = importBatcher<T>(loader, definition.id, options, summary, report, async (rows) => {
     // No answer to an import call: read again which of its keys are stored now, send the others again.
     const present = new Set<string>();
@@ -61,14 +62,8 @@ export async function sync<T>(
       batcher.fail([{ row: current, item, data: {} }], code, message);
       report.tick();
     };
-    let data: JsonObject;
-    try {
-      data = dataOf(item, options);
-    } catch (error) {
-      const { code, message } = rejection(error);
-      fail(code, message);
-      continue;
-    }
+    const data = rowData(current, item, options, batcher, report);
+    if (data === undefined) continue;
     if (batcher.stopped) {
       fail(batcher.stopped.code, `not sent: the run stopped after an earlier error (${batcher.stopped.message})`);
       continue;
@@ -101,56 +96,39 @@ export async function sync<T>(
       report.tick();
       continue;
     }
-    if (options.dryRun) {
-      summary.updated += 1;
-      report.tick();
-      continue;
-    }
-    await pool.run(async () => {
-      try {
-        await patchWithRetry(client, existing.id, patch, options.signal);
-        summary.updated += 1;
-      } catch (error) {
+    await countedWrite(
+      writes,
+      'updated',
+      () => patchWithRetry(client, existing.id, patch, options.signal),
+      (error) => {
         const { code, message } = rejection(error);
         batcher.fail([{ row: current, item, data }], code, message);
         if (error instanceof ContentServiceError && STOPPING_CODES.includes(error.code)) {
           batcher.stopped ??= error;
         }
-      }
-      report.tick();
-    });
+      },
+    );
   }
   await batcher.flush();
   await pool.drain();
   if (!options.dryRun) summary.created = batcher.imported;
 
-  if (options.prune && !batcher.stopped) await prune(loader, index, pool, summary, report, options);
+  if (options.prune && !batcher.stopped) await prune(loader, index, writes, options);
   return report.finish(batcher.stopped);
 }
 
 /** Step 3: deletes the records whose key is not in the input, records without a key, extra records sharing a key. */
-async function prune<T>(
-  loader: Loader,
-  index: KeyIndex,
-  pool: Pool,
-  summary: RunningSummary<T>,
-  report: ProgressReporter<T>,
-  options: SyncOptions<T>,
-): Promise<void> {
+async function prune<T>(loader: Loader, index: KeyIndex, writes: Writes<T>, options: SyncOptions<T>): Promise<void> {
+  const { summary } = writes;
   summary.progress.phase = 'pruning';
   const doomed = [...index.byKey.values()].filter((entry) => entry.seenAt === undefined).map((entry) => entry.id);
   doomed.push(...index.duplicates, ...index.keyless);
   for (const id of doomed) {
-    if (options.dryRun) {
-      summary.deleted += 1;
-      report.tick();
-      continue;
-    }
-    await pool.run(async () => {
-      try {
-        await deleteWithRetry(loader.client, id, options.signal);
-        summary.deleted += 1;
-      } catch (error) {
+    await countedWrite(
+      writes,
+      'deleted',
+      () => deleteWithRetry(loader.client, id, options.signal),
+      (error) => {
         const { code, message } = rejection(error);
         summary.failed += 1;
         const failure = {
@@ -162,9 +140,43 @@ async function prune<T>(
         };
         if (options.onRowError) options.onRowError(failure);
         else summary.errors.push(failure);
-      }
-      report.tick();
-    });
+      },
+    );
   }
-  await pool.drain();
+  await writes.pool.drain();
+}
+
+/** Where a sync's patches and deletes go, and what counts them. */
+interface Writes<T> {
+  pool: Pool;
+  summary: RunningSummary<T>;
+  report: ProgressReporter<T>;
+  dryRun: boolean | undefined;
+}
+
+/**
+ * One patch or delete: in a dry run only counted; otherwise sent in the pool and counted once it lands, `onFailure`
+ * told when it does not. Progress is reported either way.
+ */
+async function countedWrite<T>(
+  writes: Writes<T>,
+  outcome: 'updated' | 'deleted',
+  send: () => Promise<void>,
+  onFailure: (error: unknown) => void,
+): Promise<void> {
+  const { summary, report } = writes;
+  if (writes.dryRun) {
+    summary[outcome] += 1;
+    report.tick();
+    return;
+  }
+  await writes.pool.run(async () => {
+    try {
+      await send();
+      summary[outcome] += 1;
+    } catch (error) {
+      onFailure(error);
+    }
+    report.tick();
+  });
 }

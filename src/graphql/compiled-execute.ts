@@ -28,6 +28,7 @@ import { Compiler, NotCompilable } from './compiled/compiler.js';
 import { completeObject, completeSerially } from './compiled/complete.js';
 import { conditionKey, DirectiveRefused, INCLUDE_ALL, variablesInConditions, type Conditions } from './compiled/conditions.js';
 import { CollectedErrors, type FieldPlan, type Run } from './compiled/plan.js';
+import { PerOperation } from './per-operation.js';
 
 export { sourceOnlyResolver } from './compiled/compiler.js';
 
@@ -40,7 +41,7 @@ export interface CompiledOperation {
   ): Promise<{ data: string; errors: GraphQLError[] }>;
 }
 
-const plans = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, CompiledOperation | null>>();
+const plans = new PerOperation<CompiledOperation | null>();
 
 /** The compiled plan of an operation of a validated document, made once; null when it must run on graphql-js. */
 export function compiledOperation(
@@ -48,22 +49,14 @@ export function compiledOperation(
   document: DocumentNode,
   operation: OperationDefinitionNode,
 ): CompiledOperation | null {
-  let bySchema = plans.get(schema);
-  if (!bySchema) {
-    bySchema = new WeakMap();
-    plans.set(schema, bySchema);
-  }
-  let plan = bySchema.get(operation);
-  if (plan === undefined) {
+  return plans.get(schema, operation, () => {
     try {
-      plan = compile(schema, document, operation);
+      return compile(schema, document, operation);
     } catch (error) {
       if (!(error instanceof NotCompilable)) throw error;
-      plan = null;
+      return null;
     }
-    bySchema.set(operation, plan);
-  }
-  return plan;
+  });
 }
 
 /** The root fields of a plan, or the error graphql-js raises collecting them (a refused @skip/@include). */

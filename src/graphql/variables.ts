@@ -14,12 +14,13 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { PerOperation } from './per-operation.js';
 
 const GIVE_UP: unique symbol = Symbol('give up');
 type Coerce = (value: unknown) => unknown;
 type Plan = (inputs: Record<string, unknown>) => Record<string, unknown> | null;
 
-const plans = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, Plan | null>>();
+const plans = new PerOperation<Plan | null>();
 
 /** The operation's variables, coerced; null when graphql-js must do it (and report what is wrong). */
 export function coerceVariablesQuickly(
@@ -27,16 +28,7 @@ export function coerceVariablesQuickly(
   operation: OperationDefinitionNode,
   inputs: Record<string, unknown>,
 ): Record<string, unknown> | null {
-  let bySchema = plans.get(schema);
-  if (!bySchema) {
-    bySchema = new WeakMap();
-    plans.set(schema, bySchema);
-  }
-  let plan = bySchema.get(operation);
-  if (plan === undefined) {
-    plan = planFor(schema, operation);
-    bySchema.set(operation, plan);
-  }
+  const plan = plans.get(schema, operation, () => planFor(schema, operation));
   return plan ? plan(inputs) : null;
 }
 

@@ -101,47 +101,29 @@ function registerWriteTools(server: McpServer, options: McpOptions, log: McpLog)
       }, log),
   );
 
-  server.registerTool(
-    'update_record',
-    {
-      title: 'Replace a record',
-      description:
-        'Replaces the whole data of a record: fields left out are removed (use patch_record to change some fields). ' +
-        `${ROLE_NOTE} Answers {updated: id, …} (response "full": the record).`,
-      inputSchema: toolArguments({ id: recordId, data: recordData('data', 'The complete new data.'), response }),
-      annotations: { idempotentHint: true },
-    },
-    (args, extra) =>
-      run(async () => {
-        const record = await clientFor(options, extra).updateRecord(args.id, args.data);
-        if (!record) throw noRecord(args.id);
-        return written('updated', record, args.response);
-      }, log),
-  );
+  registerWriteById(server, options, log, {
+    name: 'update_record',
+    title: 'Replace a record',
+    description:
+      'Replaces the whole data of a record: fields left out are removed (use patch_record to change some fields). ' +
+      `${ROLE_NOTE} Answers {updated: id, …} (response "full": the record).`,
+    data: 'The complete new data.',
+    write: 'updateRecord',
+    verb: 'updated',
+  });
 
-  server.registerTool(
-    'patch_record',
-    {
-      title: 'Patch a record',
-      description:
-        'Changes some fields of a record, as a JSON merge patch (RFC 7386): keys left out keep their value, a key ' +
-        'set to null is removed, a translatable or object value is merged key by key (null inside removes that key), ' +
-        `anything else (arrays too) replaces the old value. The result must still be valid. ${ROLE_NOTE} ` +
-        'Answers {patched: id, …} (response "full": the record).',
-      inputSchema: toolArguments({
-        id: recordId,
-        data: recordData('data', 'The merge patch: only the keys to change, null to remove.'),
-        response,
-      }),
-      annotations: { idempotentHint: true },
-    },
-    (args, extra) =>
-      run(async () => {
-        const record = await clientFor(options, extra).patchRecord(args.id, args.data);
-        if (!record) throw noRecord(args.id);
-        return written('patched', record, args.response);
-      }, log),
-  );
+  registerWriteById(server, options, log, {
+    name: 'patch_record',
+    title: 'Patch a record',
+    description:
+      'Changes some fields of a record, as a JSON merge patch (RFC 7386): keys left out keep their value, a key ' +
+      'set to null is removed, a translatable or object value is merged key by key (null inside removes that key), ' +
+      `anything else (arrays too) replaces the old value. The result must still be valid. ${ROLE_NOTE} ` +
+      'Answers {patched: id, …} (response "full": the record).',
+    data: 'The merge patch: only the keys to change, null to remove.',
+    write: 'patchRecord',
+    verb: 'patched',
+  });
 
   server.registerTool(
     'delete_record',
@@ -160,6 +142,36 @@ function registerWriteTools(server: McpServer, options: McpOptions, log: McpLog)
       run(async () => {
         const result = await clientFor(options, extra).deleteRecord(args.id, withoutUndefined({ force: args.force }));
         return answer(result);
+      }, log),
+  );
+}
+
+interface WriteByIdTool {
+  name: string;
+  title: string;
+  description: string;
+  /** What the `data` argument holds. */
+  data: string;
+  write: 'updateRecord' | 'patchRecord';
+  /** The key of the short answer (`written`). */
+  verb: string;
+}
+
+/** A tool that writes the data of one record given by id (update_record, patch_record). */
+function registerWriteById(server: McpServer, options: McpOptions, log: McpLog, tool: WriteByIdTool): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toolArguments({ id: recordId, data: recordData('data', tool.data), response }),
+      annotations: { idempotentHint: true },
+    },
+    (args, extra) =>
+      run(async () => {
+        const record = await clientFor(options, extra)[tool.write](args.id, args.data);
+        if (!record) throw noRecord(args.id);
+        return written(tool.verb, record, args.response);
       }, log),
   );
 }

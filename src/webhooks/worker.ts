@@ -11,6 +11,7 @@ import type { ClaimedDelivery, WebhookStore } from '../store/store.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { DeliveriesInHand } from './in-hand.js';
 import { LogPruner } from './log-pruner.js';
+import { OneShotTimer } from './one-shot-timer.js';
 import { longestPause, Pauses } from './pauses.js';
 import { isRetryable, nextStep } from './retry.js';
 import { signAndSend, type SendOutcome, type UnsignedSendRequest } from './send.js';
@@ -50,9 +51,12 @@ export class DeliveryWorker {
   private running = false;
   private looping = false;
   private wakeAgain = false;
-  private timer: NodeJS.Timeout | null = null;
-  private quietTimer: NodeJS.Timeout | null = null;
-  private gatherTimer: NodeJS.Timeout | null = null;
+  /** The next poll. */
+  private readonly pollTimer = new OneShotTimer();
+  /** A wake put off while new events are quiet (onEventsWritten). */
+  private readonly quietTimer = new OneShotTimer();
+  /** A wake put off for gatherMs. */
+  private readonly gatherTimer = new OneShotTimer();
   /** The last claim took as many as it asked for: more are due (a backlog), and no wake waits for gatherMs. */
   private moreDue = false;
   /** Until then, new events do not wake the worker at once (its last claim went back whole). */
@@ -103,12 +107,9 @@ export class DeliveryWorker {
    */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.quietTimer) clearTimeout(this.quietTimer);
-    this.quietTimer = null;
-    if (this.gatherTimer) clearTimeout(this.gatherTimer);
-    this.gatherTimer = null;
+    this.pollTimer.cancel();
+    this.quietTimer.cancel();
+    this.gatherTimer.cancel();
     // A claim in progress ends first: what it took is in hand then.
     while (this.looping) await new Promise((resolve) => setTimeout(resolve, 5));
     const unattempted = this.inHand.giveBackWaiting();
@@ -132,12 +133,7 @@ export class DeliveryWorker {
       this.wake();
       return;
     }
-    if (this.quietTimer) return;
-    this.quietTimer = setTimeout(() => {
-      this.quietTimer = null;
-      this.wake();
-    }, wait);
-    this.quietTimer.unref();
+    this.quietTimer.startUnlessPending(wait, this.wake);
   };
 
   /** Whether work waits gatherMs before a pass and a record: not on SQLite (0), nor with a backlog to drain. */
@@ -152,12 +148,7 @@ export class DeliveryWorker {
       this.wakeNow();
       return;
     }
-    if (this.gatherTimer) return;
-    this.gatherTimer = setTimeout(() => {
-      this.gatherTimer = null;
-      this.wakeNow();
-    }, this.gatherMs);
-    this.gatherTimer.unref();
+    this.gatherTimer.startUnlessPending(this.gatherMs, this.wakeNow);
   };
 
   private readonly wakeNow = (): void => {
@@ -171,8 +162,7 @@ export class DeliveryWorker {
 
   private async loop(): Promise<void> {
     this.looping = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.pollTimer.cancel();
     let delay = this.pollIntervalMs;
     /** The time of this wake's last claim: what came due after it was not claimed. */
     let claimedAt: number | null = null;
@@ -218,8 +208,7 @@ export class DeliveryWorker {
       this.wakeNow();
       return;
     }
-    this.timer = setTimeout(this.wakeNow, delay);
-    this.timer.unref();
+    this.pollTimer.startUnlessPending(delay, this.wakeNow);
   }
 
   /**

@@ -108,14 +108,11 @@ export class Compiler {
   private fieldPlan(parentType: GraphQLObjectType, responseKey: string, nodes: FieldNode[]): FieldPlan {
     const fieldName = internalised(nodes[0]!.name.value);
     const prefix = flatOneByte(`${JSON.stringify(responseKey)}:`);
+    const place = { prefix, responseKey, fieldName, nodes, parentType };
     if (fieldName === '__typename') {
       const name = flatOneByte(JSON.stringify(parentType.name));
       return {
-        prefix,
-        responseKey,
-        fieldName,
-        nodes,
-        parentType,
+        ...place,
         returnType: new GraphQLNonNull(this.schema.getType('String') as GraphQLLeafType),
         definition: null,
         resolve: undefined,
@@ -129,11 +126,7 @@ export class Compiler {
     if (!definition) throw new NotCompilable();
     const readSource = definition.resolve === undefined ? undefined : sourceOnlyResolvers.get(definition.resolve);
     return {
-      prefix,
-      responseKey,
-      fieldName,
-      nodes,
-      parentType,
+      ...place,
       returnType: definition.type,
       definition,
       resolve: definition.resolve,
