@@ -3,6 +3,7 @@
 // stays); its refusals are shown as they come.
 // The page's state is members-state.ts, its calls members-api.ts.
 import { h, listTable, uid } from './dom.js';
+import { checkedSubmit } from './form-submit.js';
 import { addMemberCall, listMembers, removeMemberCall, setRoleCall } from './members-api.js';
 import { addedPanelKind, emailFieldError, emailProblem, memberRow, roleChoices, type Member } from './members-state.js';
 import type { PageContext } from './page.js';
@@ -100,6 +101,27 @@ function addMemberForm(page: MembersPage): HTMLElement {
     hint: 'Viewers read; editors also write records; admins also change models and settings; owners also manage owners.',
   });
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Add member');
+  const check = () => {
+    errors.clear();
+    emailRow.setError(null);
+    const problem = emailProblem(email.value);
+    if (problem === null) return true;
+    emailRow.setError(problem);
+    email.focus();
+    return false;
+  };
+  const send = async () => {
+    try {
+      const added = await addMemberCall(email.value.trim(), role.value);
+      email.value = '';
+      showAdded(page, added.member, added.signInLink, added.signInLinkExpiresAt, email);
+      await loadList(page);
+    } catch (error) {
+      errors.show(error, 'The member was not added.');
+      const atField = emailFieldError((error as Error).message);
+      if (atField !== null) emailRow.setError(atField);
+    }
+  };
   return h(
     'form',
     {
@@ -107,30 +129,7 @@ function addMemberForm(page: MembersPage): HTMLElement {
       class: 'token-form member-form',
       novalidate: true,
       'aria-labelledby': 'add-member-title',
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        errors.clear();
-        emailRow.setError(null);
-        const problem = emailProblem(email.value);
-        if (problem !== null) {
-          emailRow.setError(problem);
-          email.focus();
-          return;
-        }
-        submit.disabled = true;
-        try {
-          const added = await addMemberCall(email.value.trim(), role.value);
-          email.value = '';
-          showAdded(page, added.member, added.signInLink, added.signInLinkExpiresAt, email);
-          await loadList(page);
-        } catch (error) {
-          errors.show(error, 'The member was not added.');
-          const atField = emailFieldError((error as Error).message);
-          if (atField !== null) emailRow.setError(atField);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: checkedSubmit(submit, check, send),
     },
     h('h2', { id: 'add-member-title' }, 'Add a member'),
     h('div', { class: 'form-columns' }, emailRow.element, roleRow.element),

@@ -33,13 +33,11 @@ import {
 import { emptyRecords, recordsTable, type RecordsTableView } from './records-table.js';
 import { recordFormHref, recordsViewOf } from './records-view.js';
 import { mayChangeModels, mayWriteRecords, type ModelDefinition, type ModelRecord } from './types.js';
-import { alertBox, announce, button, download, errorArea, linkButton, pageHeader } from './ui.js';
+import { alertBox, announce, button, download, errorArea, linkButton, pageHeader, type ErrorArea } from './ui.js';
 import { displayFieldOf, preferredLocales, recordName } from './record-names.js';
 
 /** What a delete of selected records left to say on the page it re-renders (the failures stay until read). */
 let bulkReport: { modelId: string; outcome: BulkDeleteOutcome } | null = null;
-
-type ErrorArea = ReturnType<typeof errorArea>;
 
 function modelNotFound(ctx: PageContext): void {
   ctx.setTitle('Model not found');

@@ -1,6 +1,7 @@
 // Settings → API tokens: create (the secret is shown once), list, revoke.
 // The page's state is tokens-state.ts, its calls tokens-api.ts.
 import { h, listTable, uid } from './dom.js';
+import { checkedSubmit } from './form-submit.js';
 import type { PageContext } from './page.js';
 import { createTokenCall, listTokens, revokeTokenCall } from './tokens-api.js';
 import { checkTokenForm, tokenFieldError, tokenStatus, type ApiToken } from './tokens-state.js';
@@ -84,38 +85,36 @@ function createTokenForm(page: TokensPage): HTMLElement {
   });
   const fields = { name: { row: nameRow, control: name }, expiresAt: { row: expiresRow, control: expires } };
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Create token');
+  const check = () => {
+    errors.clear();
+    nameRow.setError(null);
+    expiresRow.setError(null);
+    const checked = checkTokenForm(name.value, expires.value);
+    if (checked.ok) return checked;
+    fields[checked.field].row.setError(checked.message);
+    fields[checked.field].control.focus();
+    return false;
+  };
+  const send = async (checked: { name: string; expiresAt: string | null }) => {
+    try {
+      const created = await createTokenCall(checked.name, checked.expiresAt);
+      name.value = '';
+      expires.value = '';
+      showSecret(page, created.apiToken, created.token, name);
+      await loadList(page);
+    } catch (error) {
+      errors.show(error, 'The token was not created.');
+      const atField = tokenFieldError((error as Error).message);
+      if (atField) fields[atField.field].row.setError(atField.text);
+    }
+  };
   return h(
     'form',
     {
       class: 'token-form',
       novalidate: true,
       'aria-labelledby': 'create-token-title',
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        errors.clear();
-        nameRow.setError(null);
-        expiresRow.setError(null);
-        const checked = checkTokenForm(name.value, expires.value);
-        if (!checked.ok) {
-          fields[checked.field].row.setError(checked.message);
-          fields[checked.field].control.focus();
-          return;
-        }
-        submit.disabled = true;
-        try {
-          const created = await createTokenCall(checked.name, checked.expiresAt);
-          name.value = '';
-          expires.value = '';
-          showSecret(page, created.apiToken, created.token, name);
-          await loadList(page);
-        } catch (error) {
-          errors.show(error, 'The token was not created.');
-          const atField = tokenFieldError((error as Error).message);
-          if (atField) fields[atField.field].row.setError(atField.text);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: checkedSubmit(submit, check, send),
     },
     h('h2', { id: 'create-token-title' }, 'Create a token'),
     h('p', { class: 'muted' }, `A token acts as you (${page.ctx.session.user.email}) with your role in this workspace.`),

@@ -3,11 +3,12 @@
 // redeliver button per delivery. While a delivery on the page is pending the log reads itself again every few
 // seconds, so a ping is seen to succeed (or fail) without reloading.
 // The page's state is webhook-detail-state.ts, its calls webhook-detail-api.ts, its views webhook-detail-views.ts.
+import { DELIVERY_STATUSES, type Webhook, type WebhookDelivery } from '../shared/webhooks.js';
 import { h, replaceChildren } from './dom.js';
 import { focusKey, returnFocusTo } from './focus-return.js';
 import type { PageContext } from './page.js';
 import { mayManageWebhooks, webhookHref, webhooksForbidden } from './page-webhooks.js';
-import { webhookForm, type Webhook } from './page-webhooks-form.js';
+import { webhookForm } from './page-webhooks-form.js';
 import { secretPanel } from './page-webhooks-secret.js';
 import type { ModelDefinition } from './types.js';
 import { alertBox, announce, button, confirmDialog, errorArea, pageHeader } from './ui.js';
@@ -24,7 +25,6 @@ import {
 import {
   AFTER_SEND_REFRESH_MS,
   PENDING_REFRESH_MS,
-  STATUSES,
   STATUS_TEXT,
   emptyLogText,
   hasPending,
@@ -32,7 +32,6 @@ import {
   newDeliveryHidden,
   parseLogView,
   type LogView,
-  type WebhookDelivery,
 } from './webhook-detail-state.js';
 import { deliveryPager, deliveryTable, webhookFacts } from './webhook-detail-views.js';
 
@@ -196,14 +195,11 @@ function settingsForm(page: DetailPage, models: ModelDefinition[]): HTMLElement 
     submitLabel: 'Save changes',
     titleId: 'webhook-settings-title',
     onSubmit: async (values) => {
-      errors.clear();
-      try {
-        await updateWebhookCall(id, values);
-        rerender(ctx, 'Webhook saved.', 'webhook-save');
-      } catch (error) {
-        if (!form.showFieldError((error as Error).message)) errors.show(error, 'The webhook was not saved.');
-      }
+      await updateWebhookCall(id, values);
+      rerender(ctx, 'Webhook saved.', 'webhook-save');
     },
+    errors,
+    failedTitle: 'The webhook was not saved.',
   });
   const saveButton = form.element.querySelector<HTMLButtonElement>('button[type=submit]');
   if (saveButton) focusKey(saveButton, 'webhook-save');
@@ -222,7 +218,7 @@ function statusFilterSelect(page: DetailPage): HTMLSelectElement {
         },
       },
       h('option', { value: '' }, 'All'),
-      STATUSES.map((value) => h('option', { value }, STATUS_TEXT[value])),
+      DELIVERY_STATUSES.map((value) => h('option', { value }, STATUS_TEXT[value])),
     ),
     'delivery-status',
   ) as HTMLSelectElement;

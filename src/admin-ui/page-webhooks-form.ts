@@ -1,21 +1,12 @@
 // The webhook form of Settings → Webhooks, for a new webhook and for an existing one: the URL, the events (each, or
 // all of them), the models whose record events are sent (all when none is ticked), a description and whether it is
 // active. The server checks the URL (a public address only); its errors land next to the field they name.
+import type { Webhook, WebhookSettings } from '../shared/webhooks.js';
 import { h, uid } from './dom.js';
+import { checkedSubmit } from './form-submit.js';
 import type { ModelDefinition } from './types.js';
-import { ALL_EVENTS, checkWebhookForm, fieldOfMessage, type WebhookValues } from './webhook-form-state.js';
-import { group, input, labelled, type FieldRow } from './ui.js';
-
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  modelIds: string[] | null;
-  description: string | null;
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+import { ALL_EVENTS, checkWebhookForm, fieldOfMessage } from './webhook-form-state.js';
+import { group, input, labelled, type ErrorArea, type FieldRow } from './ui.js';
 
 export const WEBHOOK_FIELDS = 'id url events modelIds description active createdAt updatedAt';
 
@@ -29,13 +20,11 @@ export const EVENT_TYPES: readonly { type: string; label: string }[] = [
   { type: 'model.updated', label: 'Model updated' },
   { type: 'model.deleted', label: 'Model deleted' },
 ];
-export { ALL_EVENTS, type WebhookValues } from './webhook-form-state.js';
+export { ALL_EVENTS } from './webhook-form-state.js';
 
 export interface WebhookForm {
   element: HTMLFormElement;
   focus(): void;
-  /** Puts a server error next to the field it names (`url: …`); false when it names none of them. */
-  showFieldError(message: string): boolean;
   reset(): void;
 }
 
@@ -108,7 +97,10 @@ export function webhookForm(options: {
   models: readonly ModelDefinition[];
   submitLabel: string;
   titleId: string;
-  onSubmit(values: WebhookValues, submit: HTMLButtonElement): Promise<void>;
+  /** Sends the values; what it throws is shown next to the field it names, or else in `errors` under `failedTitle`. */
+  onSubmit(values: WebhookSettings, submit: HTMLButtonElement): Promise<void>;
+  errors: ErrorArea;
+  failedTitle: string;
 }): WebhookForm {
   const existing = options.webhook;
   const url = input({
@@ -158,39 +150,48 @@ export function webhookForm(options: {
   const clearErrors = () => {
     for (const row of Object.values(rows)) row.setError(null);
   };
+  /** Puts a server error next to the field it names (`url: …`); false when it names none of them. */
+  const showFieldError = (message: string) => {
+    const named = fieldOfMessage(message);
+    const row = named ? rows[named.field] : undefined;
+    if (!named || !row) return false;
+    row.setError(named.text);
+    row.focusTarget.focus();
+    return true;
+  };
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, options.submitLabel);
+  const check = () => {
+    clearErrors();
+    const checked = checkWebhookForm({
+      url: url.value,
+      allEvents: allEvents.checked,
+      events: eventBoxes.filter((box) => box.checked).map((box) => box.value),
+      modelIds: modelBoxes.filter((box) => box.checked).map((box) => box.value),
+      description: description.value,
+      active: active.checked,
+    });
+    if (checked.ok) return checked.values;
+    const row = checked.field === 'url' ? urlRow : eventsRow;
+    row.setError(checked.message);
+    if (checked.field === 'url') url.focus();
+    else eventsRow.focusTarget.focus();
+    return false;
+  };
+  const send = async (values: WebhookSettings) => {
+    options.errors.clear();
+    try {
+      await options.onSubmit(values, submit);
+    } catch (error) {
+      if (!showFieldError((error as Error).message)) options.errors.show(error, options.failedTitle);
+    }
+  };
   const form = h(
     'form',
     {
       class: 'webhook-form',
       novalidate: true,
       'aria-labelledby': options.titleId,
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        clearErrors();
-        const checked = checkWebhookForm({
-          url: url.value,
-          allEvents: allEvents.checked,
-          events: eventBoxes.filter((box) => box.checked).map((box) => box.value),
-          modelIds: modelBoxes.filter((box) => box.checked).map((box) => box.value),
-          description: description.value,
-          active: active.checked,
-        });
-        if (!checked.ok) {
-          const row = checked.field === 'url' ? urlRow : eventsRow;
-          row.setError(checked.message);
-          if (checked.field === 'url') url.focus();
-          else eventsRow.focusTarget.focus();
-          return;
-        }
-        const values = checked.values;
-        submit.disabled = true;
-        try {
-          await options.onSubmit(values, submit);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: checkedSubmit(submit, check, send),
     },
     urlRow.element,
     eventsRow.element,
@@ -202,14 +203,6 @@ export function webhookForm(options: {
   return {
     element: form,
     focus: () => url.focus(),
-    showFieldError(message: string) {
-      const named = fieldOfMessage(message);
-      const row = named ? rows[named.field] : undefined;
-      if (!named || !row) return false;
-      row.setError(named.text);
-      row.focusTarget.focus();
-      return true;
-    },
     reset() {
       clearErrors();
       fill();

@@ -1,12 +1,13 @@
 // Settings → Webhooks: the endpoints told about every change in this workspace. List, create (the signing secret
 // is shown once); each webhook's own page (page-webhooks-detail.ts) edits, pauses, rotates, deletes, pings and
 // shows its delivery log. Owners and admins only (the server decides; others are told so here).
+import type { Webhook } from '../shared/webhooks.js';
 import { ApiError, gql } from './api.js';
 import { h, listTable, replaceChildren } from './dom.js';
 import { listModels } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { secretPanel } from './page-webhooks-secret.js';
-import { eventsText, WEBHOOK_FIELDS, webhookForm, type Webhook } from './page-webhooks-form.js';
+import { eventsText, WEBHOOK_FIELDS, webhookForm } from './page-webhooks-form.js';
 import { mayChangeWorkspaceSettings } from './types.js';
 import { alertBox, announce, errorArea, pageHeader } from './ui.js';
 import { formatDateTime } from './values.js';
@@ -87,31 +88,28 @@ export async function renderWebhooks(ctx: PageContext): Promise<void> {
     submitLabel: 'Create webhook',
     titleId: 'create-webhook-title',
     onSubmit: async (values) => {
-      errors.clear();
-      try {
-        const data = await gql<{ webhook: { create: { webhook: Webhook; secret: string } } }>(
-          `mutation CreateWebhook($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { ${WEBHOOK_FIELDS} } secret } } }`,
-          { input: values },
-        );
-        const { webhook, secret } = data.webhook.create;
-        form.reset();
-        const panel = secretPanel({
-          title: `Webhook to ${webhook.url} created`,
-          secret,
-          rotated: false,
-          onDone: () => {
-            secretArea.replaceChildren();
-            form.focus();
-          },
-        });
-        secretArea.replaceChildren(panel);
-        panel.focus();
-        announce(`Webhook created. Copy its signing secret now.`);
-        await loadList();
-      } catch (error) {
-        if (!form.showFieldError((error as Error).message)) errors.show(error, 'The webhook was not created.');
-      }
+      const data = await gql<{ webhook: { create: { webhook: Webhook; secret: string } } }>(
+        `mutation CreateWebhook($input: CreateWebhookInput!) { webhook { create(input: $input) { webhook { ${WEBHOOK_FIELDS} } secret } } }`,
+        { input: values },
+      );
+      const { webhook, secret } = data.webhook.create;
+      form.reset();
+      const panel = secretPanel({
+        title: `Webhook to ${webhook.url} created`,
+        secret,
+        rotated: false,
+        onDone: () => {
+          secretArea.replaceChildren();
+          form.focus();
+        },
+      });
+      secretArea.replaceChildren(panel);
+      panel.focus();
+      announce(`Webhook created. Copy its signing secret now.`);
+      await loadList();
     },
+    errors,
+    failedTitle: 'The webhook was not created.',
   });
 
   replaceChildren(

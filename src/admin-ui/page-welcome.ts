@@ -1,6 +1,7 @@
 // The page a one-time sign-in link opens (#/welcome?token=…): the new member chooses a password and is signed in.
 import { ApiError, checkSignInLink, useSignInLink } from './api.js';
 import { h } from './dom.js';
+import { checkedSubmit } from './form-submit.js';
 import type { Session } from './types.js';
 import { alertBox, errorArea, input, labelled } from './ui.js';
 
@@ -31,39 +32,39 @@ export async function renderWelcome(
   const repeatRow = labelled('Repeat the password', repeat, { required: true });
   const errors = errorArea();
   const submit = h('button', { type: 'submit', class: 'button button-primary' }, 'Set password and sign in');
+  const check = () => {
+    errors.clear();
+    passwordRow.setError(null);
+    repeatRow.setError(null);
+    if ([...password.value].length < MIN_PASSWORD_LENGTH) {
+      passwordRow.setError(`At least ${MIN_PASSWORD_LENGTH} characters.`);
+      password.focus();
+      return false;
+    }
+    if (repeat.value !== password.value) {
+      repeatRow.setError('The two passwords differ.');
+      repeat.focus();
+      return false;
+    }
+    return true;
+  };
+  const send = async () => {
+    try {
+      const session = await useSignInLink(token, password.value);
+      password.value = '';
+      repeat.value = '';
+      await onSignedIn(session);
+    } catch (error) {
+      errors.show(error);
+    }
+  };
   const form = h(
     'form',
     {
       class: 'sign-in',
       novalidate: true,
       'aria-labelledby': 'welcome-title',
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        errors.clear();
-        passwordRow.setError(null);
-        repeatRow.setError(null);
-        if ([...password.value].length < MIN_PASSWORD_LENGTH) {
-          passwordRow.setError(`At least ${MIN_PASSWORD_LENGTH} characters.`);
-          password.focus();
-          return;
-        }
-        if (repeat.value !== password.value) {
-          repeatRow.setError('The two passwords differ.');
-          repeat.focus();
-          return;
-        }
-        submit.disabled = true;
-        try {
-          const session = await useSignInLink(token, password.value);
-          password.value = '';
-          repeat.value = '';
-          await onSignedIn(session);
-        } catch (error) {
-          errors.show(error);
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: checkedSubmit(submit, check, send),
     },
     h('h1', { id: 'welcome-title', tabindex: '-1' }, 'Welcome to Content Service'),
     h('p', null, 'Choose the password you will sign in with as ', h('strong', null, email), '. This link works once.'),

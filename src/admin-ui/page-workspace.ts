@@ -1,28 +1,19 @@
 // Settings → Workspace: what a script needs to talk to this workspace (its id, the delivery URL), its limits, and
 // its default locale (owners and admins change it here).
 import { LOCALE_PATTERN } from '../shared/field-types.js';
+import type { WorkspaceInfo } from '../shared/workspace-info.js';
 import { gql } from './api.js';
 import { h, replaceChildren, uid } from './dom.js';
+import { checkedSubmit } from './form-submit.js';
 import type { PageContext } from './page.js';
 import { mayChangeWorkspaceSettings, type Role } from './types.js';
 import { copyButton, errorSlot, input, noticeBox, pageHeader } from './ui.js';
-
-interface CurrentWorkspace {
-  id: string;
-  orgSlug: string;
-  slug: string;
-  role: string;
-  deliveryPath: string;
-  writeBudget: number;
-  writeBudgetIsDefault: boolean;
-  defaultLocale: string;
-}
 
 const LOCALE_HINT =
   'Reads with a locale fall back to it when a translatable value has neither that locale nor its language (de-AT, then de, then this).';
 
 /** The default locale: a form for owners and admins, the value for the others. */
-function defaultLocaleSetting(workspace: CurrentWorkspace): HTMLElement {
+function defaultLocaleSetting(workspace: WorkspaceInfo): HTMLElement {
   const hintId = uid('hint');
   if (!mayChangeWorkspaceSettings(workspace.role as Role)) {
     return h(
@@ -45,35 +36,33 @@ function defaultLocaleSetting(workspace: CurrentWorkspace): HTMLElement {
   // "Set to pl." is about the value as saved: an edit of the field takes it away.
   const saved = h('div', { class: 'locale-saved' });
   field.addEventListener('input', () => saved.replaceChildren());
+  const check = () => {
+    setError(null);
+    saved.replaceChildren();
+    const locale = field.value.trim();
+    if (LOCALE_PATTERN.test(locale)) return locale;
+    setError('Not a locale code: use one such as en, pl or pt-BR.');
+    field.focus();
+    return false;
+  };
+  const send = async (locale: string) => {
+    try {
+      const data = await gql<{ workspace: { update: { defaultLocale: string } } }>(
+        `mutation SetDefaultLocale { workspace { update(input: { defaultLocale: ${JSON.stringify(locale)} }) { defaultLocale } } }`,
+      );
+      field.value = data.workspace.update.defaultLocale;
+      saved.replaceChildren(noticeBox(`Default locale set to ${field.value}.`));
+    } catch (error) {
+      setError((error as Error).message.replace(/^defaultLocale: /, ''));
+      field.focus();
+    }
+  };
   const form = h(
     'form',
     {
       class: 'locale-form',
       novalidate: true,
-      onsubmit: async (event: Event) => {
-        event.preventDefault();
-        setError(null);
-        saved.replaceChildren();
-        const locale = field.value.trim();
-        if (!LOCALE_PATTERN.test(locale)) {
-          setError('Not a locale code: use one such as en, pl or pt-BR.');
-          field.focus();
-          return;
-        }
-        save.disabled = true;
-        try {
-          const data = await gql<{ workspace: { update: { defaultLocale: string } } }>(
-            `mutation SetDefaultLocale { workspace { update(input: { defaultLocale: ${JSON.stringify(locale)} }) { defaultLocale } } }`,
-          );
-          field.value = data.workspace.update.defaultLocale;
-          saved.replaceChildren(noticeBox(`Default locale set to ${field.value}.`));
-        } catch (error) {
-          setError((error as Error).message.replace(/^defaultLocale: /, ''));
-          field.focus();
-        } finally {
-          save.disabled = false;
-        }
-      },
+      onsubmit: checkedSubmit(save, check, send),
     },
     h('div', { class: 'copyable' }, field, save),
     h('p', { class: 'hint', id: hintId }, LOCALE_HINT),
@@ -103,7 +92,7 @@ function copyable(value: string, what: string, buttonLabel: string): HTMLElement
 
 export async function renderWorkspace(ctx: PageContext): Promise<void> {
   ctx.setTitle('Workspace settings');
-  const data = await gql<{ workspace: { current: CurrentWorkspace } }>(
+  const data = await gql<{ workspace: { current: WorkspaceInfo } }>(
     'query AdminWorkspace { workspace { current { id orgSlug slug role deliveryPath writeBudget writeBudgetIsDefault defaultLocale } } }',
   );
   if (!ctx.isCurrent()) return;

@@ -7,7 +7,20 @@ import type { BulkDeleteOutcome } from './records-bulk-delete.js';
 import { recordCount } from './records-state.js';
 import { recordName } from './record-names.js';
 import type { ModelDefinition, ModelRecord } from './types.js';
-import { alertBox, confirmDialog } from './ui.js';
+import { alertBox, confirmDialog, type ConfirmOptions } from './ui.js';
+
+type DeleteStep = { outcome: 'cancelled' | 'deleted' } | { outcome: 'failed'; error: unknown };
+
+/** Asks (as for a dangerous action), then deletes the record; forced, the links other records have to it go too. */
+async function confirmThenDelete(question: Omit<ConfirmOptions, 'danger'>, id: string, force: boolean): Promise<DeleteStep> {
+  if (!(await confirmDialog({ ...question, danger: true }))) return { outcome: 'cancelled' };
+  try {
+    await deleteRecordCall(id, force);
+    return { outcome: 'deleted' };
+  } catch (error) {
+    return { outcome: 'failed', error };
+  }
+}
 
 /** Deletes a record after confirmation; offers force when other records still point at it. True when deleted. */
 export async function deleteRecord(
@@ -16,37 +29,32 @@ export async function deleteRecord(
   onError: (error: unknown) => void,
 ): Promise<boolean> {
   const name = recordName(model, record);
-  const confirmed = await confirmDialog({
-    title: `Delete ${name}?`,
-    message: h('p', null, `The record is deleted from ${model.name}. This cannot be undone.`),
-    confirmLabel: 'Delete record',
-    danger: true,
-  });
-  if (!confirmed) return false;
-  try {
-    await deleteRecordCall(record.id, false);
-    return true;
-  } catch (error) {
-    const linked = stillLinkedText(error);
-    if (linked === null) {
-      onError(error);
-      return false;
-    }
-    const force = await confirmDialog({
+  const plain = await confirmThenDelete(
+    {
+      title: `Delete ${name}?`,
+      message: h('p', null, `The record is deleted from ${model.name}. This cannot be undone.`),
+      confirmLabel: 'Delete record',
+    },
+    record.id,
+    false,
+  );
+  if (plain.outcome !== 'failed') return plain.outcome === 'deleted';
+  const linked = stillLinkedText(plain.error);
+  if (linked === null) {
+    onError(plain.error);
+    return false;
+  }
+  const forced = await confirmThenDelete(
+    {
       title: `${name} is still linked`,
       message: [h('p', null, linked), h('p', null, 'Delete it anyway and remove those links from the other records?')],
       confirmLabel: 'Delete and remove links',
-      danger: true,
-    });
-    if (!force) return false;
-    try {
-      await deleteRecordCall(record.id, true);
-      return true;
-    } catch (forced) {
-      onError(forced);
-      return false;
-    }
-  }
+    },
+    record.id,
+    true,
+  );
+  if (forced.outcome === 'failed') onError(forced.error);
+  return forced.outcome === 'deleted';
 }
 
 /** Asks before deleting the selected records, naming the first ten. */

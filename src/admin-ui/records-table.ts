@@ -1,6 +1,6 @@
 // The records page's table, built from its state: the sortable column headers, one row per record (a selection
 // box and a delete button where the role may write), and the paragraph shown in its place when there is nothing.
-import { h } from './dom.js';
+import { h, type Child } from './dom.js';
 import { focusKey, returnFocusTo } from './focus-return.js';
 import { DEFAULT_SORT, directionText, isSortableField, nextSortOrder, sortOrderOf, type SortOrder } from './record-sort.js';
 import { columnLabel, type EmptyReason, type RecordsChange } from './records-state.js';
@@ -124,24 +124,24 @@ export function recordsTable(view: RecordsTableView, controls: RecordsTableContr
 
 /** The paragraph in place of the table when it has no rows. */
 export function emptyRecords(view: RecordsTableView, reason: EmptyReason): HTMLElement {
+  return h('p', { class: 'empty' }, emptyRecordsText(view, reason));
+}
+
+function emptyRecordsText(view: RecordsTableView, reason: EmptyReason): Child {
   const { model } = view;
   switch (reason) {
     case 'filter-refused':
-      return h('p', { class: 'empty' }, 'No records shown: the server refused the filter above.');
+      return 'No records shown: the server refused the filter above.';
     case 'sort-refused':
-      return h(
-        'p',
-        { class: 'empty' },
+      return [
         'No records shown: the server refused the sort. ',
         h('a', { href: view.href({ sort: sortOrderOf(DEFAULT_SORT, model), offset: 0 }) }, 'Show them newest first'),
         '.',
-      );
+      ];
     case 'no-match':
-      return h('p', { class: 'empty' }, 'No records match the filter.');
+      return 'No records match the filter.';
     case 'no-records':
-      return h(
-        'p',
-        { class: 'empty' },
+      return [
         'No records yet. ',
         view.canWrite
           ? [
@@ -151,6 +151,6 @@ export function emptyRecords(view: RecordsTableView, reason: EmptyReason): HTMLE
               '.',
             ]
           : null,
-      );
+      ];
   }
 }

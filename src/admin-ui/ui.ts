@@ -159,8 +159,14 @@ export function noticeBox(message: Child): HTMLElement {
   return h('div', { class: 'alert alert-ok', role: 'status' }, message);
 }
 
+export interface ErrorArea {
+  element: HTMLElement;
+  show(error: unknown, title?: string): void;
+  clear(): void;
+}
+
 /** Shows an error (or nothing, for null) in a slot that keeps its place in the page. */
-export function errorArea(): { element: HTMLElement; show(error: unknown, title?: string): void; clear(): void } {
+export function errorArea(): ErrorArea {
   const element = h('div', { class: 'error-area' });
   return {
     element,

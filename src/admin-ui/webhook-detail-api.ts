@@ -1,8 +1,9 @@
 // The webhook page's calls to the API: the webhook (and the models its form offers), its delivery log, and what
 // its buttons do (ping, redeliver, pause or resume, rotate the secret, delete, save the settings).
+import type { Webhook, WebhookSettings } from '../shared/webhooks.js';
 import { ApiError, gql } from './api.js';
 import { listModels } from './models-cache.js';
-import { WEBHOOK_FIELDS, type Webhook, type WebhookValues } from './page-webhooks-form.js';
+import { WEBHOOK_FIELDS } from './page-webhooks-form.js';
 import { PAGE_SIZE, type DeliveryList, type LogView } from './webhook-detail-state.js';
 import type { ModelDefinition } from './types.js';
 
@@ -63,7 +64,7 @@ export async function deleteWebhookCall(id: string): Promise<void> {
   await gql(`mutation DeleteWebhook($id: ID!) { webhook { delete(id: $id) { id deleted } } }`, { id });
 }
 
-export async function updateWebhookCall(id: string, values: WebhookValues): Promise<void> {
+export async function updateWebhookCall(id: string, values: WebhookSettings): Promise<void> {
   await gql(`mutation UpdateWebhook($input: UpdateWebhookInput!) { webhook { update(input: $input) { ${WEBHOOK_FIELDS} } } }`, {
     input: { id, ...values },
   });

@@ -1,21 +1,10 @@
 // The webhook page's state, without a DOM: the delivery log's filter and page from the URL, the addresses of the
 // other views of the log, where a ping or a redelivery leaves the user, and the texts of a delivery's row.
 // page-webhooks-detail.ts renders it (webhook-detail-views.ts), webhook-detail-api.ts reads and writes it.
+import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from '../shared/webhooks.js';
 import { formatDateTime } from './values.js';
 
-export interface WebhookDelivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  status: string;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  duration: number | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { WebhookDelivery };
 
 export interface DeliveryList {
   total: number;
@@ -23,8 +12,6 @@ export interface DeliveryList {
   items: WebhookDelivery[];
 }
 
-export const STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof STATUSES)[number];
 export const PAGE_SIZE = 20;
 /** How often the log is read again while a delivery on the page is pending. */
 export const PENDING_REFRESH_MS = 2000;
@@ -43,7 +30,7 @@ export interface LogView {
 
 export function parseLogView(query: URLSearchParams): LogView {
   return {
-    status: STATUSES.find((value) => value === query.get('status')) ?? null,
+    status: DELIVERY_STATUSES.find((value) => value === query.get('status')) ?? null,
     offset: Math.max(0, Math.floor(Number(query.get('offset'))) || 0),
   };
 }

@@ -1,18 +1,11 @@
 // The webhook page's views, built from its state (webhook-detail-state.ts): the delivery log's table and pager,
 // and the webhook's settings as a definition list.
+import type { Webhook, WebhookDelivery } from '../shared/webhooks.js';
 import { h, listTable } from './dom.js';
 import { focusKey } from './focus-return.js';
-import type { Webhook } from './page-webhooks-form.js';
 import { button, linkButton } from './ui.js';
 import { formatDateTime } from './values.js';
-import {
-  STATUS_TEXT,
-  logPager,
-  nextAttemptText,
-  outcomeText,
-  type DeliveryList,
-  type WebhookDelivery,
-} from './webhook-detail-state.js';
+import { STATUS_TEXT, logPager, nextAttemptText, outcomeText, type DeliveryList } from './webhook-detail-state.js';
 
 function deliveryRow(delivery: WebhookDelivery, redeliver: (delivery: WebhookDelivery) => void): HTMLElement {
   const outcome = outcomeText(delivery);

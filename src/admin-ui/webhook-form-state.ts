@@ -1,16 +1,9 @@
 // The webhook form's state, without a DOM: the check of what it holds before sending, and the field a message of
 // the server is about. page-webhooks-form.ts renders the form.
+import type { WebhookSettings } from '../shared/webhooks.js';
 
 /** The event type that stands for every event, including ones added later. */
 export const ALL_EVENTS = '*';
-
-export interface WebhookValues {
-  url: string;
-  events: string[];
-  modelIds: string[] | null;
-  description: string | null;
-  active: boolean;
-}
 
 /** What the form's controls hold. */
 export interface WebhookFormInput {
@@ -27,7 +20,7 @@ export interface WebhookFormInput {
 /** The values to send, or the field in the wrong (a URL is needed, and an event) and why. */
 export function checkWebhookForm(
   form: WebhookFormInput,
-): { ok: true; values: WebhookValues } | { ok: false; field: 'url' | 'events'; message: string } {
+): { ok: true; values: WebhookSettings } | { ok: false; field: 'url' | 'events'; message: string } {
   const events = form.allEvents ? [ALL_EVENTS] : form.events;
   if (form.url.trim() === '') return { ok: false, field: 'url', message: 'Give the URL the events are sent to.' };
   if (events.length === 0) return { ok: false, field: 'events', message: 'Choose at least one event.' };

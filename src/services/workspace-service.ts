@@ -1,17 +1,9 @@
 import { DEFAULT_LOCALE, requireLocale } from '../domain/locale.js';
+import type { WorkspaceInfo } from '../shared/workspace-info.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './actor.js';
 
-export interface WorkspaceInfo {
-  id: string;
-  orgSlug: string;
-  slug: string;
-  role: string;
-  deliveryPath: string;
-  writeBudget: number;
-  writeBudgetIsDefault: boolean;
-  defaultLocale: string;
-}
+export type { WorkspaceInfo };
 
 export interface UpdateWorkspaceInput {
   /** null: back to the default, en. */

@@ -1,58 +1,28 @@
 // The webhook half of the store contract: webhooks, their delivery log, and the deliveries the worker sends.
 import type { NewWebhookEvent, WebhookEvent } from '../../domain/webhook-events.js';
+import type { DeliveryStatus, Webhook, WebhookDelivery as DeliveryOfWebhook, WebhookSettings } from '../../shared/webhooks.js';
 
-export interface StoredWebhook {
-  id: string;
+export { DELIVERY_STATUSES, type DeliveryStatus } from '../../shared/webhooks.js';
+
+/** A webhook as kept: as the API shows it, in its workspace. */
+export interface StoredWebhook extends Webhook {
   workspaceId: string;
-  url: string;
-  events: string[];
-  /** null: every model. */
-  modelIds: string[] | null;
-  description: string | null;
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
 }
 
-export interface NewWebhook {
+export interface NewWebhook extends WebhookSettings {
   id: string;
   workspaceId: string;
-  url: string;
-  events: string[];
-  modelIds: string[] | null;
-  description: string | null;
-  active: boolean;
   secret: string;
   /** Epoch milliseconds. */
   createdAt: number;
 }
 
 /** The settings to change; those left out keep their values. */
-export interface WebhookChanges {
-  url?: string;
-  events?: string[];
-  modelIds?: string[] | null;
-  description?: string | null;
-  active?: boolean;
-}
+export type WebhookChanges = Partial<WebhookSettings>;
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
-
-export interface WebhookDelivery {
-  id: string;
+/** A delivery as kept: as the API shows it, with the webhook it goes to. */
+export interface WebhookDelivery extends DeliveryOfWebhook {
   webhookId: string;
-  eventId: string;
-  eventType: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  /** How long the last attempt took, milliseconds; null before the first. */
-  duration: number | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export interface DeliveryPage {
