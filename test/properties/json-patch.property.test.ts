@@ -4,25 +4,12 @@ import fc from 'fast-check';
 import jsonPatch from 'fast-json-patch';
 import { deepEqual } from '../../src/shared/json.js';
 import { diffJson } from '../../src/domain/json-patch.js';
+import { jsonValue, plain } from '../support/json-arbitrary.js';
 
 // Keys that need RFC 6901 escaping, or look like one, beside short ordinary ones.
 const key = fc.oneof(fc.string({ maxLength: 3 }), fc.constantFrom('a/b', '~', '~1', '~0/', ''));
-const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constant(null),
-    fc.boolean(),
-    fc.integer(),
-    fc.string({ maxLength: 4 }),
-    fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(key, tie('value'), { maxKeys: 4 }).map(plain),
-  ),
-})).value;
+const json = jsonValue(key, fc.string({ maxLength: 4 }));
 const data = fc.dictionary(key, json, { maxKeys: 6 }).map(plain);
-
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
 
 test('a diff applied by an RFC 6902 library (fast-json-patch) to the first value gives the second exactly', () => {
   fc.assert(

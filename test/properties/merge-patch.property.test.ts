@@ -3,26 +3,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { isPlainObject } from '../../src/shared/json.js';
 import { mergePatch } from '../../src/domain/merge-patch.js';
+import { jsonValue, plain } from '../support/json-arbitrary.js';
 
 // Keys include the ones that pollute prototypes when a merge assigns with `result[key] = …`.
 const key = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('__proto__', 'constructor', 'toString'));
-const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    fc.constant(null),
-    fc.boolean(),
-    fc.integer(),
-    fc.string({ maxLength: 6 }),
-    fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(key, tie('value'), { maxKeys: 4 }).map(plain),
-  ),
-})).value;
+const json = jsonValue(key);
 const objectWithNulls = fc.dictionary(key, json, { maxKeys: 6 }).map(plain);
-
-/** fast-check's dictionaries have no prototype; JSON.parse gives plain objects with own `__proto__` keys. */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
 
 /** The RFC 7386 section 2 pseudocode, word for word. */
 function rfc7386(target: unknown, patch: unknown): unknown {
