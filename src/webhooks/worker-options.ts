@@ -29,7 +29,9 @@ export interface WorkerOptions {
    * How long work gathers before the worker turns to the store: a wake waits this long, and the attempts that end
    * meanwhile are recorded together. On PostgreSQL each claim and record is a round trip and a statement planned
    * and run, which cost this process and the database much more than the rows in them, so one pass for many events
-   * is worth a short wait (50 ms by default); SQLite's statements are calls in this process: at once (0).
+   * is worth a short wait (50 ms by default). SQLite's statements are calls in this process, yet a claim and a record
+   * for one event each cost more than the rows in them: 5 ms (server CPU per delivered event 132–142 µs against
+   * 160–180 µs at 0, bench:webhooks).
    */
   gatherMs?: number;
   clock?: Clock;

@@ -26,6 +26,8 @@ const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 16;
 const DEFAULT_POLL_INTERVAL_MS = 500;
 const SINGLE_PROCESS_POLL_INTERVAL_MS = 1_000;
 const SHARED_STORE_GATHER_MS = 50;
+/** SQLite: see WorkerOptions.gatherMs. */
+const SINGLE_PROCESS_GATHER_MS = 5;
 const QUIET_AFTER_DEFERRING_MS = 250;
 
 /**
@@ -79,7 +81,7 @@ export class DeliveryWorker {
     this.maxPerWebhook = Math.min(options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK, this.maxInFlight);
     this.pollIntervalMs =
       options.pollIntervalMs ?? (this.store.sharedByProcesses ? DEFAULT_POLL_INTERVAL_MS : SINGLE_PROCESS_POLL_INTERVAL_MS);
-    this.gatherMs = options.gatherMs ?? (this.store.sharedByProcesses ? SHARED_STORE_GATHER_MS : 0);
+    this.gatherMs = options.gatherMs ?? (this.store.sharedByProcesses ? SHARED_STORE_GATHER_MS : SINGLE_PROCESS_GATHER_MS);
     this.minimumClaim = Math.max(1, Math.floor(this.maxInFlight / 4));
     this.pauses = new Pauses(longestPause(options.retryDelaysSeconds));
     this.leaseMs = (Math.ceil(this.maxInFlight / this.maxPerWebhook) + 2) * options.timeoutMs;
@@ -136,7 +138,7 @@ export class DeliveryWorker {
     this.quietTimer.startUnlessPending(wait, this.wake);
   };
 
-  /** Whether work waits gatherMs before a pass and a record: not on SQLite (0), nor with a backlog to drain. */
+  /** Whether work waits gatherMs before a pass and a record: not with a backlog to drain. */
   private get gathering(): boolean {
     return this.gatherMs > 0 && !this.moreDue;
   }
