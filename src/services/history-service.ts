@@ -45,19 +45,7 @@ export class HistoryService {
     if (Number.isNaN(time)) {
       throw new ServiceError('BAD_USER_INPUT', `asOf: expected an ISO 8601 date-time, got "${at}"`, { field: 'asOf' });
     }
-    const revision = await this.store.history.latestAt(workspaceId, id, time);
-    if (!revision || revision.operation === 'delete') return null;
-    return {
-      id,
-      modelId: revision.modelId,
-      workspaceId,
-      data: revision.data,
-      createdAt: revision.recordCreatedAt,
-      updatedAt: revision.createdAt,
-      createdBy: revision.recordCreatedBy,
-      updatedBy: revision.createdByUser,
-      revision: revision.revision,
-    };
+    return this.store.history.asOf(workspaceId, id, time);
   }
 
   private async revision(workspaceId: string, id: string, revision: number, field: string): Promise<RecordRevision> {
@@ -68,13 +56,13 @@ export class HistoryService {
   }
 
   private async newest(workspaceId: string, id: string): Promise<RecordRevision> {
-    const page = await this.store.history.list(workspaceId, id, 1, 0);
-    const newest = page?.items[0];
-    if (!page) throw recordNotFound();
-    if (!newest) throw new ServiceError('NOT_FOUND', `id: record ${id} keeps no history (--history-keep 0)`, { field: 'id' });
-    const found = await this.store.history.get(workspaceId, id, newest.revision);
-    if (!found) throw recordNotFound();
-    return found;
+    const newest = await this.store.history.latest(workspaceId, id);
+    if (newest) return newest;
+    // None kept: the record may still exist, with its history off (--history-keep 0).
+    if (this.store.history.keep === 0 && (await this.store.history.list(workspaceId, id, 1, 0))) {
+      throw new ServiceError('NOT_FOUND', `id: record ${id} keeps no history (--history-keep 0)`, { field: 'id' });
+    }
+    throw recordNotFound();
   }
 }
 

@@ -118,9 +118,7 @@ export class RecordService {
     return checkedAgain(async () => {
       const before = await this.requireRecord(actor.workspaceId, id);
       const model = await this.requireModel(actor.workspaceId, before.modelId);
-      const prepared = prepareData(model, data, this.limits);
-      await checkReferences(this.store, actor.workspaceId, [prepared]);
-      throwFirstIssue(prepared);
+      const prepared = await this.checked(actor, model, data);
       return this.modify(actor, id, model, () => prepared.replacement, 'update');
     });
   }

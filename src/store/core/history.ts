@@ -2,6 +2,7 @@
 // current one) and the rows of record_revisions (those a change replaced, and a deletion's last entry).
 import type { Revision, RevisionOperation } from '../../domain/revisions.js';
 import type { RecordData } from '../../domain/fields.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
 import type { HistoryStore, RecordRevision } from '../contract/history.js';
 import { fromJson, type Json } from '../rows/json.js';
 import { isoTime, type Millis } from '../rows/time.js';
@@ -70,22 +71,38 @@ export class CoreHistoryStore implements HistoryStore {
   }
 
   get(workspaceId: string, id: string, revision: number): Promise<RecordRevision | null> {
-    return this.db.read(this.oneSteps(workspaceId, id, 'h.revision = ?', revision));
+    return this.db.read(this.revisionSteps(workspaceId, id, 'h.revision = ?', revision));
   }
 
-  latestAt(workspaceId: string, id: string, at: number): Promise<RecordRevision | null> {
-    return this.db.read(this.oneSteps(workspaceId, id, 'h.created_at <= ?', at));
+  latest(workspaceId: string, id: string): Promise<RecordRevision | null> {
+    return this.db.read(this.revisionSteps(workspaceId, id, 'h.revision > ?', 0));
   }
 
-  private *oneSteps(workspaceId: string, id: string, condition: string, value: number): Steps<RecordRevision | null> {
-    if (this.keep === 0) return null;
-    const scope = [workspaceId, id, workspaceId, id];
-    const row = yield* one<RevisionRow>(
+  asOf(workspaceId: string, id: string, at: number): Promise<StoredRecord | null> {
+    return this.db.read(this.asOfSteps(workspaceId, id, at));
+  }
+
+  /** The newest revision that meets the condition (on the columns of `h`). */
+  private *revisionRowSteps(workspaceId: string, id: string, condition: string, value: number): Steps<RevisionRow | undefined> {
+    if (this.keep === 0) return undefined;
+    return yield* one<RevisionRow>(
       `SELECT ${REVISION_COLUMNS} FROM ${REVISIONS} WHERE ${condition} ORDER BY h.revision DESC LIMIT 1`,
-      ...scope,
+      workspaceId,
+      id,
+      workspaceId,
+      id,
       value,
     );
-    if (!row) return null;
+  }
+
+  private *revisionSteps(workspaceId: string, id: string, condition: string, value: number): Steps<RecordRevision | null> {
+    const row = yield* this.revisionRowSteps(workspaceId, id, condition, value);
+    return row ? { ...toRevision(row), modelId: row.model_id } : null;
+  }
+
+  private *asOfSteps(workspaceId: string, id: string, at: number): Steps<StoredRecord | null> {
+    const row = yield* this.revisionRowSteps(workspaceId, id, 'h.created_at <= ?', at);
+    if (!row || row.operation === 'delete') return null;
     // The record's row knows when and by whom it was created; a deleted record's oldest kept revision tells.
     const first = yield* one<{ created_at: Millis; created_by: string | null }>(
       `SELECT created_at, created_by FROM (
@@ -99,11 +116,15 @@ export class CoreHistoryStore implements HistoryStore {
       id,
     );
     return {
-      ...toRevision(row),
+      id,
       modelId: row.model_id,
-      createdByUser: row.created_by,
-      recordCreatedAt: isoTime(first?.created_at ?? row.created_at),
-      recordCreatedBy: first ? first.created_by : row.created_by,
+      workspaceId,
+      data: fromJson(row.data),
+      createdAt: isoTime(first?.created_at ?? row.created_at),
+      updatedAt: isoTime(row.created_at),
+      createdBy: first ? first.created_by : row.created_by,
+      updatedBy: row.created_by,
+      revision: Number(row.revision),
     };
   }
 
