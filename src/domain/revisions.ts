@@ -28,7 +28,10 @@ export interface RevisionPage {
   items: Revision[];
 }
 
-/** The oldest revision number a record at `current` keeps with `keep` (1 when every one is kept). */
-export function oldestKept(current: number, keep: number): number {
-  return Math.max(1, current - keep + 1);
+/**
+ * Once a record is at revision `current`, the revisions below the returned one are past the newest `keep`; null when
+ * none is (or none is kept at all, keep 0, so there is nothing to forget).
+ */
+export function forgottenBelow(current: number, keep: number): number | null {
+  return keep > 0 && current > keep ? current - keep + 1 : null;
 }

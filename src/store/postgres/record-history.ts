@@ -1,6 +1,6 @@
 // What PostgreSQL's record writes do to keep history (docs/lifecycle.md), on their transaction's connection.
 import type { PoolClient, QueryConfig } from 'pg';
-import { oldestKept } from '../../domain/revisions.js';
+import { forgottenBelow } from '../../domain/revisions.js';
 import { keepCurrentRevision, keepDeletion, pruneRevisions } from '../query/history-sql.js';
 
 const UNLINK = 'DELETE FROM record_links WHERE source_id = $1';
@@ -31,12 +31,9 @@ export class PostgresHistoryWrites {
 
   /** Forgets the revisions past the kept once the record is at revision `next`. */
   async prune(client: PoolClient, id: string, next: number): Promise<void> {
-    if (this.keep === 0 || next <= this.keep) return;
-    await client.query({
-      name: 'record_prune_revisions',
-      text: pruneRevisions('$1', '$2'),
-      values: [id, oldestKept(next, this.keep)],
-    });
+    const below = forgottenBelow(next, this.keep);
+    if (below === null) return;
+    await client.query({ name: 'record_prune_revisions', text: pruneRevisions('$1', '$2'), values: [id, below] });
   }
 
   /** Before the record at `current` is deleted: keeps it, and the deletion as the history's last entry. */

@@ -1,6 +1,6 @@
 // What SQLite's record writes do to keep history (docs/lifecycle.md), inside their own transactions.
 import type Database from 'better-sqlite3';
-import { oldestKept } from '../../domain/revisions.js';
+import { forgottenBelow } from '../../domain/revisions.js';
 import { keepCurrentRevision, keepDeletion, pruneRevisions } from '../query/history-sql.js';
 
 export class SqliteHistoryWrites {
@@ -22,7 +22,7 @@ export class SqliteHistoryWrites {
   beforeChange(id: string, next: number): void {
     if (this.keep === 0) return;
     this.keepCurrent.run(id);
-    if (next > this.keep) this.prune.run(id, oldestKept(next, this.keep));
+    this.forgetPast(id, next);
   }
 
   /** Before the record at `current` is deleted: keeps it, and the deletion as the history's last entry. */
@@ -30,6 +30,11 @@ export class SqliteHistoryWrites {
     if (this.keep === 0) return;
     this.keepCurrent.run(id);
     this.keepDeletion.run(at, userId, id);
-    if (current + 1 > this.keep) this.prune.run(id, oldestKept(current + 1, this.keep));
+    this.forgetPast(id, current + 1);
+  }
+
+  private forgetPast(id: string, current: number): void {
+    const below = forgottenBelow(current, this.keep);
+    if (below !== null) this.prune.run(id, below);
   }
 }
