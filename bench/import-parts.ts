@@ -36,6 +36,7 @@ import { MemberService } from '../dist/services/member-service.js';
 import { ModelService } from '../dist/services/model-service.js';
 import { RecordReader } from '../dist/services/record-reader.js';
 import { HistoryService } from '../dist/services/history-service.js';
+import { PublishingService } from '../dist/services/publishing-service.js';
 import { RecordService } from '../dist/services/record-service.js';
 import { TokenService } from '../dist/services/token-service.js';
 import { WorkspaceService } from '../dist/services/workspace-service.js';
@@ -73,6 +74,7 @@ try {
     webhooks: new WebhookService(store, { allowPrivate: false }),
     members: new MemberService(store),
     history: new HistoryService(store, records),
+    publishing: new PublishingService(store, records),
   };
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema);

@@ -35,12 +35,17 @@ export interface ModelShape {
   fields: FieldDefinition[];
   product: ProductSettings | null;
   deliveryAccess: DeliveryAccess;
+  /** Records have a working copy and at most one published copy, which the delivery route serves (lifecycle.md). */
+  drafts?: boolean;
 }
 
 export interface ModelDefinition extends ModelShape {
   id: string;
   workspaceId: string;
+  drafts: boolean;
   recordCount: number;
+  /** How many of its records have a published copy (a model with drafts; 0 otherwise). */
+  publishedCount: number;
   /** Counts the inserts and deletes of records: equal versions mean the creation order has not changed. */
   writeVersion: number;
   /** Some record of the model was once stored with data over LARGE_RECORD_CHARS: its pages are read with a size bound. */

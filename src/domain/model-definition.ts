@@ -16,6 +16,7 @@ export interface ModelDefinitionInput {
   fields?: unknown;
   product?: unknown;
   deliveryAccess?: unknown;
+  drafts?: unknown;
 }
 
 export type { ModelShape };
@@ -80,6 +81,8 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
   if (deliveryAccess !== 'public' && deliveryAccess !== 'none') {
     issues.add('deliveryAccess', 'must be "public" or "none"');
   }
+  const drafts = input.drafts ?? false;
+  if (typeof drafts !== 'boolean') issues.add('drafts', 'must be true or false');
   const description = input.description;
   if (description !== undefined && description !== null && typeof description !== 'string') {
     issues.add('description', 'must be a string');
@@ -99,6 +102,7 @@ export function normaliseModelShape(input: ModelDefinitionInput, relationTargets
     fields,
     product,
     deliveryAccess: deliveryAccess as DeliveryAccess,
+    drafts: drafts === true,
   };
 }
 

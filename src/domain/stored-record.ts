@@ -12,4 +12,11 @@ export interface StoredRecord {
   updatedBy: string | null;
   /** The number of the revision the record is at (history: docs/lifecycle.md). */
   revision: number;
+  /** Drafts (lifecycle.md): null on a model without drafts (every write live), else the working copy's state. */
+  publishStatus?: PublishStatus | null;
+  /** The revision that is live; null when not published (or a model without drafts). */
+  publishedRevision?: number | null;
+  publishedAt?: string | null;
 }
+
+export type PublishStatus = 'draft' | 'published' | 'changed';

@@ -12,6 +12,7 @@ import type { StoredRecord } from '../domain/stored-record.js';
 import { sourceOnlyResolver } from './compiled-execute.js';
 import { DateTimeScalar, JsonScalar } from './scalars.js';
 import { refusingUnstorableText } from './text-arguments.js';
+import { RECORD_PUBLICATION_RESOLVERS } from './record-publication.js';
 
 /** `ModelRecord.data`: the JSON text as stored when the record's data has not been parsed (the answer copies it). */
 const recordData = sourceOnlyResolver((record: unknown): unknown => {
@@ -19,8 +20,6 @@ const recordData = sourceOnlyResolver((record: unknown): unknown => {
   return unparsedData(stored) ?? stored.data;
 });
 
-/** `ModelRecord.status`: this service has no lifecycle states, so always null (never a property of the source). */
-const recordStatus = sourceOnlyResolver((): null => null);
 /** `FieldDefinition.indexed`: stored only when true. */
 const fieldIndexed = sourceOnlyResolver((field: unknown): boolean => (field as FieldDefinition).indexed === true);
 
@@ -56,8 +55,13 @@ export function buildExecutableSchema<TContext>(sdl: string, resolvers: Resolver
   const recordType = schema.getType('ModelRecord');
   const dataField = recordType instanceof GraphQLObjectType ? recordType.getFields().data : undefined;
   if (dataField && !dataField.resolve) dataField.resolve = recordData;
-  const statusField = recordType instanceof GraphQLObjectType ? recordType.getFields().status : undefined;
-  if (statusField && !statusField.resolve) statusField.resolve = recordStatus;
+  if (recordType instanceof GraphQLObjectType) {
+    const recordFields = recordType.getFields();
+    for (const [name, resolve] of Object.entries(RECORD_PUBLICATION_RESOLVERS)) {
+      const field = recordFields[name];
+      if (field && !field.resolve) field.resolve = resolve;
+    }
+  }
   const fieldType = schema.getType('FieldDefinition');
   const indexedField = fieldType instanceof GraphQLObjectType ? fieldType.getFields().indexed : undefined;
   if (indexedField && !indexedField.resolve) indexedField.resolve = fieldIndexed;

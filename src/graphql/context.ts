@@ -7,6 +7,7 @@ import type { TokenService } from '../services/token-service.js';
 import type { WorkspaceService } from '../services/workspace-service.js';
 import type { WebhookService } from '../services/webhook-service.js';
 import type { HistoryService } from '../services/history-service.js';
+import type { PublishingService } from '../services/publishing-service.js';
 
 export interface Services {
   models: ModelService;
@@ -19,6 +20,8 @@ export interface Services {
   members: MemberService;
   /** Records' revisions, their diffs, restore, reads as of a time. */
   history: HistoryService;
+  /** Publishing and unpublishing drafts models' records, discarding changes. */
+  publishing: PublishingService;
 }
 
 export interface AdminContext {

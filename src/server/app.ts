@@ -8,6 +8,7 @@ import type { Services } from '../graphql/context.js';
 import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
 import { newId } from '../ids.js';
 import { HistoryService } from '../services/history-service.js';
+import { PublishingService } from '../services/publishing-service.js';
 import { MemberService } from '../services/member-service.js';
 import { ModelService } from '../services/model-service.js';
 import { RecordReader } from '../services/record-reader.js';
@@ -100,6 +101,7 @@ export async function buildApp({
     webhooks: new WebhookService(store, { allowPrivate: webhookAllowPrivate }),
     members: new MemberService(store, clock),
     history: new HistoryService(store, records),
+    publishing: new PublishingService(store, records),
   };
 
   // The per-request hooks take callbacks rather than being async: each request runs every one of them.

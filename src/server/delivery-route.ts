@@ -6,7 +6,8 @@ import type { Services } from '../graphql/context.js';
 import { buildDeliverySchema, type DeliveryContext } from '../graphql/delivery/schema.js';
 import { executeOperation } from '../graphql/execute.js';
 import { DocumentCache, prepareOperation, readGraphQLRequest, type GraphQLRequest } from '../graphql/request.js';
-import { authenticate } from '../auth/authenticate.js';
+import { authenticate, notAuthorized } from '../auth/authenticate.js';
+import { asksForPreview } from '../graphql/delivery/preview.js';
 import type { Store } from '../store/store.js';
 import { answerFingerprint, deliveryCacheControl, evaluateIfNoneMatch, NO_STORE } from './delivery-cache.js';
 import { DeliveryRevalidation, KnownUrl, type CorsHeadersOf } from './delivery-revalidation.js';
@@ -74,11 +75,15 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         const condition =
           request.method === 'POST' ? 'none' : evaluateIfNoneMatch(request.headers['if-none-match'], headers.etag);
         if (condition === 'match') return new CacheableAnswer(null, headers);
-        const context: DeliveryContext = {
-          workspace: versioned.workspace,
-          services: options.services,
-          callerIsMember: await isMemberToken(options.store, request, versioned.workspace.id),
-        };
+        const callerIsMember = await isMemberToken(options.store, request, versioned.workspace.id);
+        const preview = asksForPreview(prepared);
+        if (preview && !callerIsMember) throw notAuthorized();
+        const context: DeliveryContext = { workspace: versioned.workspace, services: options.services, callerIsMember, preview };
+        // Working copies are for the members who ask: no cache keeps them (Cache-Control stays private, no-store).
+        if (preview) {
+          context.answerIsPersonal = true;
+          reply.header('cache-control', 'private, no-store');
+        }
         const body = await executeOperation(schema, prepared, context, onUnexpected);
         // The same URL answered to anyone else says less: this answer is not the one its tag names (no-store).
         if (context.answerIsPersonal) return body;

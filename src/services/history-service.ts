@@ -34,7 +34,7 @@ export class HistoryService {
   async restore(actor: Actor, id: string, revision: number): Promise<StoredRecord> {
     const kept = await this.revision(actor.workspaceId, id, revision, 'revision');
     const current = await this.store.records.get(actor.workspaceId, id);
-    if (current) return this.records.restoreOver(actor, current, kept.data);
+    if (current) return this.records.replaceWith(actor, current, kept.data, 'restore');
     const newest = await this.newest(actor.workspaceId, id);
     return this.records.restoreDeleted(actor, id, kept.modelId, kept.data, newest.revision + 1);
   }

@@ -126,6 +126,7 @@ function planChange(model: ModelDefinition, shape: ModelShape): ModelChange {
     shape,
     removedFieldKeys: [...before.keys()].filter((key) => !after.has(key)),
     skuFieldChanged: oldSku === newSku ? null : { skuField: newSku },
+    drafts: model.drafts === (shape.drafts === true) ? null : shape.drafts ? 'on' : 'off',
     storedValueChecks: shape.fields.flatMap((field) => storedValueChecks(before.get(field.key), field)),
   };
 }
@@ -156,9 +157,11 @@ function unstoredModel(workspaceId: string, shape: ModelShape): ModelDefinition 
   const now = new Date().toISOString();
   return {
     ...shape,
+    drafts: shape.drafts === true,
     id: newId(),
     workspaceId,
     recordCount: 0,
+    publishedCount: 0,
     writeVersion: 0,
     hasLargeRecords: false,
     createdAt: now,
@@ -167,6 +170,6 @@ function unstoredModel(workspaceId: string, shape: ModelShape): ModelDefinition 
 }
 
 function currentShape(model: ModelDefinition): ModelShape {
-  const { name, slug, description, icon, color, displayField, fields, product, deliveryAccess } = model;
-  return { name, slug, description, icon, color, displayField, fields, product, deliveryAccess };
+  const { name, slug, description, icon, color, displayField, fields, product, deliveryAccess, drafts } = model;
+  return { name, slug, description, icon, color, displayField, fields, product, deliveryAccess, drafts };
 }

@@ -39,6 +39,8 @@ export interface Reader {
   withData: boolean;
   /** Whether the answer selects the list's `total` or `hasMore` (absent: it does); without them nothing is counted. */
   counted?: boolean;
+  /** The delivery route without preview: records of a model with drafts are their published copies. */
+  served?: boolean;
 }
 
 /**
@@ -82,7 +84,11 @@ export class RecordReader {
     }
     const request = await this.request(reader, args);
     const plans = request && (await this.plansOf(reader, request, [model], 'strict'));
-    const page = await this.records.listModel(model, args, { withData: reader.withData, counted: reader.counted });
+    const page = await this.records.listModel(model, args, {
+      withData: reader.withData,
+      counted: reader.counted,
+      served: reader.served,
+    });
     if (!request || !plans || !reader.withData) return page;
     return { ...page, items: await this.shape(reader, request, plans, page.items, [model]) };
   }
@@ -103,7 +109,7 @@ export class RecordReader {
         reader.workspaceId,
         lookup.key,
         args,
-        { withData: reader.withData },
+        { withData: reader.withData, served: reader.served },
         lookup.visible,
       );
       if (!found) return null;
@@ -159,7 +165,8 @@ export class RecordReader {
     // The admin route reads any model's records, large ones too: their size is measured first. (Read by model,
     // the bound counts only that model's records: the size of others, of models that are not public, tells nothing.)
     const bound = model && !model.hasLargeRecords ? null : this.maxResponseBytes;
-    const found = await this.store.records.getMany(reader.workspaceId, [...new Set(ids)], {
+    const source = reader.served && model?.drafts ? this.store.published : this.store.records;
+    const found = await source.getMany(reader.workspaceId, [...new Set(ids)], {
       modelId: model?.id,
       maxDataBytes: bound,
     });
@@ -259,9 +266,7 @@ export class RecordReader {
     const targets = new Map<PopulateNode, Map<string, StoredRecord>>();
     await Promise.all(
       [...plans].map(([modelId, level]) =>
-        level && !isEmptyLevel(level)
-          ? this.fetchTargets(reader.workspaceId, level, sources.get(modelId) ?? [], targets)
-          : undefined,
+        level && !isEmptyLevel(level) ? this.fetchTargets(reader, level, sources.get(modelId) ?? [], targets) : undefined,
       ),
     );
     const shaper = new RecordShaper({ locales: request.locales, targets });
@@ -273,7 +278,7 @@ export class RecordReader {
 
   /** Fetches the targets of each node of `level` (one query per node), then those of the levels inside them. */
   private async fetchTargets(
-    workspaceId: string,
+    reader: Reader,
     level: PopulateLevel,
     sources: RecordData[],
     targets: Map<PopulateNode, Map<string, StoredRecord>>,
@@ -290,7 +295,9 @@ export class RecordReader {
           });
         }
         const bound = node.target.hasLargeRecords ? this.maxResponseBytes : null;
-        const found = await this.store.records.getMany(workspaceId, [...ids], {
+        // On the delivery route a target of a model with drafts is its published copy (none: populated as null).
+        const source = reader.served && node.target.drafts ? this.store.published : this.store.records;
+        const found = await source.getMany(reader.workspaceId, [...ids], {
           modelId: node.target.id,
           maxDataBytes: bound,
           // Written into the answer's text, never changed: records kept between reads may be given.
@@ -307,7 +314,7 @@ export class RecordReader {
         for (const record of found) if (record.modelId === node.target.id) byId.set(record.id, record);
         if (!isEmptyLevel(node.inner)) {
           const inner = [...byId.values()].map((record) => scanRelations(record, node.inner)?.data ?? readData(record));
-          await this.fetchTargets(workspaceId, node.inner, inner, targets);
+          await this.fetchTargets(reader, node.inner, inner, targets);
         }
       }),
     );

@@ -33,6 +33,8 @@ export interface ListOptions {
    * its page then has `total` NaN and `hasMore` false, which no answer shows.
    */
   counted?: boolean;
+  /** The delivery route's page: a model with drafts lists its published copies (absent: working copies). */
+  served?: boolean;
 }
 
 const WITH_DATA: ListOptions = { withData: true };
@@ -138,12 +140,15 @@ export class RecordService {
     return { id, deleted: true };
   }
 
-  /** Writes `data` (a revision's, from the history) over the record, checked against its model as it is now. */
-  async restoreOver(actor: Actor, current: StoredRecord, data: unknown): Promise<StoredRecord> {
+  /**
+   * Writes `data` over the record, checked against its model as it is now: a revision's from the history (restore),
+   * or the published copy's (discard).
+   */
+  async replaceWith(actor: Actor, current: StoredRecord, data: unknown, operation: 'restore' | 'discard'): Promise<StoredRecord> {
     return checkedAgain(async () => {
       const model = await this.requireModel(actor.workspaceId, current.modelId);
       const prepared = await this.checked(actor, model, data);
-      return this.modify(actor, current.id, model, () => prepared.replacement, 'restore');
+      return this.modify(actor, current.id, model, () => prepared.replacement, operation);
     });
   }
 
@@ -195,15 +200,17 @@ export class RecordService {
     if (!window || this.cursors.mayStart(window)) return null;
     let found: ModelPage | null;
     try {
-      const reading = { data: options.withData, maxDataBytes: this.maxResponseBytes };
+      const reading = { data: options.withData, maxDataBytes: this.maxResponseBytes, served: options.served === true };
       found = await this.store.records.listWithModel(workspaceId, key, window, reading);
     } catch (error) {
       if (error instanceof ServiceError) return null;
       throw error;
     }
     if (!found || !visible(found.model)) return null;
-    this.cursors.remember(found.model, window, found.items);
-    return { model: found.model, page: pageOf(found.model, window, found.items) };
+    const published = options.served === true && found.model.drafts;
+    // Page cursors know the working copies' pages only.
+    if (!published) this.cursors.remember(found.model, window, found.items);
+    return { model: found.model, page: pageOf(found.model, window, found.items, published) };
   }
 
   /**
@@ -213,23 +220,26 @@ export class RecordService {
   async listModel(
     model: ModelDefinition,
     args: ListArguments,
-    { withData, counted = true }: ListOptions = WITH_DATA,
+    { withData, counted = true, served = false }: ListOptions = WITH_DATA,
   ): Promise<RecordPage> {
     const query = readListing(model, args);
     const reading = { data: withData, maxDataBytes: model.hasLargeRecords ? this.maxResponseBytes : null };
     const window = plainWindow(query);
+    const published = served && model.drafts;
+    const records = published ? this.store.published : this.store.records;
     if (window) {
-      const items = await this.store.records.list(model.id, window, this.cursors.find(model, window), reading);
+      if (published) return pageOf(model, window, await records.list(model.id, window, undefined, reading), true);
+      const items = await records.list(model.id, window, this.cursors.find(model, window), reading);
       this.cursors.remember(model, window, items);
-      return pageOf(model, window, items);
+      return pageOf(model, window, items, false);
     }
     // Filtered or sorted by a field: no page cursors (they know only the plain orders); the total is counted
     // unless every record is in the list.
     const { filter } = query;
-    if (filter && !counted) return { total: NaN, hasMore: false, items: await this.store.records.find(model.id, query, reading) };
+    if (filter && !counted) return { total: NaN, hasMore: false, items: await records.find(model.id, query, reading) };
     const [items, total] = await Promise.all([
-      this.store.records.find(model.id, query, reading),
-      filter ? this.store.records.count(model.id, filter) : model.recordCount,
+      records.find(model.id, query, reading),
+      filter ? records.count(model.id, filter) : servedCount(model, published),
     ]);
     return { total, hasMore: hasMore(query, items.length, total), items };
   }
@@ -271,8 +281,14 @@ export class RecordService {
   }
 }
 
-function pageOf(model: ModelDefinition, window: ListWindow, items: StoredRecord[]): RecordPage {
-  return { total: model.recordCount, hasMore: hasMore(window, items.length, model.recordCount), items };
+function pageOf(model: ModelDefinition, window: ListWindow, items: StoredRecord[], published: boolean): RecordPage {
+  const total = servedCount(model, published);
+  return { total, hasMore: hasMore(window, items.length, total), items };
+}
+
+/** How many records a page counts: the model's published copies, or all of its records. */
+function servedCount(model: ModelDefinition, published: boolean): number {
+  return published ? model.publishedCount : model.recordCount;
 }
 
 function modelNotFound(): ServiceError {

@@ -1,21 +1,27 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { TenancyStore } from './contract/tenancy.js';
-import type { ModelStore, RecordStore } from './contract/records.js';
+import type { ModelStore, PublishedReads, RecordStore } from './contract/records.js';
 import type { WebhookStore } from './contract/webhooks.js';
 import type { MemberStore } from './contract/members.js';
 import type { HistoryStore } from './contract/history.js';
+import type { PublishingStore } from './contract/publishing.js';
 
 export * from './contract/tenancy.js';
 export * from './contract/records.js';
 export * from './contract/webhooks.js';
 export * from './contract/members.js';
 export * from './contract/history.js';
+export * from './contract/publishing.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
   readonly tenancy: TenancyStore;
   readonly models: ModelStore;
   readonly records: RecordStore;
+  /** The published copies of drafts models' records (what the delivery route serves of such a model). */
+  readonly published: PublishedReads;
+  /** Publishing and unpublishing drafts models' records. */
+  readonly publishing: PublishingStore;
   /** Webhooks, their delivery log, and the deliveries the worker sends (the events are written by the record and model writes). */
   readonly webhooks: WebhookStore;
   /** The members of a workspace, as the admin API manages them, and the one-time sign-in links of new users. */

@@ -35,6 +35,7 @@ import type { Actor } from '../../src/services/actor.js';
 import { MemberService } from '../../src/services/member-service.js';
 import { ModelService } from '../../src/services/model-service.js';
 import { RecordReader } from '../../src/services/record-reader.js';
+import { PublishingService } from '../../src/services/publishing-service.js';
 import { HistoryService } from '../../src/services/history-service.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { TokenService } from '../../src/services/token-service.js';
@@ -135,6 +136,7 @@ function servicesOf(store: Store): Services {
     workspaces: new WorkspaceService(store, 600),
     webhooks: new WebhookService(store, { allowPrivate: false }),
     history: new HistoryService(store, records),
+    publishing: new PublishingService(store, records),
     members: new MemberService(store),
   };
 }

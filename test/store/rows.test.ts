@@ -28,6 +28,9 @@ test('a record made from JSON text looks, copies and compares like a plain recor
     createdBy: 'u1',
     updatedBy: null,
     revision: 3,
+    publishStatus: null,
+    publishedRevision: null,
+    publishedAt: null,
   };
   const make = () => recordWithText('r1', 'm1', 'w1', text, 1_700_000_000_000, '1700000000001', 'u1', null, '3');
   assert.deepEqual(make(), plain);

@@ -1,47 +1,13 @@
 import { HISTORY_TYPES_SDL } from './history.graphql.js';
-const sharedTypes = /* GraphQL */ `
-  scalar JSON
-  scalar DateTime
+import { DRAFTS_TYPES_SDL } from './drafts.graphql.js';
+import { SHARED_TYPES_SDL } from './shared.graphql.js';
 
-  type FieldDefinition {
-    key: String!
-    label: String!
-    type: String!
-    required: Boolean!
-    relationTo: String
-    relationType: String
-    fields: [FieldDefinition!]
-    "Filters and sorts on the field are served by a database index (the SKU field always is, whatever this says)."
-    indexed: Boolean!
-  }
-
-  type ModelRecord {
-    id: ID!
-    modelId: ID!
-    workspaceId: ID!
-    data: JSON!
-    createdAt: DateTime!
-    updatedAt: DateTime!
-    createdBy: String
-    updatedBy: String
-    "The revision the record is at: 1 when created or imported, one more for each change of its data."
-    revision: Int!
-    "Always null: this service has no lifecycle states (draft, published); the field is here for clients that ask for it."
-    status: String
-  }
-
-  type ModelRecordList {
-    total: Int!
-    hasMore: Boolean!
-    items: [ModelRecord!]!
-  }
-`;
-
-export const SHARED_TYPES_SDL = sharedTypes;
+export { SHARED_TYPES_SDL };
 
 export const ADMIN_SDL = /* GraphQL */ `
-  ${sharedTypes}
+  ${SHARED_TYPES_SDL}
   ${HISTORY_TYPES_SDL}
+  ${DRAFTS_TYPES_SDL}
 
   type Query {
     model: ModelQueries!
@@ -272,8 +238,8 @@ export const ADMIN_SDL = /* GraphQL */ `
 
   type RecordQueries {
     list(modelId: ID!, limit: Int, offset: Int, sort: String, filter: JSON, locale: String, populate: [String!]): ModelRecordList!
-    "With asOf: the record as it was then (the revision current at that time; null when it did not exist)."
-    get(id: ID!, locale: String, populate: [String!], asOf: DateTime): ModelRecord
+    "asOf: the record as it was then (the revision current at that time; null when it did not exist). published: its published copy (null when none)."
+    get(id: ID!, locale: String, populate: [String!], asOf: DateTime, published: Boolean): ModelRecord
     "The record's revisions, newest first (deleted records' too, for 30 days)."
     history(id: ID!, limit: Int, offset: Int): RevisionList!
     "The RFC 6902 JSON Patch that turns revision from's data into revision to's (default: the newest)."
@@ -290,6 +256,12 @@ export const ADMIN_SDL = /* GraphQL */ `
     delete(id: ID!, force: Boolean): DeletionResult!
     "Writes that revision's data as a new revision, checked against the model as it is now; brings a deleted record back with its id."
     restore(id: ID!, revision: Int!): ModelRecord!
+    "Publishes the working copies as they are (at most 1000 ids, all or nothing; each costs one write)."
+    publish(ids: [ID!]!): PublishResult!
+    "Removes the published copies (at most 1000 ids, all or nothing; each costs one write)."
+    unpublish(ids: [ID!]!): PublishResult!
+    "The working copy becomes the published copy again, as a new revision; CONFLICT when the record was never published."
+    discardChanges(id: ID!): ModelRecord!
   }
 
   type ProductSettings {
@@ -310,6 +282,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     fields: [FieldDefinition!]!
     product: ProductSettings
     deliveryAccess: String!
+    "Records have a working copy and a published copy, which the delivery route serves."
+    drafts: Boolean!
     recordCount: Int!
     createdAt: DateTime!
     updatedAt: DateTime!
@@ -345,6 +319,7 @@ export const ADMIN_SDL = /* GraphQL */ `
     fields: [FieldDefinitionInput!]!
     product: ProductSettingsInput
     deliveryAccess: String
+    drafts: Boolean
   }
 
   input UpdateModelDefinitionInput {
@@ -357,6 +332,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     fields: [FieldDefinitionInput!]
     product: ProductSettingsInput
     deliveryAccess: String
+    "Turning drafts on publishes every record as it is; off is refused while any record is not published as it is."
+    drafts: Boolean
   }
 
   input CreateModelRecordInput {

@@ -46,7 +46,13 @@ const recordQueries: Resolvers = {
       args,
     );
   },
-  get: (_, { id, asOf, ...args }: ReadArguments & { id: string; asOf?: string | null }, context, info) => {
+  get: (
+    _,
+    { id, asOf, published, ...args }: ReadArguments & { id: string; asOf?: string | null; published?: boolean | null },
+    context,
+    info,
+  ) => {
+    if (published === true) return readPublished(context, id, asOf, args);
     if (asOf === undefined || asOf === null)
       return context.services.reader.get(adminReader(context, selectsRecordData(info)), id, args);
     if (args.locale || args.populate?.length) {
@@ -77,7 +83,20 @@ const recordMutations: Resolvers = {
     services.records.delete(actor, id, force === true),
   restore: (_, { id, revision }: { id: string; revision: number }, { actor, services }) =>
     services.history.restore(actor, id, revision),
+  publish: (_, { ids }: { ids: string[] }, { actor, services }) => services.publishing.publish(actor, ids),
+  unpublish: (_, { ids }: { ids: string[] }, { actor, services }) => services.publishing.unpublish(actor, ids),
+  discardChanges: (_, { id }: { id: string }, { actor, services }) => services.publishing.discardChanges(actor, id),
 };
+
+/** `record.get(published: true)`: the published copy alone (not with asOf, locale or populate). */
+function readPublished(context: AdminContext, id: string, asOf: string | null | undefined, args: ReadArguments) {
+  if ((asOf !== undefined && asOf !== null) || args.locale || args.populate?.length) {
+    throw new ServiceError('BAD_USER_INPUT', 'published: not with asOf, locale or populate; read the published copy alone', {
+      field: 'published',
+    });
+  }
+  return context.services.publishing.publishedCopy(context.actor.workspaceId, id);
+}
 
 const workspaceQueries: Resolvers = {
   current: (_, __, { actor, services }) => services.workspaces.current(actor),

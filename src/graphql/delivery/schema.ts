@@ -23,6 +23,8 @@ export interface DeliveryContext {
    * alone, and no cache may keep it or give its tag to anyone else.
    */
   answerIsPersonal?: boolean;
+  /** The operation gives some field `preview: true` (and the caller is a member): those fields answer working copies. */
+  preview?: boolean;
 }
 
 const DELIVERY_SDL = /* GraphQL */ `
@@ -48,10 +50,19 @@ const DELIVERY_SDL = /* GraphQL */ `
       limit: Int
       offset: Int
       populate: [String!]
+      "Working copies (drafts and changes included) instead of published copies; needs an API token of the workspace."
+      preview: Boolean
     ): ModelRecordList!
     "In the order of ids; null where the model has no such record (at most 100 ids)."
-    recordsByIds(workspaceId: String, modelSlug: String!, ids: [ID!]!, locale: String, populate: [String!]): [ModelRecord]!
-    record(workspaceId: String, modelSlug: String!, id: ID!, locale: String, populate: [String!]): ModelRecord
+    recordsByIds(
+      workspaceId: String
+      modelSlug: String!
+      ids: [ID!]!
+      locale: String
+      populate: [String!]
+      preview: Boolean
+    ): [ModelRecord]!
+    record(workspaceId: String, modelSlug: String!, id: ID!, locale: String, populate: [String!], preview: Boolean): ModelRecord
   }
 
   type PublicModelDefinition {
@@ -106,11 +117,14 @@ async function publicModel(context: DeliveryContext, args: ModelArguments): Prom
   return model;
 }
 
-function publicReader({ workspace }: DeliveryContext, withData: boolean): Reader {
-  return { workspaceId: workspace.id, defaultLocale: workspace.defaultLocale, publicOnly: true, withData };
+/** The route's reader: published copies of drafts models' records, or working copies with `preview: true`. */
+function publicReader({ workspace }: DeliveryContext, withData: boolean, preview: Preview): Reader {
+  const served = preview.preview !== true;
+  return { workspaceId: workspace.id, defaultLocale: workspace.defaultLocale, publicOnly: true, withData, served };
 }
 
-type RecordsArguments = ModelArguments & ListArguments & ReadArguments;
+type Preview = { preview?: boolean | null };
+type RecordsArguments = ModelArguments & ListArguments & ReadArguments & Preview;
 
 const publicModelQueries: TypeResolvers<DeliveryContext> = {
   definitions: async (_, { workspaceId }: { workspaceId?: string | null }, context) => {
@@ -121,20 +135,26 @@ const publicModelQueries: TypeResolvers<DeliveryContext> = {
     requireThisWorkspace(context, args.workspaceId);
     const lookup = { key: { slug: args.modelSlug }, visible: isPublic, require: () => publicModel(context, args) };
     return context.services.reader.list(
-      { ...publicReader(context, selectsItemData(info)), counted: selectsListCount(info) },
+      { ...publicReader(context, selectsItemData(info), args), counted: selectsListCount(info) },
       lookup,
       args,
     );
   },
-  recordsByIds: async (_, { ids, ...args }: ModelArguments & ReadArguments & { ids: string[] }, context, info) => {
+  recordsByIds: async (_, { ids, ...args }: ModelArguments & ReadArguments & Preview & { ids: string[] }, context, info) => {
     const model = await publicModel(context, args);
-    return context.services.reader.getMany(publicReader(context, selectsRecordData(info)), ids, args, model);
+    return context.services.reader.getMany(publicReader(context, selectsRecordData(info), args), ids, args, model);
   },
-  record: async (_, { id, ...args }: ModelArguments & ReadArguments & { id: string }, context, info) => {
+  record: async (_, { id, ...args }: ModelArguments & ReadArguments & Preview & { id: string }, context, info) => {
     const model = await publicModel(context, args);
-    return context.services.reader.get(publicReader(context, selectsRecordData(info)), id, args, model);
+    return context.services.reader.get(publicReader(context, selectsRecordData(info), args), id, args, model);
   },
 };
+
+/** A drafts model's records the route serves are its published copies. */
+const servedRecordCount = sourceOnlyResolver((model: unknown) => {
+  const definition = model as ModelDefinition;
+  return definition.drafts ? definition.publishedCount : definition.recordCount;
+});
 
 /** Who wrote a record is not published; the record itself is passed on as it is, its data still unparsed. */
 const unpublished = sourceOnlyResolver(() => null);
@@ -145,5 +165,6 @@ export function buildDeliverySchema(): GraphQLSchema {
     PublicQueries: { model: namespace },
     PublicModelQueries: publicModelQueries,
     ModelRecord: { createdBy: unpublished, updatedBy: unpublished },
+    PublicModelDefinition: { recordCount: servedRecordCount },
   });
 }

@@ -11,6 +11,8 @@ export interface ModelChange {
   removedFieldKeys: string[];
   /** The SKU field after the change, when it differs from before (null: no longer a product). */
   skuFieldChanged: { skuField: string | null } | null;
+  /** Drafts turned on (every record published as it is) or off (refused unless every record is published); null: unchanged. */
+  drafts?: 'on' | 'off' | null;
   /** What the stored records must allow, in order (absent: nothing); the first that fails refuses the change. */
   storedValueChecks?: StoredValueCheck[];
 }
@@ -141,6 +143,12 @@ export interface RecordStore {
   listWithModel(workspaceId: string, key: ModelKey, window: ListWindow, reading: PageReading): Promise<ModelPage | null>;
 }
 
+/**
+ * The reads of published copies (docs/lifecycle.md): for a model with drafts, what the delivery route serves. The
+ * same reads as RecordStore's, over the published copies only (a model without drafts has none).
+ */
+export type PublishedReads = Pick<RecordStore, 'get' | 'getMany' | 'list' | 'find' | 'count' | 'existingIds'>;
+
 /** A model named by its id or by its slug, within a workspace. */
 export type ModelKey = { id: string } | { slug: string };
 
@@ -169,6 +177,11 @@ export interface PageReading {
    * pageTooLargeError before more than that is read; null when the model's records are all small.
    */
   maxDataBytes: number | null;
+  /**
+   * listWithModel: the page of what the delivery route serves, which for a model with drafts is its published copies
+   * (default: the working copies).
+   */
+  served?: boolean;
 }
 
 export const FULL_PAGE: PageReading = { data: true, maxDataBytes: null };

@@ -22,6 +22,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'records', key: ['id'] },
   { name: 'record_links', key: ['target_id', 'source_id', 'field_key'] },
   { name: 'record_revisions', key: ['record_id', 'revision'] },
+  { name: 'published_records', key: ['id'] },
   { name: 'webhooks', key: ['id'] },
 ];
 

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { PostgresPublishing } from './publishing.js';
 import { PostgresHistoryWrites } from './record-history.js';
 import { CoreHistoryStore } from '../core/history.js';
 import { DEFAULT_HISTORY_KEEP } from '../../domain/revisions.js';
@@ -99,6 +100,13 @@ export async function openPostgresStore(
   const outbox = new PostgresOutbox();
   const statistics = new RecordStatistics(pool);
   const steps = new PostgresStepRunner(pool);
+  const records = new PostgresRecordStore(
+    pool,
+    outbox,
+    statistics,
+    keepVersions ? new KeptReads(tracker, membership) : null,
+    new PostgresHistoryWrites(historyKeep),
+  );
   return {
     tenancy: new CoreTenancyStore(
       steps,
@@ -112,13 +120,9 @@ export async function openPostgresStore(
       outbox,
       keepVersions ? { byId: new KeptReads(tracker, membership), lists: new KeptReads(tracker, membership) } : null,
     ),
-    records: new PostgresRecordStore(
-      pool,
-      outbox,
-      statistics,
-      keepVersions ? new KeptReads(tracker, membership) : null,
-      new PostgresHistoryWrites(historyKeep),
-    ),
+    records,
+    published: records.published!,
+    publishing: new PostgresPublishing(pool),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

@@ -257,6 +257,32 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX record_revisions_deleted ON record_revisions (created_at) WHERE operation = 'delete';
   `,
+  // Drafts (docs/lifecycle.md): a drafts model's records keep their published copies in published_records, with the
+  // columns of records that the reads select, so that the delivery route reads either table with the same SQL.
+  // publish_status: NULL on a model without drafts, else draft | published | changed.
+  `
+  ALTER TABLE models ADD COLUMN drafts boolean NOT NULL DEFAULT false;
+  ALTER TABLE models ADD COLUMN published_count integer NOT NULL DEFAULT 0;
+  ALTER TABLE records ADD COLUMN publish_status text;
+  ALTER TABLE records ADD COLUMN published_revision integer;
+  ALTER TABLE records ADD COLUMN published_at bigint;
+  CREATE TABLE published_records (
+    id text COLLATE "C" PRIMARY KEY,
+    model_id text COLLATE "C" NOT NULL,
+    workspace_id text COLLATE "C" NOT NULL,
+    data jsonb NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    created_by text,
+    updated_by text,
+    revision integer NOT NULL,
+    publish_status text NOT NULL DEFAULT 'published',
+    published_revision integer NOT NULL,
+    published_at bigint NOT NULL
+  );
+  CREATE INDEX published_records_model_created ON published_records (model_id, created_at, id);
+  CREATE INDEX published_records_model_updated ON published_records (model_id, updated_at, id);
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

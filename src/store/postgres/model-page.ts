@@ -15,8 +15,20 @@ import { TEXT_VALUES } from './sql.js';
  * records), then the model's columns, on the first row only (the model's `fields` are not sent a hundred times).
  */
 type PageRow = (string | null)[];
-const RUNNING_BYTES = 7;
-const FIRST_MODEL_COLUMN = 8;
+const RUNNING_BYTES = 10;
+const FIRST_MODEL_COLUMN = 11;
+
+/**
+ * The model's records a page is read from: its working copies, or (`served`, the delivery route) those the
+ * delivery route serves, which for a model with drafts are its published copies. Each arm holds the model's
+ * condition on drafts as a one-time filter, so only one of them is read, each through its table's index.
+ */
+function pageOf(withData: boolean, served: boolean): string {
+  const columns = `id, ${withData ? 'data, ' : ''}created_at, updated_at, created_by, updated_by, revision, publish_status, published_revision, published_at`;
+  if (!served) return `SELECT ${columns} FROM records WHERE model_id = m.id`;
+  return `SELECT ${columns} FROM records WHERE model_id = m.id AND NOT m.drafts
+    UNION ALL SELECT ${columns} FROM published_records WHERE model_id = m.id AND m.drafts`;
+}
 
 const statements = new Map<string, QueryArrayConfig>();
 
@@ -37,8 +49,15 @@ const LIMIT_STEPS = [20, MAX_LIMIT];
  * same pass: such a model gets no `data` past the bound, so no more of it than one answer may carry ever leaves
  * PostgreSQL. Parameters: workspace, id or slug, limit, then the offset (when skipping) and the bound (with data).
  */
-function statementFor(key: 'id' | 'slug', sort: RecordSort, withData: boolean, step: number, skips: boolean): QueryArrayConfig {
-  const name = `model_page_${key}_${sort}_${withData ? 'data' : 'bare'}_${step}${skips ? '_offset' : ''}`;
+function statementFor(
+  key: 'id' | 'slug',
+  sort: RecordSort,
+  withData: boolean,
+  step: number,
+  skips: boolean,
+  served: boolean,
+): QueryArrayConfig {
+  const name = `model_page_${key}_${sort}_${withData ? 'data' : 'bare'}_${step}${skips ? '_offset' : ''}${served ? '_served' : ''}`;
   let statement = statements.get(name);
   if (!statement) {
     const order = ORDER_BY[sort];
@@ -46,16 +65,14 @@ function statementFor(key: 'id' | 'slug', sort: RecordSort, withData: boolean, s
     const first = 'p.position IS NULL OR p.position = 1';
     const text = `SELECT p.id,
         ${withData ? `CASE WHEN NOT m.has_large_records OR p.running_bytes <= ${bound} THEN p.data::text END` : "'{}'::text"},
-        p.created_at, p.updated_at, p.created_by, p.updated_by, p.revision, CASE WHEN m.has_large_records THEN p.running_bytes END,
+        p.created_at, p.updated_at, p.created_by, p.updated_by, p.revision, p.publish_status, p.published_revision,
+        p.published_at, CASE WHEN m.has_large_records THEN p.running_bytes END,
         ${MODEL_COLUMNS.map((column) => `CASE WHEN ${first} THEN m.${column} END`).join(', ')}
       FROM models m
       LEFT JOIN LATERAL (
         SELECT page.*, row_number() OVER w AS position,
           ${withData ? 'sum(CASE WHEN m.has_large_records THEN octet_length(page.data::text) END) OVER w' : 'NULL'} AS running_bytes
-        FROM (
-          SELECT id, ${withData ? 'data, ' : ''}created_at, updated_at, created_by, updated_by, revision
-          FROM records WHERE model_id = m.id ORDER BY ${order} LIMIT ${step}${skips ? ' OFFSET $4' : ''}
-        ) page
+        FROM (${pageOf(withData, served)} ORDER BY ${order} LIMIT ${step}${skips ? ' OFFSET $4' : ''}) page
         WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
       ) p ON p.position <= $3
       WHERE m.workspace_id = $1 AND m.${key} = $2
@@ -84,7 +101,7 @@ export async function selectModelPage(
   const bound = reading.data ? reading.maxDataBytes : null;
   // Without a bound, one no page can reach.
   if (reading.data) parameters.push(bound ?? Number.MAX_SAFE_INTEGER);
-  const statement = statementFor(column, sort, reading.data, step, offset > 0);
+  const statement = statementFor(column, sort, reading.data, step, offset > 0, reading.served === true);
   const { rows } = await pool.query<PageRow>({ ...statement, values: parameters });
   const first = rows[0];
   if (!first) return null;
@@ -107,6 +124,9 @@ export async function selectModelPage(
       row[4] ?? null,
       row[5] ?? null,
       row[6]!,
+      row[7] ?? null,
+      row[8] ?? null,
+      row[9] ?? null,
     );
   }
   return { model, items };
@@ -116,5 +136,6 @@ function modelOf(row: PageRow): ModelPage['model'] {
   const columns: Record<string, unknown> = {};
   MODEL_COLUMNS.forEach((column, index) => (columns[column] = row[FIRST_MODEL_COLUMN + index]));
   columns.has_large_records = columns.has_large_records === 't';
+  columns.drafts = columns.drafts === 't';
   return toModel(columns as unknown as ModelRow);
 }

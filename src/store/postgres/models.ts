@@ -1,4 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
+import { countUnpublished, dropModelDrafts, publishModelRecords } from '../query/drafts-sql.js';
+import { draftsStillInUse } from '../core/publishing.js';
 import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';
@@ -71,8 +73,8 @@ export class PostgresModelStore implements ModelStore {
         await lockModelDefinitions(client);
         const { rows } = await client.query<ModelRow>(
           `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-             delivery_access, icon, color, record_count, created_at, updated_at, content_version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12, 1) RETURNING *`,
+             delivery_access, icon, color, drafts, record_count, created_at, updated_at, content_version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::int::boolean, 0, $13, $13, 1) RETURNING *`,
           [id, workspaceId, shape.slug, ...shapeColumns(shape), now],
         );
         await syncFieldIndexes(client, id, shape, false, true);
@@ -98,18 +100,24 @@ export class PostgresModelStore implements ModelStore {
       // updated_at is the definition's version (definitionVersion): it moves forward with every change.
       await client.query(
         `UPDATE models SET name = $1, description = $2, display_field = $3, fields = $4, product = $5, delivery_access = $6,
-           icon = $7, color = $8, updated_at = GREATEST($9, updated_at + 1), content_version = content_version + 1
-         WHERE id = $10`,
+           icon = $7, color = $8, drafts = $9::int::boolean, updated_at = GREATEST($10, updated_at + 1),
+           content_version = content_version + 1
+         WHERE id = $11`,
         [...shapeColumns(change.shape), now, model.id],
       );
       for (const key of change.removedFieldKeys) {
-        await client.query('UPDATE records SET data = data - $1::text WHERE model_id = $2 AND data ? $1::text', [key, model.id]);
+        for (const table of ['records', 'published_records'])
+          await client.query(`UPDATE ${table} SET data = data - $1::text WHERE model_id = $2 AND data ? $1::text`, [
+            key,
+            model.id,
+          ]);
         await client.query(
           'DELETE FROM record_links WHERE field_key = $1 AND source_id IN (SELECT id FROM records WHERE model_id = $2)',
           [key, model.id],
         );
       }
       if (change.skuFieldChanged) await recomputeSkus(client, model.id, change.skuFieldChanged.skuField);
+      if (change.drafts) await changeDrafts(client, model.id, change.drafts, now);
       await syncFieldIndexes(client, model.id, change.shape, model.recordCount > 0);
       const after = (await selectModel(client, model.workspaceId, model.id)) as ModelDefinition;
       wrote = await this.addEvent(client, 'model.updated', after, now);
@@ -215,6 +223,20 @@ async function selectModel(db: Queryable, workspaceId: string, id: string): Prom
   // a prepared `SELECT *` fails once a migration adds a column under a running server.
   const { rows } = await db.query<ModelRow>({ name: 'model_by_id', text: SELECT_MODEL_BY_ID, values: [workspaceId, id] });
   return rows[0] ? toModel(rows[0]) : null;
+}
+
+/** Drafts turned on: every record published as it is; off: refused unless every record is published as it is. */
+async function changeDrafts(client: PoolClient, modelId: string, drafts: 'on' | 'off', now: number): Promise<void> {
+  if (drafts === 'on') {
+    const [copy, mark, count] = publishModelRecords('$1', '$2');
+    await client.query(`WITH marked AS (${mark!}), counted AS (${count!}) ${copy!}`, [modelId, now]);
+    return;
+  }
+  const { rows } = await client.query<{ n: string }>(countUnpublished('$1'), [modelId]);
+  const unpublished = Number(rows[0]!.n);
+  if (unpublished > 0) throw draftsStillInUse(unpublished);
+  const [copies, states, count] = dropModelDrafts('$1');
+  await client.query(`WITH copies AS (${copies!}), states AS (${states!}) ${count!}`, [modelId]);
 }
 
 /** Sets every record's sku from its string value under the new SKU field; CONFLICT when two records repeat one. */

@@ -1,6 +1,7 @@
 // Filtered and field-sorted pages on PostgreSQL: record data is jsonb, read with ->> (SQL NULL for a missing key
 // and for JSON null alike) and cast to the field's type. A value's expression is the same in a query and in its
 // field's index (field-indexes.ts): PostgreSQL uses an expression index only for that very expression.
+import { onTable, type RecordTable } from '../query/record-table.js';
 import type { ComparedTarget, FilterNode, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
 import type { RecordQuery } from '../../domain/listing.js';
 import type { DataValue } from '../../domain/record-paths.js';
@@ -156,7 +157,11 @@ export class PostgresFilteredQuery {
 
   private readonly model: string;
 
-  constructor(modelId: string, filter: FilterNode | null) {
+  constructor(
+    modelId: string,
+    filter: FilterNode | null,
+    private readonly table: RecordTable = 'records',
+  ) {
     // A literal, not a parameter: a statement prepared once and planned once for all values (a generic plan) can
     // use the model's partial indexes (WHERE model_id = '<id>') only when its text names the model.
     this.model = `model_id = ${literal(modelId)}`;
@@ -177,7 +182,10 @@ export class PostgresFilteredQuery {
   /** A segment's rows as `columns` (SQL select items). */
   page(columns: readonly string[], segment: PageSegment): string {
     if (!Number.isSafeInteger(segment.limit) || !Number.isSafeInteger(segment.offset)) throw new Error('Bad page window');
-    return `SELECT ${columns.join(', ')} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} LIMIT ${segment.limit} OFFSET ${segment.offset}`;
+    return onTable(
+      `SELECT ${columns.join(', ')} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} LIMIT ${segment.limit} OFFSET ${segment.offset}`,
+      this.table,
+    );
   }
 
   /**
@@ -200,7 +208,7 @@ export class PostgresFilteredQuery {
   }
 
   count(extra: string | null = null): string {
-    return `SELECT count(*) AS n FROM records WHERE ${this.where(extra)}`;
+    return onTable(`SELECT count(*) AS n FROM records WHERE ${this.where(extra)}`, this.table);
   }
 }
 
@@ -214,8 +222,9 @@ export async function findRows<Row>(
   query: RecordQuery,
   columns: readonly string[],
   maxDataBytes: number | null,
+  table: RecordTable = 'records',
 ): Promise<Row[]> {
-  const sql = new PostgresFilteredQuery(modelId, query.filter);
+  const sql = new PostgresFilteredQuery(modelId, query.filter, table);
   const bytes = maxDataBytes === null ? null : new PageBytes(maxDataBytes);
   const read = async (segment: PageSegment): Promise<Row[]> => {
     if (!bytes) return (await db.query(statement(sql.page(columns, segment), sql.values, segment.offset === 0))).rows as Row[];

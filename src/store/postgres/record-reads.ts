@@ -13,6 +13,7 @@ import { CountCache } from '../kept/count-cache.js';
 import { findRows, PostgresFilteredQuery } from './record-filter.js';
 import type { KeptReads } from '../kept/kept-reads.js';
 import { foundOrNone, splitByKept } from '../kept/kept-by-id.js';
+import { onTable, type RecordTable } from '../query/record-table.js';
 
 export const COLUMN_LIST = [
   'id',
@@ -24,6 +25,9 @@ export const COLUMN_LIST = [
   'created_by',
   'updated_by',
   'revision',
+  'publish_status',
+  'published_revision',
+  'published_at',
 ] as const;
 export const COLUMNS = COLUMN_LIST.join(', ');
 const COLUMN_LIST_WITHOUT_DATA = COLUMN_LIST.map((column) => (column === 'data' ? "'{}'::jsonb AS data" : column));
@@ -37,14 +41,21 @@ export class PostgresRecordReads {
     protected readonly pool: Pool,
     /** Records a sole server keeps for readers that share them (kept-reads.ts; null: always read). */
     private readonly kept: KeptReads<StoredRecord | null> | null = null,
+    /** The table read: working copies, or the published copies of drafts models' records. */
+    private readonly table: RecordTable = 'records',
   ) {
     this.counts = new CountCache(pool);
+    this.published = table === 'records' ? new PostgresRecordReads(pool, kept, 'published_records') : null;
   }
 
+  /** The reads of the published copies (on the reads of working copies; null on those of published copies). */
+  readonly published: PostgresRecordReads | null;
+
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
+    const table = this.table;
     const { rows } = await this.pool.query<RecordRow>({
-      name: 'records_get',
-      text: `SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`,
+      name: `${table}_get`,
+      text: onTable(`SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`, this.table),
       values: [workspaceId, id],
       types: TEXT_VALUES,
     });
@@ -61,9 +72,9 @@ export class PostgresRecordReads {
       return this.keptOfModel(workspaceId, ids, reading.modelId);
     }
     // Named (a few texts: with or without a model, with or without a bound): parsed once per connection.
-    const name = `records_many${reading.modelId ? '_model' : ''}${maxDataBytes === null ? '' : '_bounded'}`;
+    const name = `${this.table}_many${reading.modelId ? '_model' : ''}${maxDataBytes === null ? '' : '_bounded'}`;
     if (maxDataBytes === null) {
-      const text = `SELECT ${COLUMNS} FROM records WHERE ${where}`;
+      const text = onTable(`SELECT ${COLUMNS} FROM records WHERE ${where}`, this.table);
       const { rows } = await this.pool.query<RecordRow>({ name, text, values: parameters, types: TEXT_VALUES });
       return rows.map(toRecord);
     }
@@ -72,8 +83,11 @@ export class PostgresRecordReads {
     const selected = COLUMN_LIST.map((column) =>
       column === 'data' ? `CASE WHEN total_bytes <= ${bound} THEN data END AS data` : column,
     );
-    const text = `SELECT ${selected.join(', ')}, total_bytes FROM (
-         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes FROM records WHERE ${where}) measured`;
+    const text = onTable(
+      `SELECT ${selected.join(', ')}, total_bytes FROM (
+         SELECT ${COLUMNS}, sum(octet_length(data::text)) OVER () AS total_bytes FROM records WHERE ${where}) measured`,
+      this.table,
+    );
     const { rows } = await this.pool.query<RecordRow & { total_bytes: string }>({
       name,
       text,
@@ -87,7 +101,7 @@ export class PostgresRecordReads {
   /** The records of `ids` of the model, those a sole server kept given again (an id kept as missing is none). */
   private async keptOfModel(workspaceId: string, ids: readonly string[], modelId: string): Promise<StoredRecord[]> {
     const kept = this.kept!;
-    const keyOf = (id: string) => `${workspaceId}\u0000${modelId}\u0000${id}`;
+    const keyOf = (id: string) => `${this.table}\u0000${workspaceId}\u0000${modelId}\u0000${id}`;
     const { found, missing } = splitByKept(ids, (id) => kept.current(keyOf(id)));
     if (missing.length === 0) return found;
     const moment = kept.moment();
@@ -99,7 +113,7 @@ export class PostgresRecordReads {
   async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const { rows } = await this.pool.query<{ id: string }>(
-      'SELECT id FROM records WHERE model_id = $1 AND id = ANY($2::text[])',
+      onTable('SELECT id FROM records WHERE model_id = $1 AND id = ANY($2::text[])', this.table),
       [modelId, ids],
     );
     return new Set(rows.map((row) => row.id));
@@ -108,7 +122,7 @@ export class PostgresRecordReads {
   async list(modelId: string, window: ListWindow, after?: PageCursor, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
     const order = ORDER_BY[window.sort];
     const columns = reading.data ? COLUMNS : COLUMNS_WITHOUT_DATA;
-    const [pageSql, parameters] = after
+    const [recordsPageSql, parameters] = after
       ? [
           `SELECT ${columns} FROM records WHERE model_id = $1 AND ${afterCursor(window.sort, '$2', '$3')} ORDER BY ${order} LIMIT $4`,
           [modelId, after.time, after.id, window.limit],
@@ -117,6 +131,7 @@ export class PostgresRecordReads {
           `SELECT ${columns} FROM records WHERE model_id = $1 ORDER BY ${order} LIMIT $2 OFFSET $3`,
           [modelId, window.limit, window.offset],
         ];
+    const pageSql = onTable(recordsPageSql, this.table);
     const bound = reading.data ? reading.maxDataBytes : null;
     if (bound === null) {
       return (await this.pool.query<RecordRow>({ text: pageSql, values: parameters, types: TEXT_VALUES })).rows.map(toRecord);
@@ -138,12 +153,19 @@ export class PostgresRecordReads {
 
   async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
     const columns = reading.data ? COLUMN_LIST : COLUMN_LIST_WITHOUT_DATA;
-    const rows = await findRows<RecordRow>(this.pool, modelId, query, columns, reading.data ? reading.maxDataBytes : null);
+    const rows = await findRows<RecordRow>(
+      this.pool,
+      modelId,
+      query,
+      columns,
+      reading.data ? reading.maxDataBytes : null,
+      this.table,
+    );
     return rows.map(toRecord);
   }
 
   count(modelId: string, filter: FilterNode): Promise<number> {
-    const sql = new PostgresFilteredQuery(modelId, filter);
+    const sql = new PostgresFilteredQuery(modelId, filter, this.table);
     return this.counts.count(modelId, sql.count(), sql.values);
   }
 }

@@ -59,8 +59,9 @@ export const INSERT_RECORD = `WITH subscribers AS MATERIALIZED (
     WHERE (SELECT count(*) FROM targets) = (SELECT count(DISTINCT t) FROM unnest($9::text[]) t WHERE t <> $1)
   ), ins AS (
     INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by,
-      revision, revision_operation)
-    SELECT $1, $2, $3, $4::text::jsonb, $5, $6, $6, $7, $7, $15::int, CASE WHEN $15::int = 1 THEN 'create' ELSE 'restore' END
+      revision, revision_operation, publish_status)
+    SELECT $1, $2, $3, $4::text::jsonb, $5, $6, $6, $7, $7, $15::int, CASE WHEN $15::int = 1 THEN 'create' ELSE 'restore' END,
+      CASE WHEN $16::boolean THEN 'draft' END
     FROM writer
     ON CONFLICT (model_id, sku) DO NOTHING RETURNING ${COLUMNS}
   ), links AS (

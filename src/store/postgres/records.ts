@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { forgetPublishedCopy, hasPublishedCopy, STATUS_AFTER_CHANGE } from './draft-writes.js';
 import type { Pool } from 'pg';
 import { definitionVersion, type ProductSettings } from '../../domain/fields.js';
 import { isLargeRecord } from '../../domain/size-limits.js';
@@ -82,6 +83,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
             isLargeRecord(record.dataText),
             definitionVersion(model),
             record.revision ?? 1,
+            model.drafts,
           ],
         }),
       ));
@@ -113,8 +115,8 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
       const now = Date.now();
       const { rows } = await client.query<{ id: string }>(
         `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by,
-           revision_operation)
-         SELECT r.id, $4, $5, r.data::jsonb, r.sku, $6, $6, $7, $7, 'import'
+           revision_operation, publish_status)
+         SELECT r.id, $4, $5, r.data::jsonb, r.sku, $6, $6, $7, $7, 'import', CASE WHEN $8::boolean THEN 'draft' END
          FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r (id, data, sku, position)
          ORDER BY r.sku, r.position
          ON CONFLICT (model_id, sku) DO NOTHING RETURNING id`,
@@ -126,6 +128,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
           model.workspaceId,
           now,
           userId,
+          model.drafts,
         ],
       );
       const inserted = new Set(rows.map((row) => row.id));
@@ -196,7 +199,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
              ON CONFLICT (workspace_id, shard) DO UPDATE SET changes = c.changes + 1
            )
            UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4,
-             ${nextRevision('$8')}
+             ${nextRevision('$8')}, ${STATUS_AFTER_CHANGE}
            WHERE id = $5 RETURNING ${COLUMNS}, ${subscriptionsColumn('$6')}`,
           [next.dataText, next.sku, Date.now(), userId, id, workspaceId, randomInt(CONTENT_COUNTER_SHARDS), operation],
         );
@@ -256,6 +259,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
       await this.history.beforeDelete(client, id, Number(row.revision), now, userId);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
+      if (hasPublishedCopy(row.publish_status)) await forgetPublishedCopy(client, id, row.model_id);
       const subscriptions = await addToCount(client, row.model_id, -1);
       const event = {
         workspaceId,

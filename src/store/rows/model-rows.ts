@@ -16,6 +16,8 @@ export interface ModelRow {
   fields: Json<FieldDefinition[]>;
   product: Json<ProductSettings> | null;
   delivery_access: string;
+  drafts: number | boolean;
+  published_count: number | string;
   record_count: number | string;
   write_version: number | string;
   has_large_records: number | boolean;
@@ -36,6 +38,8 @@ export const MODEL_COLUMNS = [
   'fields',
   'product',
   'delivery_access',
+  'drafts',
+  'published_count',
   'record_count',
   'write_version',
   'has_large_records',
@@ -58,7 +62,9 @@ export function toModel(row: ModelRow): ModelDefinition {
     fields: sharedJson(row.fields),
     product: row.product === null ? null : sharedJson(row.product),
     deliveryAccess: row.delivery_access as DeliveryAccess,
+    drafts: Boolean(row.drafts),
     recordCount: Number(row.record_count),
+    publishedCount: Number(row.published_count),
     writeVersion: Number(row.write_version),
     hasLargeRecords: Boolean(row.has_large_records),
     createdAt: isoTime(row.created_at),
@@ -68,11 +74,11 @@ export function toModel(row: ModelRow): ModelDefinition {
 
 /**
  * The `models` columns a shape is stored in: name, description, display_field, fields, product, delivery_access,
- * icon, color.
+ * icon, color, drafts.
  */
 export function shapeColumns(
   shape: ModelShape,
-): [string, string | null, string, string, string | null, string, string | null, string | null] {
+): [string, string | null, string, string, string | null, string, string | null, string | null, number] {
   return [
     shape.name,
     shape.description,
@@ -82,5 +88,6 @@ export function shapeColumns(
     shape.deliveryAccess,
     shape.icon,
     shape.color,
+    shape.drafts ? 1 : 0,
   ];
 }

@@ -1,7 +1,7 @@
 // Record rows and the stored records made from them.
 import type { RecordData } from '../../domain/fields.js';
 import { defineLazyData } from '../../domain/json-text.js';
-import type { StoredRecord } from '../../domain/stored-record.js';
+import type { PublishStatus, StoredRecord } from '../../domain/stored-record.js';
 import type { Json } from './json.js';
 import { isoTime, type Millis } from './time.js';
 
@@ -15,6 +15,9 @@ export interface RecordRow {
   created_by: string | null;
   updated_by: string | null;
   revision: number | string;
+  publish_status?: string | null;
+  published_revision?: number | string | null;
+  published_at?: Millis | null;
 }
 
 /**
@@ -33,6 +36,9 @@ export function toRecord(row: RecordRow): StoredRecord {
       createdBy: row.created_by,
       updatedBy: row.updated_by,
       revision: Number(row.revision),
+      publishStatus: (row.publish_status ?? null) as PublishStatus | null,
+      publishedRevision: nullableNumber(row.published_revision),
+      publishedAt: row.published_at === null || row.published_at === undefined ? null : isoTime(row.published_at),
     };
   }
   return recordWithText(
@@ -45,7 +51,14 @@ export function toRecord(row: RecordRow): StoredRecord {
     row.created_by,
     row.updated_by,
     row.revision,
+    row.publish_status,
+    row.published_revision,
+    row.published_at,
   );
+}
+
+function nullableNumber(value: number | string | null | undefined): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }
 
 /** A record whose `data` is the JSON text, parsed on first read; the keys in the order of StoredRecord. */
@@ -59,6 +72,9 @@ export function recordWithText(
   createdBy: string | null,
   updatedBy: string | null,
   revision: number | string,
+  publishStatus?: string | null,
+  publishedRevision?: number | string | null,
+  publishedAt?: Millis | null,
 ): StoredRecord {
   const record = { id, modelId, workspaceId } as StoredRecord;
   defineLazyData(record, data);
@@ -67,5 +83,8 @@ export function recordWithText(
   record.createdBy = createdBy;
   record.updatedBy = updatedBy;
   record.revision = Number(revision);
+  record.publishStatus = (publishStatus ?? null) as PublishStatus | null;
+  record.publishedRevision = nullableNumber(publishedRevision);
+  record.publishedAt = publishedAt === null || publishedAt === undefined ? null : isoTime(publishedAt);
   return record;
 }

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { SqlitePublishing } from './publishing.js';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../store.js';
@@ -65,6 +66,8 @@ export function openSqliteStore(path: string, { historyKeep = DEFAULT_HISTORY_KE
     tenancy: new CoreTenancyStore(steps, new SqliteTenancyReads(db)),
     models: new SqliteModelStore(db, outbox),
     records,
+    published: records.published!,
+    publishing: new SqlitePublishing(db, records.writes),
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

@@ -250,6 +250,33 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX record_revisions_deleted ON record_revisions (created_at) WHERE operation = 'delete';
   `,
+  // Drafts (docs/lifecycle.md): a drafts model's records keep their published copies in published_records, with the
+  // columns of records that the reads select, so that the delivery route reads either table with the same SQL.
+  // publish_status: NULL on a model without drafts, else draft | published | changed.
+  `
+  ALTER TABLE models ADD COLUMN drafts INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE models ADD COLUMN published_count INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE records ADD COLUMN publish_status TEXT;
+  ALTER TABLE records ADD COLUMN published_revision INTEGER;
+  ALTER TABLE records ADD COLUMN published_at INTEGER;
+  CREATE TABLE published_records (
+    id TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    workspace_id TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    created_by TEXT,
+    updated_by TEXT,
+    revision INTEGER NOT NULL,
+    publish_status TEXT NOT NULL DEFAULT 'published',
+    published_revision INTEGER NOT NULL,
+    published_at INTEGER NOT NULL
+  );
+  CREATE INDEX published_records_model_created ON published_records (model_id, created_at, id, updated_at);
+  CREATE INDEX published_records_model_updated ON published_records (model_id, updated_at, id, created_at)
+    WHERE updated_at <> created_at;
+  `,
 ];
 
 /** `upTo`: the version to stop at (tests build the database of an earlier version with it). */

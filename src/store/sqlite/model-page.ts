@@ -10,6 +10,8 @@ const statements = new WeakMap<Database.Database, { id: Database.Statement; slug
 export async function selectModelPage(
   db: Database.Database,
   records: Pick<RecordStore, 'list'>,
+  /** The reads of published copies, for a page of what the delivery route serves (reading.served). */
+  published: Pick<RecordStore, 'list'>,
   workspaceId: string,
   key: ModelKey,
   window: ListWindow,
@@ -27,7 +29,8 @@ export async function selectModelPage(
   if (!row) return null;
   const model = toModel(row);
   // Called without awaiting anything first: the page is read in the same turn as the model, no write between.
-  const page = records.list(model.id, window, undefined, {
+  const from = reading.served && model.drafts ? published : records;
+  const page = from.list(model.id, window, undefined, {
     data: reading.data,
     maxDataBytes: model.hasLargeRecords ? reading.maxDataBytes : null,
   });

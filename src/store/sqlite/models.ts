@@ -1,4 +1,6 @@
 import type Database from 'better-sqlite3';
+import { countUnpublished, dropModelDrafts, publishModelRecords } from '../query/drafts-sql.js';
+import { draftsStillInUse } from '../core/publishing.js';
 import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore, StoredValueCheck } from '../store.js';
@@ -56,8 +58,8 @@ export class SqliteModelStore implements ModelStore {
     const run = this.db.transaction(() => {
       this.prepare(
         `INSERT INTO models (id, workspace_id, slug, name, description, display_field, fields, product,
-             delivery_access, icon, color, record_count, created_at, updated_at, content_version)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 1)`,
+             delivery_access, icon, color, drafts, record_count, created_at, updated_at, content_version)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 1)`,
       ).run(id, workspaceId, shape.slug, ...shapeColumns(shape), now, now);
       syncFieldIndexes(this.db, id, shape);
       this.addEvent('model.created', workspaceId, id, now);
@@ -80,12 +82,14 @@ export class SqliteModelStore implements ModelStore {
       // updated_at is the definition's version (definitionVersion): it moves forward with every change.
       this.prepare(
         `UPDATE models SET name = ?, description = ?, display_field = ?, fields = ?, product = ?, delivery_access = ?,
-           icon = ?, color = ?, updated_at = max(?, updated_at + 1), content_version = content_version + 1 WHERE id = ?`,
+           icon = ?, color = ?, drafts = ?, updated_at = max(?, updated_at + 1), content_version = content_version + 1 WHERE id = ?`,
       ).run(...shapeColumns(change.shape), now, model.id);
+      if (change.drafts) this.changeDrafts(model, change.drafts, now);
       for (const key of change.removedFieldKeys) {
-        this.prepare(
-          `UPDATE records SET data = json_remove(data, ?) WHERE ${OF_BOUND_MODEL} AND json_type(data, ?) IS NOT NULL`,
-        ).run(jsonPath(key), model.id, jsonPath(key));
+        for (const table of ['records', 'published_records'])
+          this.prepare(
+            `UPDATE ${table} SET data = json_remove(data, ?) WHERE ${OF_BOUND_MODEL} AND json_type(data, ?) IS NOT NULL`,
+          ).run(jsonPath(key), model.id, jsonPath(key));
         this.prepare(
           `DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE ${OF_BOUND_MODEL})`,
         ).run(key, model.id);
@@ -96,6 +100,21 @@ export class SqliteModelStore implements ModelStore {
     });
     this.outbox.transaction(() => run.immediate());
     return (await this.get(model.workspaceId, model.id)) as ModelDefinition;
+  }
+
+  /** Drafts turned on: every record published as it is; off: refused unless every record is published as it is. */
+  private changeDrafts(model: ModelDefinition, drafts: 'on' | 'off', now: number): void {
+    if (drafts === 'on') {
+      // Each statement names the time (when it has it) before the model.
+      const [copy, mark, count] = publishModelRecords('?', '?');
+      this.prepare(copy!).run(now, model.id);
+      this.prepare(mark!).run(now, model.id);
+      this.prepare(count!).run(model.id);
+      return;
+    }
+    const unpublished = (this.prepare(countUnpublished('?')).get(model.id) as { n: number }).n;
+    if (unpublished > 0) throw draftsStillInUse(unpublished);
+    for (const sql of dropModelDrafts('?')) this.prepare(sql).run(model.id);
   }
 
   /** Throws unless the model is at the version the change was planned against and its stored records allow it. */

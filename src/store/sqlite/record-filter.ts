@@ -1,5 +1,6 @@
 // Filtered and field-sorted pages on SQLite: record data is JSON text, read with json_extract. The expression of a
 // value is the same text in a query and in its field's index (field-indexes.ts), which is how SQLite matches them.
+import { onTable, type RecordTable } from '../query/record-table.js';
 import type Database from 'better-sqlite3';
 import type { ComparedTarget, FilterNode, LocalesTarget, ManyTarget, OptionalTarget, Scalar } from '../../domain/filter.js';
 import type { RecordQuery } from '../../domain/listing.js';
@@ -145,6 +146,7 @@ export class SqliteFilteredQuery {
   constructor(
     private readonly modelId: string,
     private readonly filterNode: FilterNode | null,
+    private readonly table: RecordTable = 'records',
   ) {
     this.filter = filterNode ? filterSql(filterNode, SQLITE_FILTERS, this.parameters) : null;
   }
@@ -170,9 +172,12 @@ export class SqliteFilteredQuery {
     if (segment.keys[0] === 'updated_at') {
       const neverUpdatedFilter = this.filterNode ? filterSql(this.filterNode, NEVER_UPDATED_FILTERS, new SameParameters()) : null;
       const arms = { neverUpdated: this.where(segment.where, neverUpdatedFilter), updated: this.where(segment.where) };
-      return updatedOrderSql(columns, arms, segment.direction, window);
+      return onTable(updatedOrderSql(columns, arms, segment.direction, window), this.table);
     }
-    return `SELECT ${columns} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} ${window}`;
+    return onTable(
+      `SELECT ${columns} FROM records WHERE ${this.where(segment.where)} ORDER BY ${orderBySql(segment)} ${window}`,
+      this.table,
+    );
   }
 
   /**
@@ -181,11 +186,13 @@ export class SqliteFilteredQuery {
    * index range nowhere, and the count would read every record of the model.
    */
   count(extra: string | null = null): string {
-    if (!this.filterNode || !mentionsUpdatedAt(this.filterNode)) return `SELECT count(*) FROM records WHERE ${this.where(extra)}`;
+    if (!this.filterNode || !mentionsUpdatedAt(this.filterNode))
+      return onTable(`SELECT count(*) FROM records WHERE ${this.where(extra)}`, this.table);
     const neverUpdatedFilter = filterSql(this.filterNode, NEVER_UPDATED_FILTERS, new SameParameters());
-    return (
+    return onTable(
       `SELECT (SELECT count(*) FROM records WHERE ${this.where(extra, neverUpdatedFilter)} AND ${NEVER_UPDATED})` +
-      ` + (SELECT count(*) FROM records WHERE ${this.where(extra)} AND ${UPDATED})`
+        ` + (SELECT count(*) FROM records WHERE ${this.where(extra)} AND ${UPDATED})`,
+      this.table,
     );
   }
 }
@@ -212,8 +219,9 @@ export async function findRows(
   query: RecordQuery,
   columns: string,
   maxDataBytes: number | null,
+  table: RecordTable = 'records',
 ): Promise<unknown[][]> {
-  const sql = new SqliteFilteredQuery(modelId, query.filter);
+  const sql = new SqliteFilteredQuery(modelId, query.filter, table);
   const bytes = maxDataBytes === null ? null : new PageBytes(maxDataBytes);
   const read = async (segment: PageSegment) => {
     const values = { ...sql.values, o: segment.offset };
@@ -237,8 +245,14 @@ const MODEL_WORKSPACE_VERSION = `SELECT
  * again (../kept/kept-counts.ts). Not inside a transaction: what it reads there may still be rolled back, and the
  * version with it, which another write could then move to the same value again.
  */
-export function countMatching(statements: FilterStatements, kept: KeptCounts, modelId: string, filter: FilterNode): number {
-  const sql = new SqliteFilteredQuery(modelId, filter);
+export function countMatching(
+  statements: FilterStatements,
+  kept: KeptCounts,
+  modelId: string,
+  filter: FilterNode,
+  table: RecordTable = 'records',
+): number {
+  const sql = new SqliteFilteredQuery(modelId, filter, table);
   const count = statements.get(sql.count(), true);
   if (count.database.inTransaction) return (count.get(sql.values) as [number])[0];
   const version = (statements.get(MODEL_WORKSPACE_VERSION, true).get(modelId) as [string] | undefined)?.[0];

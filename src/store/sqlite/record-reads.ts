@@ -14,6 +14,7 @@ import { selectModelPage } from './model-page.js';
 import { countMatching, type FilterStatements, findRows } from './record-filter.js';
 import { KeptRecords } from '../kept/kept-records.js';
 import { IDS_OF_BOUND_MODEL, OF_BOUND_MODEL } from './model-scope.js';
+import { onTable, type RecordTable } from '../query/record-table.js';
 
 /**
  * A listed row as an array (better-sqlite3's raw mode: no object per row), the columns of LIST_COLUMNS. Making the
@@ -28,8 +29,21 @@ type ListRow = [
   createdBy: string | null,
   updatedBy: string | null,
   revision: number,
+  ...publication: Publication,
 ];
-const LIST_COLUMNS = ['id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by', 'revision'] as const;
+/** A record's drafts state (publish_status, published_revision, published_at), the last columns of a row. */
+type Publication = [status: string | null, revision: number | null, at: number | null];
+const PUBLICATION_COLUMNS = ['publish_status', 'published_revision', 'published_at'] as const;
+const LIST_COLUMNS = [
+  'id',
+  'data',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'updated_by',
+  'revision',
+  ...PUBLICATION_COLUMNS,
+] as const;
 /** A row of getMany, the columns of MANY_COLUMNS (raw mode, as ListRow; the workspace is the one asked for). */
 type ManyRow = [
   id: string,
@@ -40,9 +54,20 @@ type ManyRow = [
   createdBy: string | null,
   updatedBy: string | null,
   revision: number,
+  ...publication: Publication,
 ];
 
-const MANY_COLUMNS = ['id', 'model_id', 'data', 'created_at', 'updated_at', 'created_by', 'updated_by', 'revision'] as const;
+const MANY_COLUMNS = [
+  'id',
+  'model_id',
+  'data',
+  'created_at',
+  'updated_at',
+  'created_by',
+  'updated_by',
+  'revision',
+  ...PUBLICATION_COLUMNS,
+] as const;
 const WITHOUT_DATA = LIST_COLUMNS.map((column) => (column === 'data' ? "'{}' AS data" : column));
 
 /** The reads of SQLite's record store: by id, by ids, pages, filtered finds and counts. */
@@ -56,23 +81,29 @@ export class SqliteRecordReads {
   private readonly selectManySizes: { any: Database.Statement; ofModel: Database.Statement };
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly workspaces = new Map<string, string>();
+  /** The reads of the published copies (on the reads of working copies; null on those of published copies). */
+  readonly published: SqliteRecordReads | null;
 
   constructor(
     protected readonly db: Database.Database,
     protected readonly filterStatements: FilterStatements,
+    /** The table read: working copies, or the published copies of drafts models' records. */
+    protected readonly table: RecordTable = 'records',
   ) {
-    this.selectById = db.prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
+    const prepare = (sql: string) => db.prepare(onTable(sql, table));
+    this.published = table === 'records' ? new SqliteRecordReads(db, filterStatements, 'published_records') : null;
+    this.selectById = prepare('SELECT * FROM records WHERE workspace_id = ? AND id = ?');
     this.selectModelVersion = db.prepare('SELECT workspace_id, content_version FROM models WHERE id = ?');
     const inIds = 'workspace_id = ? AND id IN (SELECT value FROM json_each(?))';
     const ofModel = `workspace_id = ? AND ${IDS_OF_BOUND_MODEL}`;
     this.selectMany = {
-      any: db.prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true),
+      any: prepare(`SELECT ${MANY_COLUMNS.join(', ')} FROM records WHERE ${inIds}`).raw(true),
       // The model's records: a page's columns (LIST_COLUMNS), the model being the one asked for.
-      ofModel: db.prepare(`SELECT ${LIST_COLUMNS.join(', ')} FROM records WHERE ${ofModel}`).raw(true),
+      ofModel: prepare(`SELECT ${LIST_COLUMNS.join(', ')} FROM records WHERE ${ofModel}`).raw(true),
     };
     this.selectManySizes = {
-      any: db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`),
-      ofModel: db.prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${ofModel}`),
+      any: prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${inIds}`),
+      ofModel: prepare(`SELECT sum(octet_length(data)) AS bytes FROM records WHERE ${ofModel}`),
     };
   }
 
@@ -93,7 +124,9 @@ export class SqliteRecordReads {
     if (modelId === null) {
       if (maxDataBytes !== null && this.manyBytes('any', [workspaceId, idsJson]) > maxDataBytes) return 'too-large';
       const rows = this.selectMany.any.all(workspaceId, idsJson) as ManyRow[];
-      return rows.map((row) => recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6], row[7]));
+      return rows.map((row) =>
+        recordWithText(row[0], row[1], workspaceId, row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[10]),
+      );
     }
     if (maxDataBytes !== null && this.manyBytes('ofModel', [workspaceId, idsJson, modelId]) > maxDataBytes) return 'too-large';
     return this.ofModel(workspaceId, idsJson, modelId);
@@ -115,7 +148,9 @@ export class SqliteRecordReads {
   /** The model's records among the ids (a JSON array). */
   private ofModel(workspaceId: string, idsJson: string, modelId: string): StoredRecord[] {
     const rows = this.selectMany.ofModel.all(workspaceId, idsJson, modelId) as ListRow[];
-    return rows.map((row) => recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5], row[6]));
+    return rows.map((row) =>
+      recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9]),
+    );
   }
 
   /** The data bytes of getMany's records; SQLite tells a value's size from the row header, without reading it. */
@@ -125,7 +160,9 @@ export class SqliteRecordReads {
 
   async existingIds(modelId: string, ids: string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const rows = this.db.prepare(`SELECT id FROM records WHERE ${IDS_OF_BOUND_MODEL}`).all(JSON.stringify(ids), modelId) as {
+    const rows = this.db
+      .prepare(onTable(`SELECT id FROM records WHERE ${IDS_OF_BOUND_MODEL}`, this.table))
+      .all(JSON.stringify(ids), modelId) as {
       id: string;
     }[];
     return new Set(rows.map((row) => row.id));
@@ -154,24 +191,37 @@ export class SqliteRecordReads {
     const records = new Array<StoredRecord>(rows.length);
     for (let index = 0; index < rows.length; index++) {
       const row = rows[index]!;
-      records[index] = recordWithText(row[0], modelId, workspaceId, row[1], row[2], row[3], row[4], row[5], row[6]);
+      records[index] = recordWithText(
+        row[0],
+        modelId,
+        workspaceId,
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+      );
     }
     return records;
   }
 
   async listWithModel(workspaceId: string, key: ModelKey, window: ListWindow, reading: PageReading): Promise<ModelPage | null> {
-    return selectModelPage(this.db, this, workspaceId, key, window, reading);
+    return selectModelPage(this.db, this, this.published ?? this, workspaceId, key, window, reading);
   }
 
   async find(modelId: string, query: RecordQuery, reading: PageReading = FULL_PAGE): Promise<StoredRecord[]> {
     const columns = (reading.data ? LIST_COLUMNS : WITHOUT_DATA).join(', ');
     const bound = reading.data ? reading.maxDataBytes : null;
-    const rows = (await findRows(this.filterStatements, modelId, query, columns, bound)) as ListRow[];
+    const rows = (await findRows(this.filterStatements, modelId, query, columns, bound, this.table)) as ListRow[];
     return this.toRecords(modelId, rows);
   }
 
   async count(modelId: string, filter: FilterNode): Promise<number> {
-    return countMatching(this.filterStatements, this.keptCounts, modelId, filter);
+    return countMatching(this.filterStatements, this.keptCounts, modelId, filter, this.table);
   }
 
   /**
@@ -203,7 +253,7 @@ export class SqliteRecordReads {
         const where = afterACursor ? `${OF_BOUND_MODEL} AND ${afterCursor(sort, '?', '?')}` : OF_BOUND_MODEL;
         sql = `SELECT ${columns} FROM records WHERE ${where} ORDER BY ${ORDER_BY[sort]} ${page}`;
       }
-      statement = this.db.prepare(sql).raw(true);
+      statement = this.db.prepare(onTable(sql, this.table)).raw(true);
       this.listStatements.set(key, statement);
     }
     return statement;

@@ -22,6 +22,8 @@ import { deletedRecordPayload, importPayload, recordPayload } from '../../domain
 import { SqliteOutbox } from './webhook-outbox.js';
 import { SqliteRecordReads } from './record-reads.js';
 import { SqliteHistoryWrites } from './record-history.js';
+import { SqliteDraftWrites } from './draft-writes.js';
+import { hasPublishedCopy } from '../core/publishing.js';
 import { DEFAULT_HISTORY_KEEP, type ModifyOperation } from '../../domain/revisions.js';
 import { nextRevision } from '../query/history-sql.js';
 
@@ -51,6 +53,8 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
   >;
   /** Single writes (insert, modify, delete) share commits with the other writes of their event-loop turn. */
   readonly writes: WriteGroup;
+  /** What the writes of drafts models' records do to their states and published copies. */
+  private readonly drafts: SqliteDraftWrites;
 
   constructor(
     db: Database.Database,
@@ -62,10 +66,11 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     private readonly history = new SqliteHistoryWrites(db, DEFAULT_HISTORY_KEEP),
   ) {
     super(db, filterStatements);
+    this.drafts = new SqliteDraftWrites(db);
     this.insertRow = db.prepare(
       `INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by,
-         revision, revision_operation)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
+         revision, revision_operation, publish_status)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, sku) DO NOTHING`,
     );
     this.insertLink = db.prepare('INSERT OR IGNORE INTO record_links (target_id, source_id, field_key) VALUES (?, ?, ?)');
     // content_version (the delivery route's ETag) moves in the same statement as the count.
@@ -121,6 +126,9 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       createdBy: userId,
       updatedBy: userId,
       revision: record.revision ?? 1,
+      publishStatus: model.drafts ? 'draft' : null,
+      publishedRevision: null,
+      publishedAt: null,
     };
   }
 
@@ -143,6 +151,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     const { model, userId } = context;
     const constants = { model: model.id, workspace: model.workspaceId, at: now, user: userId };
     const skippedForSku = this.batchInsert.insert(records, constants);
+    if (model.drafts) this.drafts.markDrafts(records.map((record) => record.id));
     this.afterInsert(model.id, records, skippedForSku);
     const inserted = records.length - skippedForSku.length;
     if (inserted > 0) {
@@ -189,6 +198,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       userId,
       record.revision ?? 1,
       record.revision === undefined ? 'create' : 'restore',
+      model.drafts ? 'draft' : null,
     );
     if (result.changes === 0) return false;
     if (isLargeRecord(record.dataText)) this.markLarge.run(model.id);
@@ -239,6 +249,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
         throw error;
       }
       if (isLargeRecord(text)) this.markLarge.run(row.model_id);
+      const publishStatus = this.drafts.statusAfterChange(id, row.publish_status ?? null, next.data);
       this.modifiedModels.add(row.model_id);
       this.db.prepare('DELETE FROM record_links WHERE source_id = ?').run(id);
       this.writeLinks(id, next.links);
@@ -252,7 +263,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
           payload: recordPayload(id, text, isoTime(row.created_at), isoTime(now)),
         }),
       });
-      return toRecord({ ...row, data: text, updated_at: now, updated_by: userId, revision });
+      return toRecord({ ...row, data: text, updated_at: now, updated_by: userId, revision, publish_status: publishStatus });
     });
   }
 
@@ -308,6 +319,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       this.history.beforeDelete(id, Number(row.revision), now, userId);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
       this.addToCount.run(-1, row.model_id);
+      if (hasPublishedCopy(row.publish_status)) this.drafts.forget(id, row.model_id);
       this.outbox.add({
         workspaceId,
         type: 'record.deleted',

@@ -1,0 +1,35 @@
+import { ServiceError } from '../../domain/errors.js';
+// The rules of publishing that both stores apply to the rows they locked (docs/lifecycle.md).
+
+/** A record a publish or unpublish names, as its store read it under its lock. */
+export interface RecordToPublish {
+  id: string;
+  model_id: string;
+  publish_status: string | null;
+  drafts: number | boolean;
+}
+
+/** Whether a record in this state has a published copy. */
+export function hasPublishedCopy(status: string | null | undefined): boolean {
+  return status === 'published' || status === 'changed';
+}
+
+/** How each model's count of published copies moves: a publish adds the records that had none, an unpublish removes those that had one. */
+export function publishedCountChanges(records: readonly RecordToPublish[], action: 'publish' | 'unpublish'): Map<string, number> {
+  const changes = new Map<string, number>();
+  for (const record of records) {
+    const hadCopy = hasPublishedCopy(record.publish_status);
+    const change = action === 'publish' ? (hadCopy ? 0 : 1) : hadCopy ? -1 : 0;
+    changes.set(record.model_id, (changes.get(record.model_id) ?? 0) + change);
+  }
+  return changes;
+}
+
+/** Drafts cannot be turned off while records are not published as they are. */
+export function draftsStillInUse(unpublished: number): ServiceError {
+  return new ServiceError(
+    'CONFLICT',
+    `drafts: ${unpublished} ${unpublished === 1 ? 'record is' : 'records are'} not published as ${unpublished === 1 ? 'it is' : 'they are'}; publish them or discard their changes first`,
+    { field: 'drafts' },
+  );
+}

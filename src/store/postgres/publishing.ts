@@ -1,0 +1,80 @@
+// Publishing on PostgreSQL (docs/lifecycle.md): one transaction, all of its records or none. The records are
+// locked as a patch locks one (their models' definition locks shared, then the rows, in id order so that two
+// publishes of overlapping sets wait for each other instead of deadlocking).
+import type { Pool, PoolClient } from 'pg';
+import type { StoredRecord } from '../../domain/stored-record.js';
+import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
+import { toRecord, type RecordRow } from '../rows/record-rows.js';
+import { addToPublished, publishRecords, recordsToPublish, servedIds, unpublishRecords } from '../query/drafts-sql.js';
+import { publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
+import { definitionLockKey } from './definition-lock.js';
+import { COLUMNS } from './record-reads.js';
+import { writingRecords } from './record-writes.js';
+import { TEXT_VALUES } from './sql.js';
+
+const IDS = 'id = ANY($1::text[])';
+
+export class PostgresPublishing implements PublishingStore {
+  constructor(private readonly pool: Pool) {}
+
+  publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
+    return this.change(workspaceId, ids, 'publish', async (client, draftIds, at) => {
+      const [removeCopies, copy, mark] = publishRecords(IDS, '$2');
+      await client.query(removeCopies!, [draftIds]);
+      await client.query(`WITH marked AS (${mark!}) ${copy!}`, [draftIds, at]);
+    });
+  }
+
+  unpublish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
+    return this.change(workspaceId, ids, 'unpublish', async (client, draftIds) => {
+      const [removeCopies, mark] = unpublishRecords(IDS);
+      await client.query(`WITH removed AS (${removeCopies!}) ${mark!}`, [draftIds]);
+    });
+  }
+
+  async servedAmong(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ id: string }>(servedIds('$2', IDS), [ids, workspaceId]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  private async change(
+    workspaceId: string,
+    ids: readonly string[],
+    action: 'publish' | 'unpublish',
+    apply: (client: PoolClient, draftIds: string[], at: number) => Promise<void>,
+  ): Promise<PublishOutcome> {
+    return writingRecords(this.pool, async (client): Promise<PublishOutcome> => {
+      await client.query(
+        `SELECT pg_advisory_xact_lock_shared(${definitionLockKey('model_id')})
+         FROM (SELECT DISTINCT model_id FROM records WHERE workspace_id = $2 AND ${IDS} ORDER BY model_id) models`,
+        [ids, workspaceId],
+      );
+      // A statement after the definition locks: it reads the models' drafts settings as they are now.
+      const { rows: found } = await client.query<RecordToPublish>(
+        `${recordsToPublish('$2', IDS)} ORDER BY r.id FOR NO KEY UPDATE OF r`,
+        [ids, workspaceId],
+      );
+      const byId = new Set(found.map((row) => row.id));
+      const missingAt = ids.findIndex((id) => !byId.has(id));
+      if (missingAt !== -1) return { missingAt };
+      const drafts = found.filter((row) => row.drafts);
+      if (drafts.length > 0) {
+        await apply(
+          client,
+          drafts.map((row) => row.id),
+          Date.now(),
+        );
+        for (const [modelId, count] of publishedCountChanges(drafts, action))
+          await client.query(addToPublished('$1', '$2'), [count, modelId]);
+      }
+      const { rows } = await client.query<RecordRow>({
+        text: `SELECT ${COLUMNS} FROM records WHERE ${IDS}`,
+        values: [ids],
+        types: TEXT_VALUES,
+      });
+      const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
+      return { records: ids.map((id) => records.get(id) as StoredRecord) };
+    });
+  }
+}

@@ -1,0 +1,89 @@
+// The statements of drafts and publishing (docs/lifecycle.md), the same on both databases. Each takes the SQL of
+// its values: placeholders (`?` on SQLite, `$n` on PostgreSQL) and, for sets of records, a condition on `id`. A
+// record of a drafts model is its working copy in `records` (publish_status draft | published | changed) and its
+// published copy, if any, in `published_records`.
+
+const PUBLISHED_COLUMNS =
+  'id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by, revision, publish_status, published_revision, published_at';
+
+/** Published copies made from the working copies as they are (`where`: a condition on `records`). */
+function copyToPublished(where: string, at: string): string {
+  return `INSERT INTO published_records (${PUBLISHED_COLUMNS})
+    SELECT id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by, revision, 'published', revision, ${at}
+    FROM records WHERE ${where}`;
+}
+
+/** Publishes every record of a model as it is (drafts turned on). */
+export function publishModelRecords(modelId: string, at: string): string[] {
+  return [
+    copyToPublished(`model_id = ${modelId}`, at),
+    `UPDATE records SET publish_status = 'published', published_revision = revision, published_at = ${at} WHERE model_id = ${modelId}`,
+    `UPDATE models SET published_count = record_count, content_version = content_version + 1 WHERE id = ${modelId}`,
+  ];
+}
+
+/** How many of a model's records are not published as they are (drafts may be turned off only at 0). */
+export function countUnpublished(modelId: string): string {
+  return `SELECT count(*) AS n FROM records WHERE model_id = ${modelId} AND (publish_status IS NULL OR publish_status <> 'published')`;
+}
+
+/** Drops a model's published copies and its records' states (drafts turned off, every record published). */
+export function dropModelDrafts(modelId: string): string[] {
+  return [
+    `DELETE FROM published_records WHERE model_id = ${modelId}`,
+    `UPDATE records SET publish_status = NULL, published_revision = NULL, published_at = NULL WHERE model_id = ${modelId}`,
+    `UPDATE models SET published_count = 0 WHERE id = ${modelId}`,
+  ];
+}
+
+/**
+ * Publishes the records `ids` names (a condition on `id`, of drafts models' records only) as they are: their
+ * published copies replaced, their states published. Run after the records' locks.
+ */
+export function publishRecords(ids: string, at: string): string[] {
+  return [
+    `DELETE FROM published_records WHERE ${ids}`,
+    copyToPublished(ids, at),
+    `UPDATE records SET publish_status = 'published', published_revision = revision, published_at = ${at} WHERE ${ids}`,
+  ];
+}
+
+/** Unpublishes the records `ids` names: their published copies gone, their states draft. */
+export function unpublishRecords(ids: string): string[] {
+  return [
+    `DELETE FROM published_records WHERE ${ids}`,
+    `UPDATE records SET publish_status = 'draft', published_revision = NULL, published_at = NULL WHERE ${ids}`,
+  ];
+}
+
+/** Moves a model's count of published copies, and its content version (the delivery route's ETag). */
+export function addToPublished(count: string, modelId: string): string {
+  return `UPDATE models SET published_count = published_count + ${count}, content_version = content_version + 1 WHERE id = ${modelId}`;
+}
+
+/** Removes a deleted record's published copy, and its model's count with it. */
+export function forgetPublishedCopy(id: string, modelId: string): string[] {
+  return [
+    `UPDATE models SET published_count = published_count - 1 WHERE id = ${modelId}
+      AND EXISTS (SELECT 1 FROM published_records WHERE id = ${id})`,
+    `DELETE FROM published_records WHERE id = ${id}`,
+  ];
+}
+
+/** The data of a record's published copy. */
+export function publishedData(id: string): string {
+  return `SELECT data FROM published_records WHERE id = ${id}`;
+}
+
+/** Of the ids (a condition on `id`), those the delivery route serves: records of models without drafts, published copies. */
+export function servedIds(workspaceId: string, ids: string): string {
+  return `SELECT r.id FROM records r JOIN models m ON m.id = r.model_id
+      WHERE r.workspace_id = ${workspaceId} AND r.${ids} AND NOT m.drafts
+    UNION ALL SELECT id FROM published_records WHERE workspace_id = ${workspaceId} AND ${ids}`;
+}
+
+/** The records of `ids` with their models' drafts setting, to publish or unpublish (the lock is the dialect's). */
+export function recordsToPublish(workspaceId: string, ids: string): string {
+  return `SELECT r.id, r.model_id, r.publish_status, m.drafts FROM records r JOIN models m ON m.id = r.model_id
+    WHERE r.workspace_id = ${workspaceId} AND r.${ids}`;
+}

@@ -1,0 +1,10 @@
+// The two tables a record's reads may go to: `records` (working copies, and every record of a model without drafts)
+// and `published_records` (the published copies of drafts models' records, docs/lifecycle.md). published_records
+// has every column the reads select, under the same names, so a read's statement is written once, for `records`,
+// and put onto the other table by name.
+export type RecordTable = 'records' | 'published_records';
+
+/** The statement over `table` instead of `records` (a whole word: record_links, records_model_created stay). */
+export function onTable(sql: string, table: RecordTable): string {
+  return table === 'records' ? sql : sql.replace(/\brecords\b/g, table);
+}

@@ -1,0 +1,74 @@
+// Publishing on SQLite (docs/lifecycle.md): one write of the write group, all of its records or none.
+import type Database from 'better-sqlite3';
+import type { StoredRecord } from '../../domain/stored-record.js';
+import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
+import { toRecord, type RecordRow } from '../rows/record-rows.js';
+import { publishRecords, recordsToPublish, addToPublished, servedIds, unpublishRecords } from '../query/drafts-sql.js';
+import type { WriteGroup } from './write-group.js';
+import { publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
+
+const IDS = 'id IN (SELECT value FROM json_each(?))';
+
+export class SqlitePublishing implements PublishingStore {
+  private readonly selectToPublish: Database.Statement;
+  private readonly publishSteps: Database.Statement[];
+  private readonly unpublishSteps: Database.Statement[];
+  private readonly addToCount: Database.Statement;
+  private readonly selectRecords: Database.Statement;
+  private readonly selectServed: Database.Statement;
+
+  constructor(
+    db: Database.Database,
+    private readonly writes: WriteGroup,
+  ) {
+    this.selectToPublish = db.prepare(recordsToPublish('?', IDS));
+    this.publishSteps = publishRecords(IDS, '?').map((sql) => db.prepare(sql));
+    this.unpublishSteps = unpublishRecords(IDS).map((sql) => db.prepare(sql));
+    this.addToCount = db.prepare(addToPublished('?', '?'));
+    this.selectRecords = db.prepare(`SELECT * FROM records WHERE ${IDS}`);
+    this.selectServed = db.prepare(servedIds('?', IDS)).pluck(true);
+  }
+
+  publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
+    return this.change(workspaceId, ids, 'publish', (idsJson, at) => {
+      this.publishSteps[0]!.run(idsJson);
+      this.publishSteps[1]!.run(at, idsJson);
+      this.publishSteps[2]!.run(at, idsJson);
+    });
+  }
+
+  unpublish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
+    return this.change(workspaceId, ids, 'unpublish', (idsJson) => {
+      for (const step of this.unpublishSteps) step.run(idsJson);
+    });
+  }
+
+  async servedAmong(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const json = JSON.stringify(ids);
+    return new Set(this.selectServed.all(workspaceId, json, workspaceId, json) as string[]);
+  }
+
+  /** Checks that every id is a record of the workspace, then changes those of drafts models, in one write. */
+  private change(
+    workspaceId: string,
+    ids: readonly string[],
+    action: 'publish' | 'unpublish',
+    apply: (idsJson: string, at: number) => void,
+  ): Promise<PublishOutcome> {
+    return this.writes.run((): PublishOutcome => {
+      const found = this.selectToPublish.all(workspaceId, JSON.stringify(ids)) as RecordToPublish[];
+      const byId = new Map(found.map((row) => [row.id, row]));
+      const missingAt = ids.findIndex((id) => !byId.has(id));
+      if (missingAt !== -1) return { missingAt };
+      const drafts = found.filter((row) => row.drafts);
+      if (drafts.length > 0) {
+        apply(JSON.stringify(drafts.map((row) => row.id)), Date.now());
+        for (const [modelId, change] of publishedCountChanges(drafts, action)) this.addToCount.run(change, modelId);
+      }
+      const rows = this.selectRecords.all(JSON.stringify(ids)) as RecordRow[];
+      const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
+      return { records: ids.map((id) => records.get(id) as StoredRecord) };
+    });
+  }
+}
