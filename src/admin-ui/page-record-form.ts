@@ -3,11 +3,13 @@
 // of another field is kept. The server's `<field>: <reason>` messages are shown next to the field they name.
 // Saving, cancelling and deleting return to the records list in the view (filter, sort, page) the form was opened
 // from, which its URL carries (records-view.ts).
-// The form's state is record-form-state.ts, its calls record-form-api.ts.
+// The form's state is record-form-state.ts, its calls record-form-api.ts. An existing record's form ends with its
+// History (record-history.ts): its revisions, a comparison of one with the current data, and restoring one.
 import { ApiError } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import type { PageContext } from './page.js';
 import { createRecordCall, loadRecordForm, patchRecordCall } from './record-form-api.js';
+import { historyPanel } from './record-history.js';
 import { collectData, fieldForMessage, fieldMessages, followSummary, mayNameField, savePlan } from './record-form-state.js';
 import { widgetFor, type Widget } from './record-fields.js';
 import { recordName } from './record-names.js';
@@ -218,6 +220,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     widget: widgetFor(field, record?.data[field.key], field.key, widgetContext),
   }));
   const form = recordFormElement({ ctx, model, record, listHref, widgets, messages }, canWrite);
+  const history = record ? historyPanel({ ctx, model, record, canWrite }) : null;
   replaceChildren(
     ctx.main,
     h(
@@ -232,5 +235,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     pageHeader(title),
     record ? recordMeta(record) : null,
     form,
+    history?.element,
   );
+  await history?.load();
 }

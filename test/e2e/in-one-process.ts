@@ -13,6 +13,7 @@ import './members.test.js';
 import './narrow-and-banners.test.js';
 import './number-input.test.js';
 import './record-form-return.test.js';
+import './record-history.test.js';
 import './records-filter.test.js';
 import './records-relation-filter.test.js';
 import './records-tools.test.js';
@@ -26,6 +27,7 @@ const IMPORTED = [
   'narrow-and-banners.test.ts',
   'number-input.test.ts',
   'record-form-return.test.ts',
+  'record-history.test.ts',
   'records-filter.test.ts',
   'records-relation-filter.test.ts',
   'records-tools.test.ts',
