@@ -20,9 +20,9 @@ export const FILTER_LIMITS = {
 export type Scalar = string | number | boolean;
 
 /** A target compared by value: the record's id or a timestamp (epoch milliseconds), or a single value in data. */
-export type ComparedTarget = Extract<RecordTarget, { kind: 'id' | 'time' | 'value' }>;
+export type ComparedTarget = Extract<RecordTarget, { kind: 'id' | 'time' | 'value' | 'status' }>;
 /** A target that may be missing from a record. */
-export type OptionalTarget = Exclude<RecordTarget, { kind: 'id' | 'time' }>;
+export type OptionalTarget = Exclude<RecordTarget, { kind: 'id' | 'time' | 'status' }>;
 export type ManyTarget = Extract<RecordTarget, { kind: 'many' }>;
 export type LocalesTarget = Extract<RecordTarget, { kind: 'locales' }>;
 
@@ -57,6 +57,7 @@ const EQUALITY: readonly FieldOperator[] = ['$eq', '$ne', '$in', '$nin', '$exist
 function operatorsOf(target: RecordTarget): readonly FieldOperator[] {
   switch (target.kind) {
     case 'id':
+    case 'status':
       return ['$eq', '$ne', '$in', '$nin'];
     case 'time':
       return [...COMPARISONS, '$in', '$nin'];
@@ -76,6 +77,8 @@ function describe(target: RecordTarget): string {
   switch (target.kind) {
     case 'id':
       return 'the record id';
+    case 'status':
+      return "the record's status";
     case 'time':
       return `the record's ${target.column}`;
     case 'many':
@@ -170,7 +173,7 @@ class FilterReader {
       case '$eq':
       case '$ne': {
         const equal: FilterNode =
-          value === null && target.kind !== 'id' && target.kind !== 'time'
+          value === null && target.kind !== 'id' && target.kind !== 'time' && target.kind !== 'status'
             ? { kind: 'not', node: { kind: 'exists', target } }
             : { kind: 'compare', target: target as ComparedTarget, op: 'eq', value: scalar(target, value, path) };
         return operator === '$eq' ? equal : negate(equal);

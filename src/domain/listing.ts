@@ -20,6 +20,8 @@ export interface ListArguments {
   offset?: number | null;
   sort?: string | null;
   filter?: unknown;
+  /** Only records in these states (draft, published, changed; the admin route's `status`). */
+  status?: readonly string[] | null;
 }
 
 /** The order of a list: by a timestamp, or by a field's value (records missing it last); ties by id. */
@@ -37,10 +39,39 @@ export interface RecordQuery {
  * Reads list arguments against the model: the window (default 20, clamped to 100, negatives refused), the sort among the timestamps and the
  * model's sortable fields (`price_desc`, or the short forms `price` / `-price`), and the filter.
  */
-export function readListing(model: Pick<ModelDefinition, 'fields' | 'product'>, args: ListArguments): RecordQuery {
+export function readListing(
+  model: Pick<ModelDefinition, 'fields' | 'product'> & { drafts?: boolean },
+  args: ListArguments,
+): RecordQuery {
   const { limit, offset } = pageBounds(args);
   const order = parseSort(model, args.sort ?? 'createdAt_asc');
-  return { filter: parseFilter(model, args.filter), order, limit, offset };
+  const filter = parseFilter(model, args.filter);
+  const status = statusFilter(model.drafts === true, args.status);
+  return {
+    filter: status === null ? filter : filter === null ? status : { kind: 'and', nodes: [filter, status] },
+    order,
+    limit,
+    offset,
+  };
+}
+
+const STATUSES = ['draft', 'published', 'changed'];
+
+/**
+ * The filter of a `status` argument (null: none). A model without drafts holds published records only; a drafts
+ * model's records carry their state.
+ */
+function statusFilter(drafts: boolean, status: readonly string[] | null | undefined): FilterNode | null {
+  if (status === undefined || status === null) return null;
+  status.forEach((value, index) => {
+    if (!STATUSES.includes(value)) {
+      throw new ServiceError('BAD_USER_INPUT', `status.${index}: expected draft, published or changed, got "${value}"`, {
+        field: `status.${index}`,
+      });
+    }
+  });
+  if (!drafts) return status.includes('published') ? null : { kind: 'or', nodes: [] };
+  return { kind: 'in', target: { kind: 'status' }, values: [...new Set(status)] };
 }
 
 /** A list read by the store's plain page query (and its page cursors): no filter, a timestamp order. */
@@ -56,6 +87,7 @@ export function plainWindow(query: RecordQuery): ListWindow | null {
  */
 export function plainWindowOf(args: ListArguments): ListWindow | null {
   if (args.filter !== undefined && args.filter !== null) return null;
+  if (args.status !== undefined && args.status !== null) return null;
   const time = timeSort(args.sort ?? 'createdAt_asc');
   if (time === null || (args.limit ?? 0) < 0 || (args.offset ?? 0) < 0) return null;
   return { ...pageBounds(args), sort: time };

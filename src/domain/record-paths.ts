@@ -18,6 +18,8 @@ export interface DataValue {
 export type RecordTarget =
   | { kind: 'id' }
   | { kind: 'time'; column: 'createdAt' | 'updatedAt' }
+  /** A drafts model's record state (draft | published | changed): the admin list's `status`, never a path. */
+  | { kind: 'status' }
   | DataValue
   /** A hasMany relation: an array of record ids (`linkKey` is the key its links are stored under). */
   | { kind: 'many'; keys: readonly string[]; linkKey: string }

@@ -131,6 +131,30 @@ for (const target of targets) {
       assert.deepEqual(titles(together.items).sort(), ['One', 'Two']);
     });
 
+    test('the admin list takes status: only the records in those states, counted; unknown states refused naming the position', async () => {
+      const { actor, article, records, publishing, models } = await open('status');
+      const one = await records.create(actor, article.id, { title: 'One' });
+      const two = await records.create(actor, article.id, { title: 'Two' });
+      await records.create(actor, article.id, { title: 'Three' });
+      await publishing.publish(actor, [one.id, two.id]);
+      await records.patch(actor, two.id, { views: 1 });
+      const byStatus = async (status: string[]) => {
+        const page = await records.list(actor.workspaceId, article.id, { status, sort: 'createdAt_asc' });
+        return { total: page.total, titles: titles(page.items) };
+      };
+      assert.deepEqual(await byStatus(['draft']), { total: 1, titles: ['Three'] });
+      assert.deepEqual(await byStatus(['changed']), { total: 1, titles: ['Two'] });
+      assert.deepEqual(await byStatus(['published', 'changed']), { total: 2, titles: ['One', 'Two'] });
+      await assert.rejects(
+        byStatus(['published', 'live']),
+        refusal('BAD_USER_INPUT', 'status.1: expected draft, published or changed, got "live"'),
+      );
+      const plain = await models.create(actor, { name: 'Plain', slug: 'plain', fields: [{ key: 't', label: 'T', type: 'text' }] });
+      await records.create(actor, plain.id, { t: 'x' });
+      assert.equal((await records.list(actor.workspaceId, plain.id, { status: ['published'] })).total, 1);
+      assert.equal((await records.list(actor.workspaceId, plain.id, { status: ['draft', 'changed'] })).total, 0);
+    });
+
     test('populate gives a target that is not published as null; publish answers the unpublished targets', async () => {
       const { actor, article, author, records, publishing, reader, served, models } = await open('populate');
       const ada = await records.create(actor, author.id, { name: 'Ada' });

@@ -237,7 +237,17 @@ export const ADMIN_SDL = /* GraphQL */ `
   }
 
   type RecordQueries {
-    list(modelId: ID!, limit: Int, offset: Int, sort: String, filter: JSON, locale: String, populate: [String!]): ModelRecordList!
+    "status: only records in these states (draft, published, changed)."
+    list(
+      modelId: ID!
+      limit: Int
+      offset: Int
+      sort: String
+      filter: JSON
+      locale: String
+      populate: [String!]
+      status: [String!]
+    ): ModelRecordList!
     "asOf: the record as it was then (the revision current at that time; null when it did not exist). published: its published copy (null when none)."
     get(id: ID!, locale: String, populate: [String!], asOf: DateTime, published: Boolean): ModelRecord
     "The record's revisions, newest first (deleted records' too, for 30 days)."

@@ -68,6 +68,7 @@ export function indexedSql(target: DataValue): string {
 
 function comparedSql(target: ComparedTarget): string {
   if (target.kind === 'id') return 'id';
+  if (target.kind === 'status') return 'publish_status';
   if (target.kind === 'time') return target.column === 'createdAt' ? 'created_at' : 'updated_at';
   return valueSql(target);
 }
@@ -75,7 +76,7 @@ function comparedSql(target: ComparedTarget): string {
 const ARRAY_TYPES = { text: 'text[]', number: 'float8[]', boolean: 'boolean[]', date: 'text[]', relation: 'text[]' } as const;
 
 function arrayType(target: ComparedTarget): string {
-  if (target.kind === 'id') return 'text[]';
+  if (target.kind === 'id' || target.kind === 'status') return 'text[]';
   if (target.kind === 'time') return 'bigint[]';
   return ARRAY_TYPES[target.type];
 }

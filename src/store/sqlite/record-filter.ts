@@ -45,6 +45,7 @@ export function valueSql(target: DataValue): string {
 /** `updatedAt` is the column `updated`: `created_at` in the arm of an updatedAt page that holds them equal. */
 function comparedSql(target: ComparedTarget, updated: string): string {
   if (target.kind === 'id') return 'id';
+  if (target.kind === 'status') return 'publish_status';
   if (target.kind === 'time') return target.column === 'createdAt' ? 'created_at' : updated;
   return valueSql(target);
 }
