@@ -70,6 +70,7 @@ const HTTP_ON_POSTGRES = [
   'delivery-caching',
   'delivery-reading',
   'delivery',
+  'drafts',
   'models',
   'record-create',
   'record-filter',

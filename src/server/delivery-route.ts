@@ -160,7 +160,12 @@ async function isMemberToken(store: Store, request: FastifyRequest, workspaceId:
   if (authorization === undefined) return false;
   const workspaceHeader = request.headers['x-workspace-id'];
   try {
-    const { actor } = await authenticate(store, authorization, typeof workspaceHeader === 'string' ? workspaceHeader : undefined);
+    // Without x-workspace-id, the token is taken for the route's own workspace (a preview link carries only the token).
+    const { actor } = await authenticate(
+      store,
+      authorization,
+      typeof workspaceHeader === 'string' ? workspaceHeader : workspaceId,
+    );
     return actor.workspaceId === workspaceId;
   } catch {
     return false;
