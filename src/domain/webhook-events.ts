@@ -8,6 +8,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'record.updated',
   'record.deleted',
   'records.imported',
+  'record.published',
+  'record.unpublished',
   'model.created',
   'model.updated',
   'model.deleted',

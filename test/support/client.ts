@@ -115,6 +115,7 @@ export interface ModelInput {
   fields: FieldInput[];
   product?: { enabled: boolean; skuField?: string; priceField?: string };
   deliveryAccess?: string;
+  drafts?: boolean;
 }
 
 let slugCounter = 0;

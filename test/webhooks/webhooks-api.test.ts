@@ -3,7 +3,7 @@
 // write has no event. A real server (the built CLI) and real receivers on 127.0.0.1.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Admin, bootstrapAdmin, dataOf, expectError, onlyError } from '../support/client.js';
+import { Admin, bootstrapAdmin, dataOf, expectError, onlyError, uniqueSlug } from '../support/client.js';
 import { execDirect } from '../support/direct-sql.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { waitFor } from '../support/wait-for.js';
@@ -246,6 +246,38 @@ describe('events and bodies', () => {
     for (const item of log.items) assert.equal(item.status, 'succeeded');
     assert.equal(log.items[0].eventType, 'model.deleted', 'newest first');
     assert.equal((await deliveries(webhookId, { status: 'failed' })).total, 0);
+    await admin.ok(`mutation { webhook { delete(id: "${webhookId}") { id } } }`);
+  });
+
+  test('publish and unpublish send record.published (the published copy) and record.unpublished ({ id }), one per record', async () => {
+    const target = await receiver();
+    const { id: webhookId, secret } = await createWebhook({
+      url: target.url,
+      events: ['record.published', 'record.unpublished'],
+    });
+    const model = await admin.createModel({
+      slug: uniqueSlug('drafted'),
+      name: 'Drafted',
+      drafts: true,
+      fields: [{ key: 'title', label: 'Title', type: 'text', required: true }],
+    });
+    const one = await admin.createRecord(model.id, { title: 'One' });
+    const two = await admin.createRecord(model.id, { title: 'Two' });
+    await admin.ok('mutation ($ids: [ID!]!) { record { publish(ids: $ids) { unpublishedTargets } } }', { ids: [one.id, two.id] });
+    await admin.ok('mutation ($ids: [ID!]!) { record { unpublish(ids: $ids) { unpublishedTargets } } }', { ids: [two.id] });
+    const all = await waitForRequests(target, 3, 'three events');
+    for (const request of all) verify(request, secret);
+    assert.deepEqual(
+      all.map((request) => [request.json.type, request.json.data.record.id]),
+      [
+        ['record.published', one.id],
+        ['record.published', two.id],
+        ['record.unpublished', two.id],
+      ],
+    );
+    assert.deepEqual(all[0]!.json.data.record.data, { title: 'One' });
+    assert.equal(all[0]!.json.data.modelSlug, model.slug);
+    assert.deepEqual(all[2]!.json.data.record, { id: two.id });
     await admin.ok(`mutation { webhook { delete(id: "${webhookId}") { id } } }`);
   });
 

@@ -1,4 +1,7 @@
 import { ServiceError } from '../../domain/errors.js';
+import { readData } from '../../domain/record-shape.js';
+import type { StoredRecord } from '../../domain/stored-record.js';
+import { deletedRecordPayload, recordPayload } from '../../domain/webhook-events.js';
 // The rules of publishing that both stores apply to the rows they locked (docs/lifecycle.md).
 
 /** A record a publish or unpublish names, as its store read it under its lock. */
@@ -32,4 +35,10 @@ export function draftsStillInUse(unpublished: number): ServiceError {
     `drafts: ${unpublished} ${unpublished === 1 ? 'record is' : 'records are'} not published as ${unpublished === 1 ? 'it is' : 'they are'}; publish them or discard their changes first`,
     { field: 'drafts' },
   );
+}
+
+/** The body of a record.published event (the published copy) or a record.unpublished one (`{ "id" }`). */
+export function publicationPayload(action: 'publish' | 'unpublish', record: StoredRecord): string {
+  if (action === 'unpublish') return deletedRecordPayload(record.id);
+  return recordPayload(record.id, JSON.stringify(readData(record)), record.createdAt, record.updatedAt);
 }

@@ -122,7 +122,7 @@ export async function openPostgresStore(
     ),
     records,
     published: records.published!,
-    publishing: new PostgresPublishing(pool),
+    publishing: new PostgresPublishing(pool, outbox),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

@@ -6,7 +6,8 @@ import type { StoredRecord } from '../../domain/stored-record.js';
 import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { addToPublished, publishRecords, recordsToPublish, servedIds, unpublishRecords } from '../query/drafts-sql.js';
-import { publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
+import { publicationPayload, publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
+import type { PostgresOutbox } from './webhook-outbox.js';
 import { definitionLockKey } from './definition-lock.js';
 import { COLUMNS } from './record-reads.js';
 import { writingRecords } from './record-writes.js';
@@ -15,7 +16,11 @@ import { TEXT_VALUES } from './sql.js';
 const IDS = 'id = ANY($1::text[])';
 
 export class PostgresPublishing implements PublishingStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** The events of the records published and unpublished, in the same transaction. */
+    private readonly outbox: PostgresOutbox,
+  ) {}
 
   publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
     return this.change(workspaceId, ids, 'publish', async (client, draftIds, at) => {
@@ -44,7 +49,8 @@ export class PostgresPublishing implements PublishingStore {
     action: 'publish' | 'unpublish',
     apply: (client: PoolClient, draftIds: string[], at: number) => Promise<void>,
   ): Promise<PublishOutcome> {
-    return writingRecords(this.pool, async (client): Promise<PublishOutcome> => {
+    let wrote = false;
+    const outcome = await writingRecords(this.pool, async (client): Promise<PublishOutcome> => {
       await client.query(
         `SELECT pg_advisory_xact_lock_shared(${definitionLockKey('model_id')})
          FROM (SELECT DISTINCT model_id FROM records WHERE workspace_id = $2 AND ${IDS} ORDER BY model_id) models`,
@@ -74,7 +80,25 @@ export class PostgresPublishing implements PublishingStore {
         types: TEXT_VALUES,
       });
       const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
+      if (drafts.length > 0) {
+        const subscriptions = await this.outbox.subscriptions(client, workspaceId);
+        const at = Date.now();
+        for (const draft of drafts) {
+          const record = records.get(draft.id)!;
+          const event = {
+            workspaceId,
+            type: action === 'publish' ? ('record.published' as const) : ('record.unpublished' as const),
+            modelId: draft.model_id,
+            modelSlug: null,
+            at,
+            payload: () => publicationPayload(action, record),
+          };
+          if (await this.outbox.add(client, event, subscriptions)) wrote = true;
+        }
+      }
       return { records: ids.map((id) => records.get(id) as StoredRecord) };
     });
+    this.outbox.committed(wrote);
+    return outcome;
   }
 }

@@ -67,7 +67,7 @@ export function openSqliteStore(path: string, { historyKeep = DEFAULT_HISTORY_KE
     models: new SqliteModelStore(db, outbox),
     records,
     published: records.published!,
-    publishing: new SqlitePublishing(db, records.writes),
+    publishing: new SqlitePublishing(db, records.writes, outbox),
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

@@ -5,7 +5,8 @@ import type { PublishingStore, PublishOutcome } from '../contract/publishing.js'
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
 import { publishRecords, recordsToPublish, addToPublished, servedIds, unpublishRecords } from '../query/drafts-sql.js';
 import type { WriteGroup } from './write-group.js';
-import { publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
+import { publicationPayload, publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
+import type { SqliteOutbox } from './webhook-outbox.js';
 
 const IDS = 'id IN (SELECT value FROM json_each(?))';
 
@@ -16,10 +17,13 @@ export class SqlitePublishing implements PublishingStore {
   private readonly addToCount: Database.Statement;
   private readonly selectRecords: Database.Statement;
   private readonly selectServed: Database.Statement;
+  private readonly selectSlug: Database.Statement;
 
   constructor(
     db: Database.Database,
     private readonly writes: WriteGroup,
+    /** The events of the records published and unpublished, in the same transaction. */
+    private readonly outbox: SqliteOutbox,
   ) {
     this.selectToPublish = db.prepare(recordsToPublish('?', IDS));
     this.publishSteps = publishRecords(IDS, '?').map((sql) => db.prepare(sql));
@@ -27,6 +31,7 @@ export class SqlitePublishing implements PublishingStore {
     this.addToCount = db.prepare(addToPublished('?', '?'));
     this.selectRecords = db.prepare(`SELECT * FROM records WHERE ${IDS}`);
     this.selectServed = db.prepare(servedIds('?', IDS)).pluck(true);
+    this.selectSlug = db.prepare('SELECT slug FROM models WHERE id = ?').pluck(true);
   }
 
   publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
@@ -41,6 +46,10 @@ export class SqlitePublishing implements PublishingStore {
     return this.change(workspaceId, ids, 'unpublish', (idsJson) => {
       for (const step of this.unpublishSteps) step.run(idsJson);
     });
+  }
+
+  private modelSlug(modelId: string): string {
+    return this.selectSlug.get(modelId) as string;
   }
 
   async servedAmong(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
@@ -68,6 +77,17 @@ export class SqlitePublishing implements PublishingStore {
       }
       const rows = this.selectRecords.all(JSON.stringify(ids)) as RecordRow[];
       const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
+      const at = Date.now();
+      for (const draft of drafts) {
+        const record = records.get(draft.id)!;
+        this.outbox.add({
+          workspaceId,
+          type: action === 'publish' ? 'record.published' : 'record.unpublished',
+          modelId: draft.model_id,
+          at,
+          details: () => ({ modelSlug: this.modelSlug(draft.model_id), payload: publicationPayload(action, record) }),
+        });
+      }
       return { records: ids.map((id) => records.get(id) as StoredRecord) };
     });
   }
