@@ -149,7 +149,11 @@ for (const target of targets) {
         byStatus(['published', 'live']),
         refusal('BAD_USER_INPUT', 'status.1: expected draft, published or changed, got "live"'),
       );
-      const plain = await models.create(actor, { name: 'Plain', slug: 'plain', fields: [{ key: 't', label: 'T', type: 'text' }] });
+      const plain = await models.create(actor, {
+        name: 'Plain',
+        slug: 'plain',
+        fields: [{ key: 't', label: 'T', type: 'text' }],
+      });
       await records.create(actor, plain.id, { t: 'x' });
       assert.equal((await records.list(actor.workspaceId, plain.id, { status: ['published'] })).total, 1);
       assert.equal((await records.list(actor.workspaceId, plain.id, { status: ['draft', 'changed'] })).total, 0);
