@@ -37,6 +37,7 @@ import { ModelService } from '../dist/services/model-service.js';
 import { RecordReader } from '../dist/services/record-reader.js';
 import { HistoryService } from '../dist/services/history-service.js';
 import { PublishingService } from '../dist/services/publishing-service.js';
+import { ScheduleService } from '../dist/services/schedule-service.js';
 import { RecordService } from '../dist/services/record-service.js';
 import { TokenService } from '../dist/services/token-service.js';
 import { WorkspaceService } from '../dist/services/workspace-service.js';
@@ -75,6 +76,7 @@ try {
     members: new MemberService(store),
     history: new HistoryService(store, records),
     publishing: new PublishingService(store, records),
+    schedules: new ScheduleService(store),
   };
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema);

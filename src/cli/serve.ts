@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { ScheduleRunner } from '../services/schedule-runner.js';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { MAX_WINDOW_SECONDS, memoryLimiters, WriteBudget } from '../budget/write-budget.js';
@@ -302,6 +303,8 @@ export function registerServe(program: Command): void {
       });
       await webhooks.start();
       const forgetting = forgetDeletedHistories(store, logger);
+      const schedules = new ScheduleRunner(store.schedules, logger);
+      schedules.start();
 
       let stopping = false;
       const stop = async (signal: string) => {
@@ -310,6 +313,7 @@ export function registerServe(program: Command): void {
         logger.info({ signal }, 'shutting down: draining in-flight requests');
         await app.close();
         clearInterval(forgetting);
+        await schedules.stop();
         await webhooks.stop();
         await sender.close();
         await redis?.close();

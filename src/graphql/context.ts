@@ -8,6 +8,7 @@ import type { WorkspaceService } from '../services/workspace-service.js';
 import type { WebhookService } from '../services/webhook-service.js';
 import type { HistoryService } from '../services/history-service.js';
 import type { PublishingService } from '../services/publishing-service.js';
+import type { ScheduleService } from '../services/schedule-service.js';
 
 export interface Services {
   models: ModelService;
@@ -22,6 +23,8 @@ export interface Services {
   history: HistoryService;
   /** Publishing and unpublishing drafts models' records, discarding changes. */
   publishing: PublishingService;
+  /** Publishes and unpublishes at set times. */
+  schedules: ScheduleService;
 }
 
 export interface AdminContext {

@@ -9,6 +9,7 @@ import { UNEXPECTED_MESSAGE } from '../graphql/execute.js';
 import { newId } from '../ids.js';
 import { HistoryService } from '../services/history-service.js';
 import { PublishingService } from '../services/publishing-service.js';
+import { ScheduleService } from '../services/schedule-service.js';
 import { MemberService } from '../services/member-service.js';
 import { ModelService } from '../services/model-service.js';
 import { RecordReader } from '../services/record-reader.js';
@@ -102,6 +103,7 @@ export async function buildApp({
     members: new MemberService(store, clock),
     history: new HistoryService(store, records),
     publishing: new PublishingService(store, records),
+    schedules: new ScheduleService(store),
   };
 
   // The per-request hooks take callbacks rather than being async: each request runs every one of them.

@@ -5,6 +5,7 @@ import type { WebhookStore } from './contract/webhooks.js';
 import type { MemberStore } from './contract/members.js';
 import type { HistoryStore } from './contract/history.js';
 import type { PublishingStore } from './contract/publishing.js';
+import type { ScheduleStore } from './contract/schedules.js';
 
 export * from './contract/tenancy.js';
 export * from './contract/records.js';
@@ -12,6 +13,7 @@ export * from './contract/webhooks.js';
 export * from './contract/members.js';
 export * from './contract/history.js';
 export * from './contract/publishing.js';
+export * from './contract/schedules.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
@@ -22,6 +24,8 @@ export interface Store {
   readonly published: PublishedReads;
   /** Publishing and unpublishing drafts models' records. */
   readonly publishing: PublishingStore;
+  /** Publishes and unpublishes at set times. */
+  readonly schedules: ScheduleStore;
   /** Webhooks, their delivery log, and the deliveries the worker sends (the events are written by the record and model writes). */
   readonly webhooks: WebhookStore;
   /** The members of a workspace, as the admin API manages them, and the one-time sign-in links of new users. */

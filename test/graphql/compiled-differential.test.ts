@@ -36,6 +36,7 @@ import { MemberService } from '../../src/services/member-service.js';
 import { ModelService } from '../../src/services/model-service.js';
 import { RecordReader } from '../../src/services/record-reader.js';
 import { PublishingService } from '../../src/services/publishing-service.js';
+import { ScheduleService } from '../../src/services/schedule-service.js';
 import { HistoryService } from '../../src/services/history-service.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { TokenService } from '../../src/services/token-service.js';
@@ -137,6 +138,7 @@ function servicesOf(store: Store): Services {
     webhooks: new WebhookService(store, { allowPrivate: false }),
     history: new HistoryService(store, records),
     publishing: new PublishingService(store, records),
+    schedules: new ScheduleService(store),
     members: new MemberService(store),
   };
 }

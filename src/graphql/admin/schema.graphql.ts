@@ -1,5 +1,6 @@
 import { HISTORY_TYPES_SDL } from './history.graphql.js';
 import { DRAFTS_TYPES_SDL } from './drafts.graphql.js';
+import { SCHEDULE_TYPES_SDL } from './schedules.graphql.js';
 import { SHARED_TYPES_SDL } from './shared.graphql.js';
 
 export { SHARED_TYPES_SDL };
@@ -8,6 +9,7 @@ export const ADMIN_SDL = /* GraphQL */ `
   ${SHARED_TYPES_SDL}
   ${HISTORY_TYPES_SDL}
   ${DRAFTS_TYPES_SDL}
+  ${SCHEDULE_TYPES_SDL}
 
   type Query {
     model: ModelQueries!
@@ -256,6 +258,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     diff(id: ID!, from: Int!, to: Int): [JSONPatchOperation!]!
     "Records of any model of the workspace, in the order of ids; null where there is none (at most 100 ids)."
     getMany(ids: [ID!]!, locale: String, populate: [String!]): [ModelRecord]!
+    "The workspace's schedules by time; status pending, done, failed or cancelled."
+    schedules(status: String, limit: Int, offset: Int): ScheduleList!
   }
 
   type RecordMutations {
@@ -272,6 +276,10 @@ export const ADMIN_SDL = /* GraphQL */ `
     unpublish(ids: [ID!]!): PublishResult!
     "The working copy becomes the published copy again, as a new revision; CONFLICT when the record was never published."
     discardChanges(id: ID!): ModelRecord!
+    "Publishes or unpublishes the records together at a time, all or nothing (a running server carries it out)."
+    schedule(input: ScheduleInput!): Schedule!
+    "Only while pending."
+    cancelSchedule(id: ID!): Schedule!
   }
 
   type ProductSettings {

@@ -8,6 +8,7 @@ import type { UpdateModelInput } from '../../services/model-service.js';
 import type { CreateApiTokenInput } from '../../services/token-service.js';
 import type { CreateWebhookInput, DeliveryListArguments, UpdateWebhookInput } from '../../services/webhook-service.js';
 import type { ApiTokenInfo } from '../../domain/workspace.js';
+import type { StoredSchedule } from '../../store/store.js';
 import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
 import { selectsItemData, selectsListCount, selectsRecordData } from '../selection.js';
@@ -66,6 +67,8 @@ const recordQueries: Resolvers = {
     services.history.history(actor.workspaceId, id, window),
   diff: (_, { id, from, to }: { id: string; from: number; to?: number | null }, { actor, services }) =>
     services.history.diff(actor.workspaceId, id, from, to),
+  schedules: (_, args: { status?: string | null; limit?: number | null; offset?: number | null }, { actor, services }) =>
+    services.schedules.list(actor.workspaceId, args),
   getMany: (_, { ids, ...args }: ReadArguments & { ids: string[] }, context, info) =>
     context.services.reader.getMany(adminReader(context, selectsRecordData(info)), ids, args),
 };
@@ -86,6 +89,9 @@ const recordMutations: Resolvers = {
   publish: (_, { ids }: { ids: string[] }, { actor, services }) => services.publishing.publish(actor, ids),
   unpublish: (_, { ids }: { ids: string[] }, { actor, services }) => services.publishing.unpublish(actor, ids),
   discardChanges: (_, { id }: { id: string }, { actor, services }) => services.publishing.discardChanges(actor, id),
+  schedule: (_, { input }: Input<{ ids: string[]; action: string; at: string }>, { actor, services }) =>
+    services.schedules.schedule(actor, input),
+  cancelSchedule: (_, { id }: { id: string }, { actor, services }) => services.schedules.cancel(actor, id),
 };
 
 /** `record.get(published: true)`: the published copy alone (not with asOf, locale or populate). */
@@ -169,5 +175,15 @@ export function buildAdminSchema(): GraphQLSchema {
     ModelMutations: modelMutations,
     RecordQueries: recordQueries,
     RecordMutations: recordMutations,
+    Schedule: scheduleTimes,
   });
 }
+
+const isoTime = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A schedule's times are epoch milliseconds in the store. */
+const scheduleTimes: Resolvers = {
+  at: (schedule: StoredSchedule) => isoTime(schedule.at),
+  createdAt: (schedule: StoredSchedule) => isoTime(schedule.createdAt),
+  doneAt: (schedule: StoredSchedule) => isoTime(schedule.doneAt),
+};

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { PostgresPublishing } from './publishing.js';
+import { PostgresScheduleStore } from './schedules.js';
 import { PostgresHistoryWrites } from './record-history.js';
 import { CoreHistoryStore } from '../core/history.js';
 import { DEFAULT_HISTORY_KEEP } from '../../domain/revisions.js';
@@ -107,6 +108,7 @@ export async function openPostgresStore(
     keepVersions ? new KeptReads(tracker, membership) : null,
     new PostgresHistoryWrites(historyKeep),
   );
+  const publishing = new PostgresPublishing(pool, outbox);
   return {
     tenancy: new CoreTenancyStore(
       steps,
@@ -122,7 +124,8 @@ export async function openPostgresStore(
     ),
     records,
     published: records.published!,
-    publishing: new PostgresPublishing(pool, outbox),
+    publishing,
+    schedules: new PostgresScheduleStore(pool, publishing, outbox),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

@@ -283,6 +283,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX published_records_model_created ON published_records (model_id, created_at, id);
   CREATE INDEX published_records_model_updated ON published_records (model_id, updated_at, id);
   `,
+  // Schedules (docs/lifecycle.md): a publish or unpublish of many records at a set time, carried out by a running serve.
+  `
+  CREATE TABLE schedules (
+    id text COLLATE "C" PRIMARY KEY,
+    workspace_id text COLLATE "C" NOT NULL,
+    action text NOT NULL,
+    at bigint NOT NULL,
+    ids jsonb NOT NULL,
+    status text NOT NULL DEFAULT 'pending',
+    error text,
+    created_at bigint NOT NULL,
+    created_by text,
+    done_at bigint
+  );
+  CREATE INDEX schedules_due ON schedules (at) WHERE status = 'pending';
+  CREATE INDEX schedules_workspace ON schedules (workspace_id, at, id);
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

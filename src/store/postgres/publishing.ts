@@ -23,18 +23,33 @@ export class PostgresPublishing implements PublishingStore {
   ) {}
 
   publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
-    return this.change(workspaceId, ids, 'publish', async (client, draftIds, at) => {
-      const [removeCopies, copy, mark] = publishRecords(IDS, '$2');
-      await client.query(removeCopies!, [draftIds]);
-      await client.query(`WITH marked AS (${mark!}) ${copy!}`, [draftIds, at]);
-    });
+    return this.change(workspaceId, ids, 'publish');
   }
 
   unpublish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
-    return this.change(workspaceId, ids, 'unpublish', async (client, draftIds) => {
+    return this.change(workspaceId, ids, 'unpublish');
+  }
+
+  private async change(workspaceId: string, ids: readonly string[], action: 'publish' | 'unpublish'): Promise<PublishOutcome> {
+    let wrote = false;
+    const outcome = await writingRecords(this.pool, async (client) => {
+      const applied = await this.applyWith(client, workspaceId, ids, action);
+      wrote = applied.wrote;
+      return applied.outcome;
+    });
+    this.outbox.committed(wrote);
+    return outcome;
+  }
+
+  private async applySteps(client: PoolClient, action: 'publish' | 'unpublish', draftIds: string[], at: number): Promise<void> {
+    if (action === 'unpublish') {
       const [removeCopies, mark] = unpublishRecords(IDS);
       await client.query(`WITH removed AS (${removeCopies!}) ${mark!}`, [draftIds]);
-    });
+      return;
+    }
+    const [removeCopies, copy, mark] = publishRecords(IDS, '$2');
+    await client.query(removeCopies!, [draftIds]);
+    await client.query(`WITH marked AS (${mark!}) ${copy!}`, [draftIds, at]);
   }
 
   async servedAmong(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
@@ -43,62 +58,64 @@ export class PostgresPublishing implements PublishingStore {
     return new Set(rows.map((row) => row.id));
   }
 
-  private async change(
+  /**
+   * In a transaction of record writes (writingRecords): checks that every id is a record of the workspace, then
+   * changes those of drafts models (nothing when an id is missing), with their events. `wrote`: an event to wake the
+   * worker for after the commit.
+   */
+  async applyWith(
+    client: PoolClient,
     workspaceId: string,
     ids: readonly string[],
     action: 'publish' | 'unpublish',
-    apply: (client: PoolClient, draftIds: string[], at: number) => Promise<void>,
-  ): Promise<PublishOutcome> {
+  ): Promise<{ outcome: PublishOutcome; wrote: boolean }> {
     let wrote = false;
-    const outcome = await writingRecords(this.pool, async (client): Promise<PublishOutcome> => {
-      await client.query(
-        `SELECT pg_advisory_xact_lock_shared(${definitionLockKey('model_id')})
-         FROM (SELECT DISTINCT model_id FROM records WHERE workspace_id = $2 AND ${IDS} ORDER BY model_id) models`,
-        [ids, workspaceId],
+    await client.query(
+      `SELECT pg_advisory_xact_lock_shared(${definitionLockKey('model_id')})
+       FROM (SELECT DISTINCT model_id FROM records WHERE workspace_id = $2 AND ${IDS} ORDER BY model_id) models`,
+      [ids, workspaceId],
+    );
+    // A statement after the definition locks: it reads the models' drafts settings as they are now.
+    const { rows: found } = await client.query<RecordToPublish>(
+      `${recordsToPublish('$2', IDS)} ORDER BY r.id FOR NO KEY UPDATE OF r`,
+      [ids, workspaceId],
+    );
+    const byId = new Set(found.map((row) => row.id));
+    const missingAt = ids.findIndex((id) => !byId.has(id));
+    if (missingAt !== -1) return { outcome: { missingAt }, wrote };
+    const drafts = found.filter((row) => row.drafts);
+    if (drafts.length > 0) {
+      await this.applySteps(
+        client,
+        action,
+        drafts.map((row) => row.id),
+        Date.now(),
       );
-      // A statement after the definition locks: it reads the models' drafts settings as they are now.
-      const { rows: found } = await client.query<RecordToPublish>(
-        `${recordsToPublish('$2', IDS)} ORDER BY r.id FOR NO KEY UPDATE OF r`,
-        [ids, workspaceId],
-      );
-      const byId = new Set(found.map((row) => row.id));
-      const missingAt = ids.findIndex((id) => !byId.has(id));
-      if (missingAt !== -1) return { missingAt };
-      const drafts = found.filter((row) => row.drafts);
-      if (drafts.length > 0) {
-        await apply(
-          client,
-          drafts.map((row) => row.id),
-          Date.now(),
-        );
-        for (const [modelId, count] of publishedCountChanges(drafts, action))
-          await client.query(addToPublished('$1', '$2'), [count, modelId]);
-      }
-      const { rows } = await client.query<RecordRow>({
-        text: `SELECT ${COLUMNS} FROM records WHERE ${IDS}`,
-        values: [ids],
-        types: TEXT_VALUES,
-      });
-      const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
-      if (drafts.length > 0) {
-        const subscriptions = await this.outbox.subscriptions(client, workspaceId);
-        const at = Date.now();
-        for (const draft of drafts) {
-          const record = records.get(draft.id)!;
-          const event = {
-            workspaceId,
-            type: action === 'publish' ? ('record.published' as const) : ('record.unpublished' as const),
-            modelId: draft.model_id,
-            modelSlug: null,
-            at,
-            payload: () => publicationPayload(action, record),
-          };
-          if (await this.outbox.add(client, event, subscriptions)) wrote = true;
-        }
-      }
-      return { records: ids.map((id) => records.get(id) as StoredRecord) };
+      for (const [modelId, count] of publishedCountChanges(drafts, action))
+        await client.query(addToPublished('$1', '$2'), [count, modelId]);
+    }
+    const { rows } = await client.query<RecordRow>({
+      text: `SELECT ${COLUMNS} FROM records WHERE ${IDS}`,
+      values: [ids],
+      types: TEXT_VALUES,
     });
-    this.outbox.committed(wrote);
-    return outcome;
+    const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
+    if (drafts.length > 0) {
+      const subscriptions = await this.outbox.subscriptions(client, workspaceId);
+      const at = Date.now();
+      for (const draft of drafts) {
+        const record = records.get(draft.id)!;
+        const event = {
+          workspaceId,
+          type: action === 'publish' ? ('record.published' as const) : ('record.unpublished' as const),
+          modelId: draft.model_id,
+          modelSlug: null,
+          at,
+          payload: () => publicationPayload(action, record),
+        };
+        if (await this.outbox.add(client, event, subscriptions)) wrote = true;
+      }
+    }
+    return { outcome: { records: ids.map((id) => records.get(id) as StoredRecord) }, wrote };
   }
 }

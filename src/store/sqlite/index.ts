@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { SqlitePublishing } from './publishing.js';
+import { SqliteScheduleStore } from './schedules.js';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../store.js';
@@ -62,12 +63,14 @@ export function openSqliteStore(path: string, { historyKeep = DEFAULT_HISTORY_KE
     outbox,
     new SqliteHistoryWrites(db, historyKeep),
   );
+  const publishing = new SqlitePublishing(db, records.writes, outbox);
   return {
     tenancy: new CoreTenancyStore(steps, new SqliteTenancyReads(db)),
     models: new SqliteModelStore(db, outbox),
     records,
     published: records.published!,
-    publishing: new SqlitePublishing(db, records.writes, outbox),
+    publishing,
+    schedules: new SqliteScheduleStore(db, records.writes, publishing),
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

@@ -277,6 +277,23 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX published_records_model_updated ON published_records (model_id, updated_at, id, created_at)
     WHERE updated_at <> created_at;
   `,
+  // Schedules (docs/lifecycle.md): a publish or unpublish of many records at a set time, carried out by a running serve.
+  `
+  CREATE TABLE schedules (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    ids TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    created_by TEXT,
+    done_at INTEGER
+  );
+  CREATE INDEX schedules_due ON schedules (at) WHERE status = 'pending';
+  CREATE INDEX schedules_workspace ON schedules (workspace_id, at, id);
+  `,
 ];
 
 /** `upTo`: the version to stop at (tests build the database of an earlier version with it). */

@@ -35,17 +35,21 @@ export class SqlitePublishing implements PublishingStore {
   }
 
   publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
-    return this.change(workspaceId, ids, 'publish', (idsJson, at) => {
-      this.publishSteps[0]!.run(idsJson);
-      this.publishSteps[1]!.run(at, idsJson);
-      this.publishSteps[2]!.run(at, idsJson);
-    });
+    return this.writes.run(() => this.applyNow(workspaceId, ids, 'publish'));
   }
 
   unpublish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
-    return this.change(workspaceId, ids, 'unpublish', (idsJson) => {
+    return this.writes.run(() => this.applyNow(workspaceId, ids, 'unpublish'));
+  }
+
+  private applySteps(action: 'publish' | 'unpublish', idsJson: string, at: number): void {
+    if (action === 'unpublish') {
       for (const step of this.unpublishSteps) step.run(idsJson);
-    });
+      return;
+    }
+    this.publishSteps[0]!.run(idsJson);
+    this.publishSteps[1]!.run(at, idsJson);
+    this.publishSteps[2]!.run(at, idsJson);
   }
 
   private modelSlug(modelId: string): string {
@@ -58,37 +62,33 @@ export class SqlitePublishing implements PublishingStore {
     return new Set(this.selectServed.all(workspaceId, json, workspaceId, json) as string[]);
   }
 
-  /** Checks that every id is a record of the workspace, then changes those of drafts models, in one write. */
-  private change(
-    workspaceId: string,
-    ids: readonly string[],
-    action: 'publish' | 'unpublish',
-    apply: (idsJson: string, at: number) => void,
-  ): Promise<PublishOutcome> {
-    return this.writes.run((): PublishOutcome => {
-      const found = this.selectToPublish.all(workspaceId, JSON.stringify(ids)) as RecordToPublish[];
-      const byId = new Map(found.map((row) => [row.id, row]));
-      const missingAt = ids.findIndex((id) => !byId.has(id));
-      if (missingAt !== -1) return { missingAt };
-      const drafts = found.filter((row) => row.drafts);
-      if (drafts.length > 0) {
-        apply(JSON.stringify(drafts.map((row) => row.id)), Date.now());
-        for (const [modelId, change] of publishedCountChanges(drafts, action)) this.addToCount.run(change, modelId);
-      }
-      const rows = this.selectRecords.all(JSON.stringify(ids)) as RecordRow[];
-      const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
-      const at = Date.now();
-      for (const draft of drafts) {
-        const record = records.get(draft.id)!;
-        this.outbox.add({
-          workspaceId,
-          type: action === 'publish' ? 'record.published' : 'record.unpublished',
-          modelId: draft.model_id,
-          at,
-          details: () => ({ modelSlug: this.modelSlug(draft.model_id), payload: publicationPayload(action, record) }),
-        });
-      }
-      return { records: ids.map((id) => records.get(id) as StoredRecord) };
-    });
+  /**
+   * Inside a write's transaction: checks that every id is a record of the workspace, then changes those of drafts
+   * models (nothing when an id is missing), with their events.
+   */
+  applyNow(workspaceId: string, ids: readonly string[], action: 'publish' | 'unpublish'): PublishOutcome {
+    const found = this.selectToPublish.all(workspaceId, JSON.stringify(ids)) as RecordToPublish[];
+    const byId = new Map(found.map((row) => [row.id, row]));
+    const missingAt = ids.findIndex((id) => !byId.has(id));
+    if (missingAt !== -1) return { missingAt };
+    const drafts = found.filter((row) => row.drafts);
+    if (drafts.length > 0) {
+      this.applySteps(action, JSON.stringify(drafts.map((row) => row.id)), Date.now());
+      for (const [modelId, change] of publishedCountChanges(drafts, action)) this.addToCount.run(change, modelId);
+    }
+    const rows = this.selectRecords.all(JSON.stringify(ids)) as RecordRow[];
+    const records = new Map(rows.map((row) => [row.id, toRecord(row)]));
+    const at = Date.now();
+    for (const draft of drafts) {
+      const record = records.get(draft.id)!;
+      this.outbox.add({
+        workspaceId,
+        type: action === 'publish' ? 'record.published' : 'record.unpublished',
+        modelId: draft.model_id,
+        at,
+        details: () => ({ modelSlug: this.modelSlug(draft.model_id), payload: publicationPayload(action, record) }),
+      });
+    }
+    return { records: ids.map((id) => records.get(id) as StoredRecord) };
   }
 }
