@@ -33,7 +33,7 @@ export class SqliteScheduleStore implements ScheduleStore {
     private readonly writes: WriteGroup,
     private readonly publishing: SqlitePublishing,
   ) {
-    this.insert = db.prepare(insertSchedule(Array(7).fill('?')));
+    this.insert = db.prepare(insertSchedule(Array.from({ length: 7 }, () => '?')));
     this.select = db.prepare(selectSchedule('?', '?'));
     this.page = db.prepare(listSchedules('@workspace', '@status', '@limit', '@offset'));
     this.count = db.prepare(countSchedules('@workspace', '@status')).pluck(true);
