@@ -7,6 +7,8 @@ import { newId } from '../ids.js';
 import type { ScheduleStatus, Store, StoredSchedule } from '../store/store.js';
 import type { Actor } from './actor.js';
 
+export type { StoredSchedule };
+
 const STATUSES: readonly ScheduleStatus[] = ['pending', 'done', 'failed', 'cancelled'];
 
 export interface ScheduleList {

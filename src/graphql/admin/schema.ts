@@ -8,7 +8,7 @@ import type { UpdateModelInput } from '../../services/model-service.js';
 import type { CreateApiTokenInput } from '../../services/token-service.js';
 import type { CreateWebhookInput, DeliveryListArguments, UpdateWebhookInput } from '../../services/webhook-service.js';
 import type { ApiTokenInfo } from '../../domain/workspace.js';
-import type { StoredSchedule } from '../../store/store.js';
+import type { StoredSchedule } from '../../services/schedule-service.js';
 import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-schema.js';
 import type { AdminContext } from '../context.js';
 import { selectsItemData, selectsListCount, selectsRecordData } from '../selection.js';
