@@ -25,6 +25,8 @@ export interface Draft {
   description: string;
   displayField: string;
   deliveryAccess: 'public' | 'none';
+  /** Records have a working copy and a published copy (docs/lifecycle.md). */
+  drafts: boolean;
   product: { enabled: boolean; skuField: string; priceField: string };
   fields: DraftField[];
 }
@@ -52,6 +54,7 @@ export function draftOf(model: ModelDefinition | null): Draft {
     description: model?.description ?? '',
     displayField: model?.displayField ?? '',
     deliveryAccess: model?.deliveryAccess ?? 'none',
+    drafts: model?.drafts ?? false,
     product: {
       enabled: model?.product?.enabled ?? false,
       skuField: model?.product?.skuField ?? '',
@@ -96,6 +99,7 @@ export function modelInput(draft: Draft): ModelInput {
     description: draft.description.trim() === '' ? null : draft.description,
     displayField: draft.displayField || null,
     deliveryAccess: draft.deliveryAccess,
+    drafts: draft.drafts,
     fields,
   };
   return { common, product, slug: draft.slug.trim() };

@@ -1,4 +1,4 @@
-// The model editor's settings beside its fields: delivery access, the display field and the product catalog.
+// The model editor's settings beside its fields: delivery access, drafts, the display field and the product catalog.
 import type { FieldType } from '../shared/field-types.js';
 import { h, uid } from './dom.js';
 import type { Draft } from './model-draft.js';
@@ -21,6 +21,24 @@ export function deliveryAccessGroup(draft: Draft, register: RegisterRow): FieldR
       deliveryRadio('none', 'Not delivered', 'records are read only with a token or in this application'),
       deliveryRadio('public', 'Public', 'records are served read-only without a token on the delivery URL'),
     ]),
+  );
+}
+
+/**
+ * Drafts (docs/lifecycle.md): a checkbox, with what it means. The server turns it on by publishing every record as it
+ * is, and refuses to turn it off while records have unpublished changes (CONFLICT `drafts: …`, shown at the row).
+ */
+export function draftsRow(draft: Draft, register: RegisterRow): FieldRow {
+  const box = input({ type: 'checkbox', name: 'drafts', checked: draft.drafts });
+  box.addEventListener('change', () => {
+    draft.drafts = box.checked;
+  });
+  return register(
+    'drafts',
+    labelled('Drafts', box, {
+      className: 'drafts-row',
+      hint: 'On: saving a record publishes nothing new; every change stays a draft until it is published. Turning it on publishes every existing record as it is; off is refused while records have unpublished changes.',
+    }),
   );
 }
 

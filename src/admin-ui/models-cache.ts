@@ -2,7 +2,7 @@
 import { gql } from './api.js';
 import { FIELD_LEVELS, fieldSelection, type ModelDefinition } from './types.js';
 
-export const MODEL_SELECTION = `id name slug description displayField deliveryAccess recordCount updatedAt
+export const MODEL_SELECTION = `id name slug description displayField deliveryAccess drafts recordCount updatedAt
   product { enabled skuField priceField } ${fieldSelection(FIELD_LEVELS)}`;
 
 let cached: Promise<ModelDefinition[]> | null = null;

@@ -1,4 +1,4 @@
-// Create or edit a model: name, slug, description, delivery access, display field, product settings, and the
+// Create or edit a model: name, slug, description, delivery access, drafts, display field, product settings, and the
 // field editor (every field type; relation target and kind; object sub-fields, nested).
 import { h, replaceChildren } from './dom.js';
 import { draftOf, modelInput, type Draft } from './model-draft.js';
@@ -6,7 +6,7 @@ import { renderFieldList } from './model-field-list.js';
 import { ModelFormErrors } from './model-form-errors.js';
 import { mustConfirmRemoval, relationTargetSlugs, removedFields } from './model-editor-state.js';
 import { loadModel, saveModel } from './model-save.js';
-import { deliveryAccessGroup, fieldSelects, productGroup } from './model-settings.js';
+import { deliveryAccessGroup, draftsRow, fieldSelects, productGroup } from './model-settings.js';
 import { invalidateModels, listModels } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { hasUnreadLevels, mayChangeModels, type ModelDefinition } from './types.js';
@@ -43,6 +43,7 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
 
   const { name, slug, description } = nameControls(draft, model);
   const delivery = deliveryAccessGroup(draft, register);
+  const drafts = draftsRow(draft, register);
   const selects = fieldSelects(draft);
   const product = productGroup(draft, selects, register);
 
@@ -106,6 +107,7 @@ export async function renderModelEditor(ctx: PageContext): Promise<void> {
     ).element,
     product.element,
     delivery.element,
+    drafts.element,
     h('div', { class: 'form-actions' }, submit, linkButton('Cancel', model ? `#/models/${model.id}/records` : '#/models')),
   );
 

@@ -4,12 +4,14 @@
 // Saving, cancelling and deleting return to the records list in the view (filter, sort, page) the form was opened
 // from, which its URL carries (records-view.ts).
 // The form's state is record-form-state.ts, its calls record-form-api.ts. An existing record's form ends with its
-// History (record-history.ts): its revisions, a comparison of one with the current data, and restoring one.
+// History (record-history.ts): its revisions, a comparison of one with the current data, and restoring one. A record
+// of a model with drafts shows its status, and writers get Publish, Unpublish and Discard changes (record-publish.ts).
 import { ApiError } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import type { PageContext } from './page.js';
 import { createRecordCall, loadRecordForm, patchRecordCall } from './record-form-api.js';
 import { historyPanel } from './record-history.js';
+import { publishTools, statusFacts } from './record-publish.js';
 import { collectData, fieldForMessage, fieldMessages, followSummary, mayNameField, savePlan } from './record-form-state.js';
 import { widgetFor, type Widget } from './record-fields.js';
 import { recordName } from './record-names.js';
@@ -175,7 +177,7 @@ function recordFormElement(page: RecordFormPage, canWrite: boolean): HTMLFormEle
   return form;
 }
 
-function recordMeta(record: ModelRecord): HTMLElement {
+function recordMeta(model: ModelDefinition, record: ModelRecord): HTMLElement {
   return h(
     'dl',
     { class: 'meta' },
@@ -185,6 +187,7 @@ function recordMeta(record: ModelRecord): HTMLElement {
     h('dd', null, formatDateTime(record.createdAt)),
     h('dt', null, 'Updated'),
     h('dd', null, formatDateTime(record.updatedAt)),
+    model.drafts ? statusFacts(record) : null,
   );
 }
 
@@ -233,7 +236,8 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
       record ? recordName(model, record) : 'New record',
     ),
     pageHeader(title),
-    record ? recordMeta(record) : null,
+    record ? recordMeta(model, record) : null,
+    record && model.drafts ? publishTools(ctx, model, record, canWrite) : null,
     form,
     history?.element,
   );

@@ -2,6 +2,8 @@
 // filter bar and sorted by any sortable column (record.list `filter` and `sort`, delivery.md), the display field
 // first. Filter, sort and page live in the URL, and the record form's links carry them back (records-view.ts). One
 // GraphQL request per page (two when the server refuses the filter), besides the model list read once (models-cache).
+// A model with drafts has a status column and filter (`status` in the URL), and Publish / Unpublish of the selected
+// rows (records-selection.ts, records-publish.ts).
 // The page's state is records-state.ts, its calls records-api.ts, its table records-table.ts.
 import { h, replaceChildren } from './dom.js';
 import { filterBar } from './filter-bar.js';
@@ -9,10 +11,11 @@ import { listModels } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { sortOrderOf, sortParam } from './record-sort.js';
 import { loadRecords, type LoadedRecords } from './records-api.js';
-import { deleteSelected, type BulkDeleteOutcome } from './records-bulk-delete.js';
-import { bulkReportBox, confirmBulkDelete, deleteRecord } from './records-delete.js';
+import { deleteRecord } from './records-delete.js';
 import { exportFileName, readView, recordsCsv, recordsJson, type ExportFormat } from './records-export.js';
 import { recordsPager } from './records-pager.js';
+import { linkedRecordsNote } from './records-publish.js';
+import { selectionControls, takeBulkReport } from './records-selection.js';
 import {
   emptyReason,
   filterProblem,
@@ -24,20 +27,14 @@ import {
   recordCount,
   recordsAnnouncement,
   recordsHref,
-  selectionSummary,
-  toggleAll,
-  toggleRecord,
   type RecordsQuery,
-  type Selection,
 } from './records-state.js';
+import { statusFilter } from './record-status.js';
 import { emptyRecords, recordsTable, type RecordsTableView } from './records-table.js';
 import { recordFormHref, recordsViewOf } from './records-view.js';
 import { mayChangeModels, mayWriteRecords, type ModelDefinition, type ModelRecord } from './types.js';
 import { alertBox, announce, button, download, errorArea, linkButton, pageHeader, type ErrorArea } from './ui.js';
 import { displayFieldOf, preferredLocales, recordName } from './record-names.js';
-
-/** What a delete of selected records left to say on the page it re-renders (the failures stay until read). */
-let bulkReport: { modelId: string; outcome: BulkDeleteOutcome } | null = null;
 
 function modelNotFound(ctx: PageContext): void {
   ctx.setTitle('Model not found');
@@ -49,74 +46,10 @@ function modelNotFound(ctx: PageContext): void {
   );
 }
 
-/** The selection boxes, the status beside them and the delete of the selected records. */
-function selectionControls(ctx: PageContext, view: RecordsTableView, query: RecordsQuery, errors: ErrorArea) {
-  const { model, page } = view;
-  let selected: Selection = new Set<string>();
-  const rowBoxes: { record: ModelRecord; box: HTMLInputElement }[] = [];
-  const status = h('span', { class: 'selection-status', 'aria-live': 'polite' });
-  const selectAll: HTMLInputElement = h('input', {
-    type: 'checkbox',
-    class: 'select-all',
-    'aria-label': 'Select all records on this page',
-    onchange: () => {
-      for (const { box } of rowBoxes) box.checked = selectAll.checked;
-      selected = toggleAll(
-        selected,
-        rowBoxes.map(({ record }) => record.id),
-        selectAll.checked,
-      );
-      changed();
-    },
-  });
-  const deleteButton = button('Delete selected', () => deleteChosen(), { class: 'button button-danger', disabled: true });
-  const changed = () => {
-    const summary = selectionSummary(selected.size, rowBoxes.length);
-    status.textContent = summary.status;
-    deleteButton.disabled = summary.deleteDisabled;
-    selectAll.checked = summary.allChecked;
-    selectAll.indeterminate = summary.indeterminate;
-  };
-  const rowBox = (record: ModelRecord) => {
-    const box: HTMLInputElement = h('input', {
-      type: 'checkbox',
-      'aria-label': `Select ${recordName(model, record)}`,
-      onchange: () => {
-        selected = toggleRecord(selected, record.id, box.checked);
-        changed();
-      },
-    });
-    rowBoxes.push({ record, box });
-    return box;
-  };
-  const deleteChosen = async () => {
-    const targets = rowBoxes
-      .filter(({ record }) => selected.has(record.id))
-      .map(({ record }) => ({ id: record.id, name: recordName(model, record) }));
-    if (targets.length === 0) return;
-    errors.clear();
-    if (!(await confirmBulkDelete(model, targets))) return;
-    deleteButton.disabled = true;
-    const outcome = await deleteSelected(targets, {
-      onProgress: (done, total) => {
-        status.textContent = `Deleting… ${done} of ${total}`;
-      },
-      onWait: (seconds) => {
-        status.textContent = `Waiting ${seconds} s for the write budget…`;
-      },
-    });
-    if (!ctx.isCurrent()) return;
-    if (outcome.deleted.length > 0) ctx.flash(`${recordCount(outcome.deleted.length)} deleted.`);
-    bulkReport = { modelId: model.id, outcome };
-    const offset = offsetAfterDelete(outcome.deleted.length, page.items.length, query.offset, query.limit);
-    ctx.navigate(view.href({ offset }));
-  };
-  return { selectAll, rowBox, changed, tools: h('div', { class: 'selection-tools' }, status, deleteButton) };
-}
-
 /** The export of the whole (filtered) view as CSV or JSON. */
 function exportTools(view: RecordsTableView, errors: ErrorArea): HTMLElement {
   const { model, filter } = view;
+  const filtered = filter !== undefined || view.status !== undefined;
   const status = h('span', { class: 'export-status', 'aria-live': 'polite' });
   const buttons: HTMLButtonElement[] = [];
   const exportView = async (format: ExportFormat) => {
@@ -124,9 +57,12 @@ function exportTools(view: RecordsTableView, errors: ErrorArea): HTMLElement {
     for (const control of buttons) control.disabled = true;
     status.textContent = 'Exporting…';
     try {
-      const records = await readView({ modelId: model.id, sort: sortParam(view.order), filter }, (read, total) => {
-        status.textContent = `Exporting… ${read.toLocaleString()} of ${total.toLocaleString()}`;
-      });
+      const records = await readView(
+        { modelId: model.id, sort: sortParam(view.order), filter, status: view.status },
+        (read, total) => {
+          status.textContent = `Exporting… ${read.toLocaleString()} of ${total.toLocaleString()}`;
+        },
+      );
       if (format === 'csv') download(exportFileName(model, 'csv'), recordsCsv(model, records), 'text/csv');
       else download(exportFileName(model, 'json'), recordsJson(records), 'application/json');
       status.textContent = `Exported ${recordCount(records.length)}.`;
@@ -144,7 +80,7 @@ function exportTools(view: RecordsTableView, errors: ErrorArea): HTMLElement {
   return h(
     'div',
     { class: 'export-tools' },
-    h('span', { class: 'muted' }, `${filter ? 'Filtered view' : 'All records'}, ${view.page.total.toLocaleString()}:`),
+    h('span', { class: 'muted' }, `${filtered ? 'Filtered view' : 'All records'}, ${view.page.total.toLocaleString()}:`),
     buttons,
     status,
   );
@@ -161,11 +97,17 @@ function tableView(ctx: PageContext, loaded: LoadedRecords, query: RecordsQuery)
     page,
     order,
     filter: query.filter,
+    status: query.status,
     canWrite: mayWriteRecords(ctx.workspace.role),
     locales: preferredLocales(),
     display,
     others: otherColumns(model, display),
-    href: (next) => recordsHref(model.id, { limit: query.limit, offset: query.offset, order, filter: query.filter }, next),
+    href: (next) =>
+      recordsHref(
+        model.id,
+        { limit: query.limit, offset: query.offset, order, filter: query.filter, status: query.status },
+        next,
+      ),
     recordHref: (recordId) => recordFormHref(model.id, recordId, returnView),
   };
 }
@@ -176,7 +118,7 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   const { limit, offset, filter } = query;
   // The workspace's models (cached) for the filter bar's relation conditions; without them ids are typed.
   const [loaded, models] = await Promise.all([
-    loadRecords(modelId, { limit, offset, sort: query.sortText, filter }),
+    loadRecords(modelId, { limit, offset, sort: query.sortText, filter, status: query.status }),
     listModels().catch((): ModelDefinition[] => []),
   ]);
   if (!ctx.isCurrent()) return;
@@ -188,6 +130,8 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   // place of this address, so that Back does not come here again.
   const lastPage = pastEndOffset(page, offset, limit);
   if (lastPage !== null) return ctx.redirect(href({ offset: lastPage }));
+  // A status filter only means something for a model with drafts (every other record is published).
+  if (query.status && !model.drafts) return ctx.redirect(href({ status: null, offset: 0 }));
   const errors = errorArea();
   const selection = selectionControls(ctx, view, query, errors);
   const deleteOne = async (record: ModelRecord) => {
@@ -217,8 +161,12 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
       ? emptyRecords(view, emptyReason(loaded.refusal, filtering))
       : recordsTable(view, { selectAll: selection.selectAll, rowBox: selection.rowBox, onDelete: deleteOne });
   selection.changed();
-  const report = bulkReport?.modelId === model.id ? bulkReportBox(bulkReport.outcome) : null;
-  bulkReport = null;
+  const report = takeBulkReport(model.id);
+  const linked = model.drafts ? linkedRecordsNote(ctx, model.id, () => href({})) : null;
+  const byStatus =
+    model.drafts && (page.total > 0 || query.status)
+      ? statusFilter(query.status, (status) => ctx.navigate(href({ status, offset: 0 })))
+      : null;
   const tools =
     page.total > 0 ? h('div', { class: 'records-tools' }, canWrite ? selection.tools : null, exportTools(view, errors)) : null;
   replaceChildren(
@@ -232,6 +180,8 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
     ),
     errors.element,
     report,
+    linked,
+    byStatus,
     bar,
     tools,
     table,

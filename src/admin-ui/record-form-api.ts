@@ -20,7 +20,7 @@ export async function loadRecordForm(modelId: string, recordId: string | undefin
     ),
     recordId
       ? gql<{ record: { get: ModelRecord | null } }>(
-          'query AdminRecord($id: ID!) { record { get(id: $id) { id data createdAt updatedAt } } }',
+          'query AdminRecord($id: ID!) { record { get(id: $id) { id data createdAt updatedAt revision status publishedAt publishedRevision } } }',
           { id: recordId },
         )
       : Promise.resolve(null),

@@ -1,6 +1,8 @@
-// The records page's calls to the API: the model with one page of its records, and the delete of one record.
+// The records page's calls to the API: the model with one page of its records (of a status, for a model with drafts),
+// and the delete of one record.
 import { ApiError, gql } from './api.js';
 import { MODEL_SELECTION } from './models-cache.js';
+import type { RecordStatus } from './record-status-state.js';
 import type { JsonObject, ModelDefinition, RecordPage } from './types.js';
 
 export interface LoadedRecords {
@@ -10,27 +12,30 @@ export interface LoadedRecords {
   refusal?: string;
 }
 
-const RECORD_SELECTION = 'total hasMore items { id data createdAt updatedAt }';
+const RECORD_SELECTION = 'total hasMore items { id data createdAt updatedAt status }';
 
 /** The model and one page of its records; null when the model does not exist. */
 export async function loadRecords(
   modelId: string,
-  list: { limit: number; offset: number; sort: string; filter: JsonObject | undefined },
+  list: { limit: number; offset: number; sort: string; filter: JsonObject | undefined; status?: RecordStatus | undefined },
 ): Promise<LoadedRecords | null> {
-  // Without a filter the request is the one of before (the argument is left out, not sent as null).
+  // Without a filter or a status the request is the one of before (the argument is left out, not sent as null).
   const filtered = list.filter !== undefined;
+  const { status, ...rest } = list;
+  const byStatus = status !== undefined;
   try {
     const data = await gql<{ model: { get: ModelDefinition | null }; record: { list: RecordPage } }>(
-      `query AdminRecords($id: ID!, $limit: Int, $offset: Int, $sort: String${filtered ? ', $filter: JSON' : ''}) {
+      `query AdminRecords($id: ID!, $limit: Int, $offset: Int, $sort: String${filtered ? ', $filter: JSON' : ''}${byStatus ? ', $status: [String!]' : ''}) {
         model { get(id: $id) { ${MODEL_SELECTION} } }
-        record { list(modelId: $id, limit: $limit, offset: $offset, sort: $sort${filtered ? ', filter: $filter' : ''}) { ${RECORD_SELECTION} } }
+        record { list(modelId: $id, limit: $limit, offset: $offset, sort: $sort${filtered ? ', filter: $filter' : ''}${byStatus ? ', status: $status' : ''}) { ${RECORD_SELECTION} } }
       }`,
-      { id: modelId, ...list },
+      { id: modelId, ...rest, ...(byStatus ? { status: [status] } : {}) },
     );
     return data.model.get ? { model: data.model.get, page: data.record.list } : null;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'NOT_FOUND') return null;
-    if (!(error instanceof ApiError) || error.code !== 'BAD_USER_INPUT' || !/^(filter|sort)\b/.test(error.message)) throw error;
+    if (!(error instanceof ApiError) || error.code !== 'BAD_USER_INPUT' || !/^(filter|sort|status)\b/.test(error.message))
+      throw error;
     const data = await gql<{ model: { get: ModelDefinition | null } }>(
       `query AdminModel($id: ID!) { model { get(id: $id) { ${MODEL_SELECTION} } } }`,
       { id: modelId },

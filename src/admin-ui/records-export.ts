@@ -1,5 +1,5 @@
-// Export of the records table's current view: every record the filter matches, in the table's sort, all pages of
-// it (not only the page on screen), read 100 at a time through `record.list` (limit/offset, as the CLI's
+// Export of the records table's current view: every record the filter (and the status) matches, in the table's sort,
+// all pages of it (not only the page on screen), read 100 at a time through `record.list` (limit/offset, as the CLI's
 // `listAll`). CSV as `content-service export --format csv` writes it (src/client/cells.ts: a column per field, a
 // translatable field one column per locale, `title.en`; relations as ids joined by `|`), so the file imports back
 // with the import page or `content-service import`; JSON as an array of the records' data objects, which
@@ -18,6 +18,8 @@ export interface ExportView {
   modelId: string;
   sort: string;
   filter: JsonObject | undefined;
+  /** A model with drafts: only the records of this status. */
+  status?: string | undefined;
 }
 
 /** Reads every record of the view, a page at a time; `onPage` hears how far it got. */
@@ -27,8 +29,9 @@ export async function readView(
   pageSize = EXPORT_PAGE_SIZE,
 ): Promise<ModelRecord[]> {
   const filtered = view.filter !== undefined;
-  const query = `query AdminExport($id: ID!, $limit: Int, $offset: Int, $sort: String${filtered ? ', $filter: JSON' : ''}) {
-    record { list(modelId: $id, limit: $limit, offset: $offset, sort: $sort${filtered ? ', filter: $filter' : ''}) { total hasMore items { id data createdAt updatedAt } } }
+  const byStatus = view.status !== undefined;
+  const query = `query AdminExport($id: ID!, $limit: Int, $offset: Int, $sort: String${filtered ? ', $filter: JSON' : ''}${byStatus ? ', $status: [String!]' : ''}) {
+    record { list(modelId: $id, limit: $limit, offset: $offset, sort: $sort${filtered ? ', filter: $filter' : ''}${byStatus ? ', status: $status' : ''}) { total hasMore items { id data createdAt updatedAt } } }
   }`;
   const records: ModelRecord[] = [];
   for (;;) {
@@ -38,6 +41,7 @@ export async function readView(
       offset: records.length,
       sort: view.sort,
       ...(filtered ? { filter: view.filter } : {}),
+      ...(byStatus ? { status: [view.status] } : {}),
     });
     const page = data.record.list;
     records.push(...page.items);

@@ -1,8 +1,9 @@
-// The records page's state, without a DOM: what the URL asks for (page size, offset, filter, sort), the addresses
+// The records page's state, without a DOM: what the URL asks for (page size, offset, filter, sort, status), the addresses
 // of the other views of the same list, the columns shown, the selection of rows and what the page says when it is
 // empty. page-records.ts renders it (records-table.ts), records-api.ts reads it.
 import { filterFromParam } from './record-filter.js';
 import { DEFAULT_SORT, sortParam, type SortOrder } from './record-sort.js';
+import { statusFromParam, type RecordStatus } from './record-status-state.js';
 import type { FieldDefinition, JsonObject, ModelDefinition, RecordPage } from './types.js';
 
 export const LIMITS = [20, 50, 100] as const;
@@ -18,6 +19,8 @@ export interface RecordsQuery {
   filter: JsonObject | undefined;
   /** Checked against the model once it is read; the server refuses one it does not know. */
   sortText: string;
+  /** A model with drafts: only the records of this status (`status`; undefined: all). */
+  status: RecordStatus | undefined;
 }
 
 export function parseRecordsQuery(query: URLSearchParams): RecordsQuery {
@@ -30,21 +33,23 @@ export function parseRecordsQuery(query: URLSearchParams): RecordsQuery {
     filterText,
     filter: filterFromParam(filterText),
     sortText: query.get('sort') ?? DEFAULT_SORT,
+    status: statusFromParam(query.get('status')),
   };
 }
 
-/** A change of the view: a missing key keeps the current value, `filter: null` removes the filter. */
+/** A change of the view: a missing key keeps the current value, `filter: null` removes the filter, `status: null` too. */
 export interface RecordsChange {
   offset?: number;
   limit?: number;
   sort?: SortOrder;
   filter?: JsonObject | null;
+  status?: RecordStatus | null;
 }
 
 /** The address of the records of `modelId` with `next` applied to the current view. */
 export function recordsHref(
   modelId: string,
-  current: { limit: number; offset: number; order: SortOrder; filter: JsonObject | undefined },
+  current: { limit: number; offset: number; order: SortOrder; filter: JsonObject | undefined; status?: RecordStatus | undefined },
   next: RecordsChange,
 ): string {
   const query = new URLSearchParams({
@@ -54,6 +59,8 @@ export function recordsHref(
   });
   const nextFilter = next.filter === null ? undefined : (next.filter ?? current.filter);
   if (nextFilter) query.set('filter', JSON.stringify(nextFilter));
+  const nextStatus = next.status === null ? undefined : (next.status ?? current.status);
+  if (nextStatus) query.set('status', nextStatus);
   return `#/models/${modelId}/records?${query}`;
 }
 
@@ -132,9 +139,9 @@ export function filterProblem(refusal: string | undefined, query: RecordsQuery):
   return undefined;
 }
 
-/** Whether the view is filtered, or meant to be (a filter parameter that does not parse counts). */
+/** Whether the view is filtered, or meant to be (a filter parameter that does not parse counts, a status too). */
 export function isFiltering(query: RecordsQuery): boolean {
-  return query.filter !== undefined || (query.filterText !== null && query.filterText !== '');
+  return query.filter !== undefined || (query.filterText !== null && query.filterText !== '') || query.status !== undefined;
 }
 
 /** What a screen reader hears once the page is shown. */

@@ -1,10 +1,13 @@
 // The records page's table, built from its state: the sortable column headers, one row per record (a selection
-// box and a delete button where the role may write), and the paragraph shown in its place when there is nothing.
+// box and a delete button where the role may write; a status badge for a model with drafts), and the paragraph shown
+// in its place when there is nothing.
 import { h, type Child } from './dom.js';
 import { focusKey, returnFocusTo } from './focus-return.js';
 import { DEFAULT_SORT, directionText, isSortableField, nextSortOrder, sortOrderOf, type SortOrder } from './record-sort.js';
 import { columnLabel, type EmptyReason, type RecordsChange } from './records-state.js';
 import { recordName } from './record-names.js';
+import { noRecordsWithStatusText, statusText, type RecordStatus } from './record-status-state.js';
+import { statusBadge } from './record-status.js';
 import type { FieldDefinition, JsonObject, ModelDefinition, ModelRecord, RecordPage } from './types.js';
 import { button, linkButton } from './ui.js';
 import { cellText, formatDateTime } from './values.js';
@@ -15,6 +18,8 @@ export interface RecordsTableView {
   page: RecordPage;
   order: SortOrder;
   filter: JsonObject | undefined;
+  /** The status filter of a model with drafts (undefined: every status). */
+  status: RecordStatus | undefined;
   canWrite: boolean;
   locales: readonly string[];
   display: FieldDefinition | undefined;
@@ -68,6 +73,7 @@ function recordRow(view: RecordsTableView, controls: RecordsTableControls, recor
     null,
     canWrite ? h('td', { class: 'select' }, controls.rowBox(record)) : null,
     h('th', { scope: 'row' }, h('a', { href: view.recordHref(record.id) }, name)),
+    model.drafts ? h('td', { class: 'status-cell' }, statusBadge(record.status)) : null,
     view.others.map((field) =>
       h('td', { class: field.type === 'number' ? 'num' : null }, cellText(record.data[field.key], field, view.locales)),
     ),
@@ -101,7 +107,7 @@ export function recordsTable(view: RecordsTableView, controls: RecordsTableContr
       h(
         'caption',
         { class: 'visually-hidden' },
-        `Records of ${model.name}${view.filter ? ', filtered' : ''}, by ${columnLabel(model, order.column).toLowerCase()}, ${directionText(order.column, order.descending)}`,
+        `Records of ${model.name}${view.filter ? ', filtered' : ''}${view.status ? `, ${statusText(view.status).toLowerCase()} only` : ''}, by ${columnLabel(model, order.column).toLowerCase()}, ${directionText(order.column, order.descending)}`,
       ),
       h(
         'thead',
@@ -111,6 +117,7 @@ export function recordsTable(view: RecordsTableView, controls: RecordsTableContr
           null,
           view.canWrite ? h('th', { scope: 'col', class: 'select' }, controls.selectAll) : null,
           fieldHeader(view, view.display),
+          model.drafts ? h('th', { scope: 'col' }, 'Status') : null,
           view.others.map((field) => fieldHeader(view, field, field.type === 'number' ? 'num' : null)),
           columnHeader(view, 'Created', 'createdAt'),
           columnHeader(view, 'Updated', 'updatedAt'),
@@ -139,7 +146,7 @@ function emptyRecordsText(view: RecordsTableView, reason: EmptyReason): Child {
         '.',
       ];
     case 'no-match':
-      return 'No records match the filter.';
+      return view.status && !view.filter ? noRecordsWithStatusText(view.status) : 'No records match the filter.';
     case 'no-records':
       return [
         'No records yet. ',

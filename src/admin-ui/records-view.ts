@@ -1,8 +1,8 @@
-// The records list's view (filter, sort, page size, offset), carried in the record form's URL as the list's own
+// The records list's view (filter, status, sort, page size, offset), carried in the record form's URL as the list's own
 // query parameters: `#/models/m/records/r?filter=…&sort=…`. Saving, cancelling or deleting on the form returns to
 // that view, and a reload or the back button keeps it, since it is in the address.
 
-const VIEW_PARAMETERS = ['filter', 'sort', 'limit', 'offset'] as const;
+const VIEW_PARAMETERS = ['filter', 'status', 'sort', 'limit', 'offset'] as const;
 
 /** The list's view parameters of a hash query; the others are left out. */
 export function recordsViewOf(query: URLSearchParams): URLSearchParams {

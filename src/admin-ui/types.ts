@@ -17,6 +17,8 @@ export interface ModelSummary {
   deliveryAccess: 'public' | 'none';
   recordCount: number;
   product: ProductSettings | null;
+  /** Records have a working copy and a published copy (docs/lifecycle.md); absent in answers that did not ask. */
+  drafts?: boolean;
   updatedAt: string;
 }
 
@@ -32,6 +34,14 @@ export interface ModelRecord {
   data: JsonObject;
   createdAt: string;
   updatedAt: string;
+  /** draft, published or changed (record-status-state.ts); a model without drafts: always published. */
+  status?: string;
+  /** The revision of the working copy. */
+  revision?: number;
+  /** The last publish (null when not published). */
+  publishedAt?: string | null;
+  /** The revision that is live (null when not published). */
+  publishedRevision?: number | null;
 }
 
 export interface RecordPage {

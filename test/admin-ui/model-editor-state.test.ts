@@ -1,8 +1,9 @@
-// The model editor's state (src/admin-ui/model-editor-state.ts): relation targets and the fields a save removes.
+// The model editor's state (src/admin-ui/model-editor-state.ts): relation targets and the fields a save removes; the
+// draft's drafts setting (model-draft.ts), read from the model and sent with a save.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { mustConfirmRemoval, relationTargetSlugs, removedFields } from '../../src/admin-ui/model-editor-state.js';
-import type { Draft } from '../../src/admin-ui/model-draft.js';
+import { draftOf, modelInput, type Draft } from '../../src/admin-ui/model-draft.js';
 import type { ModelDefinition } from '../../src/admin-ui/types.js';
 
 const model = (slug: string, part: Partial<ModelDefinition> = {}) =>
@@ -43,5 +44,19 @@ describe('model-editor-state', () => {
     assert.equal(mustConfirmRemoval(model('product', { recordCount: 3 }), removed), true);
     assert.equal(mustConfirmRemoval(model('product', { recordCount: 0 }), removed), false);
     assert.equal(mustConfirmRemoval(model('product', { recordCount: 3 }), []), false);
+  });
+
+  test("drafts: a new model starts without; the draft reads the model's setting and a save sends what the box shows", () => {
+    assert.equal(draftOf(null).drafts, false);
+    assert.equal(modelInput(draftOf(null)).common.drafts, false);
+    const withDrafts = draftOf(model('post', { drafts: true }));
+    assert.equal(withDrafts.drafts, true);
+    assert.equal(modelInput(withDrafts).common.drafts, true);
+    withDrafts.drafts = false;
+    assert.equal(
+      modelInput(withDrafts).common.drafts,
+      false,
+      'turning it off is sent; the server refuses it while records are not published',
+    );
   });
 });

@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 
 import './admin-app.test.js';
+import './drafts.test.js';
 import './forms.test.js';
 import './graphiql.test.js';
 import './members.test.js';
@@ -21,6 +22,7 @@ import './webhooks.test.js';
 
 const IMPORTED = [
   'admin-app.test.ts',
+  'drafts.test.ts',
   'forms.test.ts',
   'graphiql.test.ts',
   'members.test.ts',
