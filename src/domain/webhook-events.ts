@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'records.imported',
   'record.published',
   'record.unpublished',
+  'schedule.failed',
   'model.created',
   'model.updated',
   'model.deleted',
@@ -35,7 +36,8 @@ export interface WebhookSubscription {
 /** `modelIds` narrows record events only: model events go to every webhook subscribed to their type. */
 export function isSubscribed(subscription: WebhookSubscription, type: WebhookEventType, modelId: string): boolean {
   if (!subscription.events.includes(type) && !subscription.events.includes(ALL_EVENTS)) return false;
-  if (subscription.modelIds === null || type.startsWith('model.')) return true;
+  // A schedule's records may be of several models: its events go to every webhook subscribed to their type.
+  if (subscription.modelIds === null || type.startsWith('model.') || type.startsWith('schedule.')) return true;
   return subscription.modelIds.includes(modelId);
 }
 
@@ -73,6 +75,18 @@ export function recordPayload(id: string, dataText: string, createdAt: string, u
 
 export function deletedRecordPayload(id: string): string {
   return `{"record":{"id":${JSON.stringify(id)}}}`;
+}
+
+/** `{"schedule":{…}}`: what a failed schedule was to do, and why it did nothing. */
+export function schedulePayload(schedule: {
+  id: string;
+  action: string;
+  at: number;
+  ids: readonly string[];
+  error: string | null;
+}): string {
+  const { id, action, ids, error } = schedule;
+  return JSON.stringify({ schedule: { id, action, at: new Date(schedule.at).toISOString(), ids, error } });
 }
 
 /** `recordIds`: the created ids, in row order. */

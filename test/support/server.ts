@@ -199,6 +199,7 @@ async function serveInProcess(
     { SendThread },
     { DeliveryWorker },
     retry,
+    { ScheduleRunner },
   ] = (await Promise.all([
     import('pino'),
     dist('server/app.js'),
@@ -208,6 +209,7 @@ async function serveInProcess(
     dist('webhooks/send-thread.js'),
     dist('webhooks/worker.js'),
     dist('webhooks/retry.js'),
+    dist('services/schedule-runner.js'),
   ])) as [
     typeof import('pino'),
     typeof import('../../src/server/app.js'),
@@ -217,6 +219,7 @@ async function serveInProcess(
     typeof import('../../src/webhooks/send-thread.js'),
     typeof import('../../src/webhooks/worker.js'),
     typeof import('../../src/webhooks/retry.js'),
+    typeof import('../../src/services/schedule-runner.js'),
   ];
   const args = options.extraArgs ?? [];
   const windowAt = args.indexOf('--write-budget-window');
@@ -261,11 +264,14 @@ async function serveInProcess(
     maxInFlightPerWebhook: DEFAULTS.webhookMaxInFlightPerWebhook,
   });
   await webhooks.start();
+  const schedules = new ScheduleRunner(store.schedules, logger);
+  schedules.start();
   return {
     port,
     serving: {
       async close() {
         await app.close();
+        await schedules.stop();
         await webhooks.stop();
         await sender.close();
         await store.close();

@@ -281,6 +281,38 @@ describe('events and bodies', () => {
     await admin.ok(`mutation { webhook { delete(id: "${webhookId}") { id } } }`);
   });
 
+  test('a schedule that fails sends schedule.failed, with what it was to do and why it did nothing', async () => {
+    const target = await receiver();
+    const { id: webhookId } = await createWebhook({ url: target.url, events: ['schedule.failed'], modelIds: [] });
+    const model = await admin.createModel({
+      slug: uniqueSlug('scheduled'),
+      name: 'Scheduled',
+      drafts: true,
+      fields: [{ key: 'title', label: 'Title', type: 'text', required: true }],
+    });
+    const kept = await admin.createRecord(model.id, { title: 'Kept' });
+    const gone = await admin.createRecord(model.id, { title: 'Gone' });
+    const at = new Date(Date.now() + 600).toISOString();
+    const schedule = (
+      await admin.ok('mutation ($input: ScheduleInput!) { record { schedule(input: $input) { id } } }', {
+        input: { ids: [kept.id, gone.id], action: 'publish', at },
+      })
+    ).record.schedule;
+    await admin.ok(`mutation { record { delete(id: "${gone.id}") { id } } }`);
+    const [event] = await waitForRequests(target, 1, 'the schedule.failed event');
+    assert.equal(event!.json.type, 'schedule.failed');
+    assert.deepEqual(event!.json.data.schedule, {
+      id: schedule.id,
+      action: 'publish',
+      at,
+      ids: [kept.id, gone.id],
+      error: `ids: record ${gone.id} no longer exists; nothing was changed`,
+    });
+    const state = await admin.ok(`query { record { get(id: "${kept.id}") { status } } }`);
+    assert.equal(state.record.get.status, 'draft');
+    await admin.ok(`mutation { webhook { delete(id: "${webhookId}") { id } } }`);
+  });
+
   test('events and modelIds narrow what a webhook gets; a paused webhook gets nothing', async () => {
     const target = await receiver();
     const paused = await receiver();

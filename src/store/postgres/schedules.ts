@@ -16,6 +16,7 @@ import {
 import type { PostgresPublishing } from './publishing.js';
 import { writingRecords } from './record-writes.js';
 import type { PostgresOutbox } from './webhook-outbox.js';
+import { schedulePayload } from '../../domain/webhook-events.js';
 
 /** Schedules carried out per pass at most. */
 const DUE_BATCH = 20;
@@ -66,7 +67,7 @@ export class PostgresScheduleStore implements ScheduleStore {
     for (let taken = 0; taken < DUE_BATCH; taken++) {
       let wrote = false;
       const done = await writingRecords(this.pool, async (client) => {
-        const { rows } = await client.query<Pick<ScheduleRow, 'id' | 'workspace_id' | 'action' | 'ids'>>(
+        const { rows } = await client.query<Pick<ScheduleRow, 'id' | 'workspace_id' | 'action' | 'at' | 'ids'>>(
           `${dueSchedules('$1', 1)} FOR UPDATE SKIP LOCKED`,
           [now],
         );
@@ -77,6 +78,18 @@ export class PostgresScheduleStore implements ScheduleStore {
         wrote = applied.wrote;
         const failed = 'missingAt' in applied.outcome;
         const error = 'missingAt' in applied.outcome ? goneIdError(ids[applied.outcome.missingAt]!) : null;
+        if (error !== null) {
+          const schedule = { id: row.id, action: row.action, at: Number(row.at), ids, error };
+          const event = {
+            workspaceId: row.workspace_id,
+            type: 'schedule.failed' as const,
+            modelId: null,
+            modelSlug: null,
+            at: Date.now(),
+            payload: () => schedulePayload(schedule),
+          };
+          if (await this.outbox.add(client, event, await this.outbox.subscriptions(client, row.workspace_id))) wrote = true;
+        }
         await client.query(finishSchedule('$1', '$2', '$3', '$4'), [failed ? 'failed' : 'done', error, Date.now(), row.id]);
         return { workspaceId: row.workspace_id, id: row.id };
       });

@@ -28,7 +28,8 @@ export interface WithSubscriptions {
 export interface WrittenEvent {
   workspaceId: string;
   type: WebhookEventType;
-  modelId: string;
+  /** null: an event of no one model (a schedule's). */
+  modelId: string | null;
   /** null: the model's slug as it is in the transaction. */
   modelSlug: string | null;
   at: number;
@@ -77,7 +78,7 @@ export class PostgresOutbox {
    */
   async add(client: PoolClient, event: WrittenEvent, subscriptions: readonly WebhookSubscription[] | null): Promise<boolean> {
     if (subscriptions === null || subscriptions.length === 0) return false;
-    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId));
+    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId ?? ''));
     if (subscribers.length === 0) return false;
     const { workspaceId, type, modelId, modelSlug, at } = event;
     await client.query(INSERT_EVENT, [newId(), workspaceId, type, modelId, modelSlug, event.payload(), at]);

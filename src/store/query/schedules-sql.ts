@@ -31,7 +31,7 @@ export function cancelSchedule(at: string, workspaceId: string, id: string): str
 
 /** The pending schedules due at a time, the earliest first. */
 export function dueSchedules(now: string, limit: number): string {
-  return `SELECT s.id, s.workspace_id, s.action, s.ids FROM schedules s
+  return `SELECT s.id, s.workspace_id, s.action, s.at, s.ids FROM schedules s
     WHERE s.status = 'pending' AND s.at <= ${now} ORDER BY s.at, s.id LIMIT ${limit}`;
 }
 

@@ -70,7 +70,7 @@ export function openSqliteStore(path: string, { historyKeep = DEFAULT_HISTORY_KE
     records,
     published: records.published!,
     publishing,
-    schedules: new SqliteScheduleStore(db, records.writes, publishing),
+    schedules: new SqliteScheduleStore(db, records.writes, publishing, outbox),
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

@@ -15,6 +15,8 @@ import {
 } from '../query/schedules-sql.js';
 import type { SqlitePublishing } from './publishing.js';
 import type { WriteGroup } from './write-group.js';
+import type { SqliteOutbox } from './webhook-outbox.js';
+import { schedulePayload } from '../../domain/webhook-events.js';
 
 /** Schedules carried out per pass at most. */
 const DUE_BATCH = 20;
@@ -32,6 +34,7 @@ export class SqliteScheduleStore implements ScheduleStore {
     db: Database.Database,
     private readonly writes: WriteGroup,
     private readonly publishing: SqlitePublishing,
+    private readonly outbox: SqliteOutbox,
   ) {
     this.insert = db.prepare(insertSchedule(Array.from({ length: 7 }, () => '?')));
     this.select = db.prepare(selectSchedule('?', '?'));
@@ -66,8 +69,19 @@ export class SqliteScheduleStore implements ScheduleStore {
     return changed === 1 ? schedule : 'not-pending';
   }
 
+  private failedEvent(row: Pick<ScheduleRow, 'id' | 'workspace_id' | 'action' | 'at'>, ids: string[], error: string): void {
+    const schedule = { id: row.id, action: row.action, at: Number(row.at), ids, error };
+    this.outbox.add({
+      workspaceId: row.workspace_id,
+      type: 'schedule.failed',
+      modelId: null,
+      at: Date.now(),
+      details: () => ({ modelSlug: null, payload: schedulePayload(schedule) }),
+    });
+  }
+
   async runDue(now: number): Promise<StoredSchedule[]> {
-    const due = this.due.all(now) as Pick<ScheduleRow, 'id' | 'workspace_id' | 'action' | 'ids'>[];
+    const due = this.due.all(now) as Pick<ScheduleRow, 'id' | 'workspace_id' | 'action' | 'at' | 'ids'>[];
     const ran: StoredSchedule[] = [];
     for (const row of due) {
       const carried = await this.writes
@@ -76,6 +90,7 @@ export class SqliteScheduleStore implements ScheduleStore {
           const ids = JSON.parse(row.ids as string) as string[];
           const outcome = this.publishing.applyNow(row.workspace_id, ids, row.action as 'publish' | 'unpublish');
           const failed = 'missingAt' in outcome;
+          if (failed) this.failedEvent(row, ids, goneIdError(ids[outcome.missingAt]!));
           const changes = this.finish.run(
             failed ? 'failed' : 'done',
             failed ? goneIdError(ids[outcome.missingAt]!) : null,

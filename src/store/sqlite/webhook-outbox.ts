@@ -14,9 +14,10 @@ import { EVENT_INSERT_COLUMNS, eventValues } from '../rows/webhook-rows.js';
 export interface WrittenEvent {
   workspaceId: string;
   type: WebhookEventType;
-  modelId: string;
+  /** null: an event of no one model (a schedule's). */
+  modelId: string | null;
   at: number;
-  details: () => { modelSlug: string; payload: string };
+  details: () => { modelSlug: string | null; payload: string };
 }
 
 /** Workspaces whose webhooks the outbox keeps in memory; beyond it, it starts again (a bound, not a working set). */
@@ -69,7 +70,7 @@ export class SqliteOutbox {
   add(event: WrittenEvent): void {
     const subscriptions = this.subscriptionsOf(event.workspaceId);
     if (subscriptions.length === 0) return;
-    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId));
+    const subscribers = subscriptions.filter((subscription) => isSubscribed(subscription, event.type, event.modelId ?? ''));
     if (subscribers.length === 0) return;
     const { modelSlug, payload } = event.details();
     const { workspaceId, type, modelId, at } = event;
