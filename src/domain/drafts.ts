@@ -57,3 +57,12 @@ export function checkSchedule(input: ScheduleInput, now: number): { ids: string[
   if (input.ids.length === 0) throw new ServiceError('BAD_USER_INPUT', 'input.ids: give at least one id', { field: 'input.ids' });
   return { ids: publishIds(input.ids, 'input.ids'), action: input.action as ScheduleAction, at };
 }
+
+/** Drafts cannot be turned off while records are not published as they are. */
+export function draftsStillInUse(unpublished: number): ServiceError {
+  return new ServiceError(
+    'CONFLICT',
+    `drafts: ${unpublished} ${unpublished === 1 ? 'record is' : 'records are'} not published as ${unpublished === 1 ? 'it is' : 'they are'}; publish them or discard their changes first`,
+    { field: 'drafts' },
+  );
+}

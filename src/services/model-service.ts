@@ -4,6 +4,7 @@ import { slugConflict } from '../store/conflicts.js';
 import { skuFieldOf, type FieldDefinition, type ModelDefinition } from '../domain/fields.js';
 import { normaliseModelShape, type ModelDefinitionInput, type ModelShape } from '../domain/model-definition.js';
 import { modelsReferencing } from '../domain/relations.js';
+import { draftsStillInUse } from '../domain/drafts.js';
 import { newId } from '../ids.js';
 import type { ModelChange, Store, StoredValueCheck } from '../store/store.js';
 import { storedValueConflict } from '../store/stored-value-checks.js';
@@ -66,6 +67,7 @@ export class ModelService {
       const change = planChange(model, shape);
       if (!options.dryRun) return this.store.models.update(model, change);
       await this.refuseStoredValues(model, change.storedValueChecks ?? []);
+      if (change.drafts === 'off') await this.refuseUnpublished(model);
       return { ...model, ...shape };
     });
   }
@@ -93,6 +95,16 @@ export class ModelService {
     if (!(await this.store.models.delete(actor.workspaceId, id)))
       throw new ServiceError('NOT_FOUND', 'id: model not found', { field: 'id' });
     return { id, deleted: true };
+  }
+
+  /** A dry run's check that drafts may be turned off, as the store makes it in an update's transaction. */
+  private async refuseUnpublished(model: ModelDefinition): Promise<void> {
+    const unpublished = await this.store.records.count(model.id, {
+      kind: 'in',
+      target: { kind: 'status' },
+      values: ['draft', 'changed'],
+    });
+    if (unpublished > 0) throw draftsStillInUse(unpublished);
   }
 
   /** A dry run's check of the stored records, as the store makes it in an update's transaction. */

@@ -239,6 +239,11 @@ for (const target of targets) {
         models.update(actor, { id: plain.id, drafts: false }),
         refusal('CONFLICT', 'drafts: 2 records are not published as they are; publish them or discard their changes first'),
       );
+      await assert.rejects(
+        models.update(actor, { id: plain.id, drafts: false }, { dryRun: true }),
+        refusal('CONFLICT', 'drafts: 2 records are not published as they are; publish them or discard their changes first'),
+        'a dry run refuses it as the update would',
+      );
       const ids = (await records.list(actor.workspaceId, plain.id, {})).items.map((record) => record.id);
       await publishing.publish(actor, ids);
       const off = await models.update(actor, { id: plain.id, drafts: false });

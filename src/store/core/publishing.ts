@@ -1,8 +1,7 @@
-import { ServiceError } from '../../domain/errors.js';
+// The rules of publishing that both stores apply to the rows they locked (docs/lifecycle.md).
 import { readData } from '../../domain/record-shape.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import { deletedRecordPayload, recordPayload } from '../../domain/webhook-events.js';
-// The rules of publishing that both stores apply to the rows they locked (docs/lifecycle.md).
 
 /** A record a publish or unpublish names, as its store read it under its lock. */
 export interface RecordToPublish {
@@ -26,15 +25,6 @@ export function publishedCountChanges(records: readonly RecordToPublish[], actio
     changes.set(record.model_id, (changes.get(record.model_id) ?? 0) + change);
   }
   return changes;
-}
-
-/** Drafts cannot be turned off while records are not published as they are. */
-export function draftsStillInUse(unpublished: number): ServiceError {
-  return new ServiceError(
-    'CONFLICT',
-    `drafts: ${unpublished} ${unpublished === 1 ? 'record is' : 'records are'} not published as ${unpublished === 1 ? 'it is' : 'they are'}; publish them or discard their changes first`,
-    { field: 'drafts' },
-  );
 }
 
 /** The body of a record.published event (the published copy) or a record.unpublished one (`{ "id" }`). */

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { countUnpublished, dropModelDrafts, publishModelRecords } from '../query/drafts-sql.js';
-import { draftsStillInUse } from '../core/publishing.js';
+import { draftsStillInUse } from '../../domain/drafts.js';
 import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
 import type { ModelChange, ModelStore } from '../store.js';

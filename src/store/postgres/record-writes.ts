@@ -1,4 +1,5 @@
 // The statements and steps of record writes on PostgreSQL (records.ts runs them).
+import { statusAfterChange } from './draft-writes.js';
 import type { Pool, PoolClient } from 'pg';
 import { definitionVersion, type FieldDefinition, type RecordData } from '../../domain/fields.js';
 import { withoutReference } from '../../domain/relations.js';
@@ -219,7 +220,8 @@ export async function dropReference(
   await history.keepCurrent(client, reference.sourceId);
   await history.prune(client, reference.sourceId, source.revision + 1);
   const updated = await client.query<RecordRow>(
-    `UPDATE records SET data = $1::jsonb, updated_at = $2, ${nextRevision("'update'")} WHERE id = $3 RETURNING ${COLUMNS}`,
+    `UPDATE records SET data = $1::jsonb, updated_at = $2, ${nextRevision("'update'")}, ${statusAfterChange('$1', '$3')}
+     WHERE id = $3 RETURNING ${COLUMNS}`,
     [JSON.stringify(data), Math.max(now, toNumber(source.updated_at)), reference.sourceId],
   );
   return toRecord(updated.rows[0]!);

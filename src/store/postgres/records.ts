@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { forgetPublishedCopy, hasPublishedCopy, STATUS_AFTER_CHANGE } from './draft-writes.js';
+import { forgetPublishedCopy, hasPublishedCopy, statusAfterChange } from './draft-writes.js';
 import type { Pool } from 'pg';
 import { definitionVersion, type ProductSettings } from '../../domain/fields.js';
 import { isLargeRecord } from '../../domain/size-limits.js';
@@ -199,7 +199,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
              ON CONFLICT (workspace_id, shard) DO UPDATE SET changes = c.changes + 1
            )
            UPDATE records SET data = $1::jsonb, sku = $2, updated_at = GREATEST($3::bigint, updated_at), updated_by = $4,
-             ${nextRevision('$8')}, ${STATUS_AFTER_CHANGE}
+             ${nextRevision('$8')}, ${statusAfterChange('$1', '$5')}
            WHERE id = $5 RETURNING ${COLUMNS}, ${subscriptionsColumn('$6')}`,
           [next.dataText, next.sku, Date.now(), userId, id, workspaceId, randomInt(CONTENT_COUNTER_SHARDS), operation],
         );

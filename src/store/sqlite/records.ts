@@ -350,7 +350,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
   private dropReference(reference: Reference, targetId: string, now: number): ChangedSource {
     const source = this.db
       .prepare(
-        'SELECT r.model_id, r.data, r.created_at, r.updated_at, r.revision, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?',
+        'SELECT r.model_id, r.data, r.created_at, r.updated_at, r.revision, r.publish_status, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?',
       )
       .get(reference.sourceId) as {
       model_id: string;
@@ -358,6 +358,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       created_at: number;
       updated_at: number;
       revision: number;
+      publish_status: string | null;
       fields: string;
     };
     const fields = JSON.parse(source.fields) as FieldDefinition[];
@@ -368,6 +369,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     this.db
       .prepare(`UPDATE records SET data = ?, updated_at = ?, ${nextRevision('?')} WHERE id = ?`)
       .run(dataText, updatedAt, 'update', reference.sourceId);
+    this.drafts.statusAfterChange(reference.sourceId, source.publish_status, data);
     return { id: reference.sourceId, modelId: source.model_id, dataText, createdAt: Number(source.created_at), updatedAt };
   }
 }
