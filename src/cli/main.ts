@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<RegisterCommand>> = {
   user: async () => (await import('./user.js')).registerUser,
   import: async () => (await import('./import.js')).registerImport,
   export: async () => (await import('./export.js')).registerExport,
+  publish: async () => (await import('./publish.js')).registerPublish,
   models: async () => (await import('./models.js')).registerModels,
   mcp: async () => (await import('./mcp.js')).registerMcp,
   types: async () => (await import('./types.js')).registerTypes,

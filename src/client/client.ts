@@ -18,6 +18,7 @@ import type {
   ListOptions,
   ModelDefinition,
   ModelRecord,
+  PublishResult,
   RecordList,
   UpdateModelInput,
 } from './types.js';
@@ -28,10 +29,15 @@ export type ContentClientOptions = TransportOptions;
 /** The most ids one `record.getMany` call takes; `getMany` sends more in several calls. */
 export const MAX_IDS_PER_CALL = 100;
 
-const RECORD_FIELDS = 'id modelId workspaceId data createdAt updatedAt createdBy updatedBy revision';
+/** The most ids one `publishRecords` or `unpublishRecords` call takes (the server's limit of one call). */
+export const MAX_PUBLISH_IDS = 1000;
+
+const RECORD_FIELDS =
+  'id modelId workspaceId data createdAt updatedAt createdBy updatedBy revision ' +
+  'status publishedAt publishedRevision hasUnpublishedChanges';
 const FIELD_FIELDS = 'key label type required relationTo relationType indexed';
 const MODEL_FIELDS =
-  'id workspaceId name slug description icon color displayField deliveryAccess recordCount createdAt updatedAt ' +
+  'id workspaceId name slug description icon color displayField deliveryAccess drafts recordCount createdAt updatedAt ' +
   'product { enabled skuField priceField } ' +
   `fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} fields { ${FIELD_FIELDS} } } }`;
 
@@ -267,6 +273,63 @@ export class ContentClient<Models = UntypedModels> implements LoaderClient {
     const at = typeof asOf === 'string' ? asOf : asOf.toISOString();
     return (await this.read<{ record: { get: ModelRecord | null } }>('getRecordAsOf', query, { id, asOf: at }, signal)).record
       .get;
+  }
+
+  // ---- drafts and publishing ----
+
+  /**
+   * Publishes the records' working copies as they are, in one call that is all or nothing: an unknown id is
+   * NOT_FOUND naming `ids.<position>` and nothing is published. Each id costs 1 of the write budget (a call costing
+   * more than the whole budget is refused, COST_EXCEEDS_BUDGET). A record of a model without drafts is answered as
+   * published. `unpublishedTargets` lists the ids the published copies' relations point at that are not published.
+   *
+   * At most MAX_PUBLISH_IDS (1000) ids; more are refused here (BAD_USER_INPUT, field `ids`) before anything is
+   * sent. They are not split into several calls, because several calls are not all or nothing: a refusal of the
+   * second would leave the first published. To publish more, make one call per 1000 ids and decide what a failure
+   * part way means (`content-service publish --model … --all-changed` does that, reporting what it published).
+   */
+  async publishRecords(ids: readonly string[], signal?: AbortSignal): Promise<PublishResult> {
+    return this.publication('publish', ids, signal);
+  }
+
+  /**
+   * Removes the records' published copies (they become `draft`; the delivery route no longer serves them), in one
+   * call that is all or nothing, as `publishRecords`: at most MAX_PUBLISH_IDS ids (more are refused here, not
+   * split), an unknown id is NOT_FOUND naming `ids.<position>`, each id costs 1 of the write budget.
+   */
+  async unpublishRecords(ids: readonly string[], signal?: AbortSignal): Promise<PublishResult> {
+    return this.publication('unpublish', ids, signal);
+  }
+
+  /** The working copy becomes the published copy again, as a new revision; CONFLICT when it was never published. */
+  async discardChanges(id: string, signal?: AbortSignal): Promise<ModelRecord> {
+    const query = `mutation($id: ID!) { record { discardChanges(id: $id) { ${RECORD_FIELDS} } } }`;
+    return (await this.write<{ record: { discardChanges: ModelRecord } }>('discardChanges', query, { id }, signal)).record
+      .discardChanges;
+  }
+
+  /** The record's published copy (what the delivery route serves), or null when it has none. */
+  async getPublishedRecord(id: string, signal?: AbortSignal): Promise<ModelRecord | null> {
+    const query = `query($id: ID!) { record { get(id: $id, published: true) { ${RECORD_FIELDS} } } }`;
+    return (await this.read<{ record: { get: ModelRecord | null } }>('getPublishedRecord', query, { id }, signal)).record.get;
+  }
+
+  private async publication(
+    action: 'publish' | 'unpublish',
+    ids: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<PublishResult> {
+    const operation = `${action}Records`;
+    if (ids.length > MAX_PUBLISH_IDS) {
+      throw new ContentServiceError(
+        `ids: at most ${MAX_PUBLISH_IDS} ids per ${operation} call, got ${ids.length}; nothing was sent (one call is ` +
+          `all or nothing, so the SDK does not split it: send calls of ${MAX_PUBLISH_IDS} yourself)`,
+        { code: 'BAD_USER_INPUT', field: 'ids' },
+      );
+    }
+    const query = `mutation($ids: [ID!]!) { record { ${action}(ids: $ids) { records { ${RECORD_FIELDS} } unpublishedTargets } } }`;
+    const answer = await this.write<{ record: Record<string, PublishResult> }>(operation, query, { ids: [...ids] }, signal);
+    return answer.record[action]!;
   }
 
   /** One `record.import` call, as is (at most 1000 rows; see `importRows` for any number). */

@@ -83,7 +83,7 @@ export type PublicModelDefinition = Pick<
   'id' | 'name' | 'slug' | 'description' | 'icon' | 'color' | 'displayField' | 'recordCount'
 >;
 
-/** A published record. `status` is always null here: this service has no lifecycle states. */
+/** A published record. `status` is `published` (a server from before drafts answers null). */
 export interface DeliveryRecord {
   id: string;
   modelId: string;

@@ -18,7 +18,7 @@ export { graphqlUrl, type TransportOptions } from './http.js';
 export { csvColumns, csvRowToData, CellError, type CsvColumn } from './cells.js';
 export type * from './types.js';
 export type * from './history-types.js';
-export { MAX_IDS_PER_CALL } from './client.js';
+export { MAX_IDS_PER_CALL, MAX_PUBLISH_IDS } from './client.js';
 export {
   createDeliveryClient,
   DeliveryClient,

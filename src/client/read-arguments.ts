@@ -1,12 +1,19 @@
 // The reading arguments of delivery.md (filter, locale, populate) as GraphQL variables. Only the arguments a call
 // uses are declared, so a call without them sends the same document as before (and works on servers without them).
-import type { ReadOptions, RecordFilter } from './types.js';
+import type { ReadOptions, RecordFilter, RecordStatus } from './types.js';
 
 export interface ReadArguments extends ReadOptions {
   filter?: RecordFilter;
+  /** Only records in these states (`record.list`). */
+  status?: readonly RecordStatus[];
 }
 
-const TYPES: Record<keyof ReadArguments, string> = { filter: 'JSON', locale: 'String', populate: '[String!]' };
+const TYPES: Record<keyof ReadArguments, string> = {
+  filter: 'JSON',
+  locale: 'String',
+  populate: '[String!]',
+  status: '[String!]',
+};
 
 export interface ArgumentText {
   /** `, $filter: JSON, $locale: String` — to append to the operation's variable definitions. */

@@ -2,6 +2,7 @@
 // check every step of a plan before any is made, and the steps themselves.
 import type { ContentClient } from './client.js';
 import { ContentServiceError } from './errors.js';
+import { countNotPublished } from './publishing.js';
 import { toSchemaModel, type SchemaField, type SchemaModel } from './schema-document.js';
 import { pointingAtSelf, relationTargets, withoutMissingTargets, type CurrentModel, type SchemaPlan } from './schema-plan.js';
 import type { ModelDefinition } from './types.js';
@@ -15,7 +16,7 @@ function fieldsSelection(levels: number): string {
 }
 
 const MODEL_SELECTION =
-  'id slug name description icon color displayField deliveryAccess recordCount product { enabled skuField priceField } ' +
+  'id slug name description icon color displayField deliveryAccess drafts recordCount product { enabled skuField priceField } ' +
   fieldsSelection(FIELD_LEVELS);
 
 const UPDATE = `mutation($input: UpdateModelDefinitionInput!, $dryRun: Boolean) { model { update(input: $input, dryRun: $dryRun) { id slug } } }`;
@@ -55,6 +56,7 @@ function modelInput(model: SchemaModel, fields: readonly SchemaField[] = model.f
     color: model.color,
     displayField: model.displayField,
     deliveryAccess: model.deliveryAccess,
+    drafts: model.drafts,
     product: model.product,
     fields,
   };
@@ -89,6 +91,7 @@ export async function checkPlan(client: ContentClient, plan: SchemaPlan, current
       );
     }
   }
+  problems.push(...(await draftsStillInUse(client, plan)));
   let outcomes: WriteOutcome[];
   try {
     outcomes = await modelWrites(
@@ -110,6 +113,23 @@ export async function checkPlan(client: ContentClient, plan: SchemaPlan, current
     if (outcome instanceof ContentServiceError) problems.push(refusal(writes[index]!.what, outcome));
   });
   return problems;
+}
+
+/**
+ * Updates that turn drafts off while records are not published: the server refuses them (CONFLICT) as it makes them,
+ * but its dry run does not check it, so the records are counted here (each such model's records listed once).
+ */
+async function draftsStillInUse(client: ContentClient, plan: SchemaPlan): Promise<string[]> {
+  const turnedOff = plan.updates.filter((update) => update.before.drafts && !update.after.drafts);
+  const counts = await Promise.all(turnedOff.map((update) => countNotPublished(client, update.id)));
+  return turnedOff.flatMap((update, index) => {
+    const count = counts[index]!;
+    if (count === 0) return [];
+    return [
+      `model ${update.after.slug}: drafts cannot be turned off while ${count} record${count === 1 ? ' is' : 's are'} ` +
+        'not published (draft or changed); publish or discard them first (content-service publish --all-changed)',
+    ];
+  });
 }
 
 /** The server's refusal of a dry run as one line; an error that is not a refusal (the server failed) is thrown. */

@@ -30,6 +30,8 @@ export interface SchemaModel {
   color: string | null;
   displayField: string;
   deliveryAccess: 'public' | 'none';
+  /** Working copies apart from published copies (docs/lifecycle.md); false when the file leaves it out. */
+  drafts: boolean;
   product: ProductSettings | null;
   fields: SchemaField[];
 }
@@ -44,7 +46,18 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 
 const DOCUMENT_KEYS = ['version', 'models'];
-const MODEL_KEYS = ['slug', 'name', 'description', 'icon', 'color', 'displayField', 'deliveryAccess', 'product', 'fields'];
+const MODEL_KEYS = [
+  'slug',
+  'name',
+  'description',
+  'icon',
+  'color',
+  'displayField',
+  'deliveryAccess',
+  'drafts',
+  'product',
+  'fields',
+];
 const FIELD_KEYS = ['key', 'label', 'type', 'required', 'indexed', 'relationTo', 'relationType', 'fields'];
 const PRODUCT_KEYS = ['enabled', 'skuField', 'priceField'];
 
@@ -69,6 +82,7 @@ export function toSchemaModel(model: ModelDefinition): SchemaModel {
     color: model.color || null,
     displayField: model.displayField,
     deliveryAccess: model.deliveryAccess === 'public' ? 'public' : 'none',
+    drafts: model.drafts === true,
     product: model.product
       ? { enabled: model.product.enabled, skuField: model.product.skuField, priceField: model.product.priceField }
       : null,
@@ -171,6 +185,7 @@ function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Ad
   }
   const deliveryAccess = raw.deliveryAccess ?? 'none';
   if (deliveryAccess !== 'public' && deliveryAccess !== 'none') add(`${at}.deliveryAccess`, 'must be "public" or "none"');
+  const drafts = optionalBoolean(raw.drafts, `${at}.drafts`, add);
   const count = { fields: 0, indexed: 0 };
   const fields = readFields(raw.fields, `${at}.fields`, { slugs, add, count }, 1);
   if (count.fields > MODEL_LIMITS.maxFields) {
@@ -197,6 +212,7 @@ function readModel(raw: unknown, at: string, slugs: ReadonlySet<string>, add: Ad
     color,
     displayField,
     deliveryAccess: deliveryAccess === 'public' ? 'public' : 'none',
+    drafts,
     product,
     fields,
   };

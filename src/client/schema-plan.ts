@@ -59,17 +59,23 @@ function fieldKind(field: SchemaField): string {
   return field.type;
 }
 
-const MODEL_PROPERTIES = ['name', 'description', 'icon', 'color', 'displayField', 'deliveryAccess', 'product'] as const;
+const MODEL_PROPERTIES = ['name', 'description', 'icon', 'color', 'displayField', 'deliveryAccess', 'drafts', 'product'] as const;
 const FIELD_PROPERTIES = ['label', 'type', 'required', 'indexed', 'relationTo', 'relationType'] as const;
 
 function modelChanges(before: SchemaModel, after: SchemaModel): string[] {
   const lines: string[] = [];
   const changed = MODEL_PROPERTIES.filter((property) => !isDeepStrictEqual(before[property], after[property])).map(
-    (property) => `${property} ${show(before[property])} → ${show(after[property])}`,
+    (property) =>
+      `${property} ${show(before[property])} → ${show(after[property])}${property === 'drafts' ? draftsNote(after.drafts) : ''}`,
   );
   if (changed.length > 0) lines.push(`~ model ${after.slug}: ${changed.join(', ')}`);
   lines.push(...fieldChanges(after.slug, before.fields, after.fields));
   return lines;
+}
+
+/** What turning drafts on or off does to the records, said where the diff shows it. */
+function draftsNote(on: boolean): string {
+  return on ? ' (publishes every record as it is)' : ' (every write live again; refused while a record is not published)';
 }
 
 function fieldChanges(path: string, before: readonly SchemaField[], after: readonly SchemaField[]): string[] {

@@ -54,6 +54,8 @@ export interface ModelDefinition {
   fields: FieldDefinition[];
   product: ProductSettings | null;
   deliveryAccess: string;
+  /** Records have a working copy and a published copy, which the delivery route serves (docs/lifecycle.md). */
+  drafts: boolean;
   recordCount: number;
   createdAt: string;
   updatedAt: string;
@@ -69,6 +71,11 @@ export interface CreateModelInput {
   fields: FieldDefinitionInput[];
   product?: { enabled: boolean; skuField?: string; priceField?: string };
   deliveryAccess?: 'public' | 'none';
+  /**
+   * Keep working copies apart from published copies (default false). Turning it on publishes every record as it is;
+   * turning it off is refused (CONFLICT) while any record is not published.
+   */
+  drafts?: boolean;
 }
 
 export interface UpdateModelInput extends Partial<Omit<CreateModelInput, 'slug'>> {
@@ -87,6 +94,31 @@ export interface ModelRecord<Data = JsonObject> {
   updatedBy: string | null;
   /** 1 when created or imported, one more for each change of its data (see recordHistory). */
   revision: number;
+  /** `draft`, `published` or `changed`; always `published` for a model without drafts. */
+  status: RecordStatus;
+  /** The last publish; null when not published (a model without drafts: its last write). */
+  publishedAt: string | null;
+  /** The revision that is live; null when not published. */
+  publishedRevision: number | null;
+  /** `status` is `changed`: the working copy differs from the published copy. */
+  hasUnpublishedChanges: boolean;
+}
+
+/**
+ * Where a record of a model with drafts stands: `draft` (never published, or unpublished), `published` (the working
+ * copy's data equals the published copy's) or `changed` (published, and the working copy differs).
+ */
+export type RecordStatus = 'draft' | 'published' | 'changed';
+
+/** What `publishRecords` and `unpublishRecords` answer. */
+export interface PublishResult<Data = JsonObject> {
+  /** The records after the change (their working copies), in the order of the ids, each once. */
+  records: ModelRecord<Data>[];
+  /**
+   * Ids that the published copies' relation fields point at and that are not published themselves (the delivery
+   * route populates them as null): publish them too. Always empty for an unpublish.
+   */
+  unpublishedTargets: string[];
 }
 
 export interface RecordList<Data = JsonObject> {
@@ -194,12 +226,16 @@ export interface ListOptions extends ReadOptions {
   sort?: RecordSort;
   /** Only the records that match; `total` and `hasMore` count them. */
   filter?: RecordFilter;
+  /** Only records in these states (`['draft', 'changed']`: everything not published); counted like `filter`. */
+  status?: readonly RecordStatus[];
   signal?: AbortSignal;
 }
 
 export interface ListAllOptions extends ReadOptions {
   sort?: RecordSort;
   filter?: RecordFilter;
+  /** Only records in these states. */
+  status?: readonly RecordStatus[];
   /** Records per request, at most 100 (default 100). */
   pageSize?: number;
   signal?: AbortSignal;

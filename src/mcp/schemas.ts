@@ -119,6 +119,14 @@ export const modelSettings = {
     .enum(['public', 'none'])
     .optional()
     .describe('"public": readable without a token through the delivery route; "none" (default): admin API only.'),
+  drafts: z
+    .boolean({ error: 'drafts: expected true or false' })
+    .optional()
+    .describe(
+      'true: records keep a working copy that writes change and a published copy the delivery route serves ' +
+        '(publish_records makes one the other); turning it on publishes every record as it is. false (default): ' +
+        'every write is live; turning it off is refused while any record is not published.',
+    ),
 };
 
 export const FILTER_DESCRIPTION =

@@ -6,6 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerModelTools } from './model-tools.js';
 import { registerRecordTools } from './record-tools.js';
 import { registerHistoryTools } from './history-tools.js';
+import { registerPublishingTools } from './publishing-tools.js';
 import type { McpOptions } from './context.js';
 
 export type { McpOptions } from './context.js';
@@ -27,5 +28,6 @@ export function createMcpServer(options: McpOptions): McpServer {
   registerModelTools(server, options);
   registerRecordTools(server, options);
   registerHistoryTools(server, options);
+  registerPublishingTools(server, options);
   return server;
 }

@@ -1,4 +1,4 @@
-// The client CLI (import, export, models) as a user runs it, against a real server process.
+// The client CLI (import, export, models, publish) as a user runs it, against a real server process.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { Admin, bootstrapAdmin } from '../support/client.js';
+import { Admin, bootstrapAdmin, uniqueSlug } from '../support/client.js';
 import { CLI, REPO_ROOT, runCli, startServer, type TestServer } from '../support/server.js';
 
 let server: TestServer;
@@ -391,5 +391,130 @@ describe('models', () => {
     const denied = await cli(['models'], { CONTENT_SERVICE_TOKEN: 'cs_nope' });
     assert.equal(denied.code, 1);
     assert.match(denied.stderr, /Not authorized/);
+  });
+});
+
+describe('publish', () => {
+  /** A model with drafts (its records are drafts until published), with a title and an optional relation. */
+  async function draftsModel(target?: string): Promise<{ id: string; slug: string }> {
+    const fields: unknown[] = [{ key: 'title', type: 'text', required: true }];
+    if (target) fields.push({ key: 'shelf', type: 'relation', relationTo: `model:${target}` });
+    const input = { name: 'Drafted', slug: uniqueSlug('drafted'), drafts: true, fields };
+    return (
+      await admin.ok('mutation($input: CreateModelDefinitionInput!) { model { create(input: $input) { id slug } } }', {
+        input,
+      })
+    ).model.create;
+  }
+
+  async function statuses(modelId: string): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (let offset = 0; ; offset += 100) {
+      const page = (
+        await admin.ok(
+          'query($m: ID!, $o: Int) { record { list(modelId: $m, limit: 100, offset: $o) { hasMore items { status } } } }',
+          {
+            m: modelId,
+            o: offset,
+          },
+        )
+      ).record.list;
+      for (const item of page.items) counts[item.status] = (counts[item.status] ?? 0) + 1;
+      if (!page.hasMore) return counts;
+    }
+  }
+
+  const publish = (ids: string[]) =>
+    admin.ok('mutation($ids: [ID!]!) { record { publish(ids: $ids) { unpublishedTargets } } }', { ids });
+
+  test('--all-changed publishes every record that is changed or draft, in calls of at most 1000, and says how many; again: none', async () => {
+    const model = await draftsModel();
+    const rows = Array.from({ length: 1203 }, (_, index) => ({ title: `Row ${index}` }));
+    await admin.importRows(model.id, rows.slice(0, 1000));
+    await admin.importRows(model.id, rows.slice(1000));
+    const firstThree = (await admin.list(model.id, { limit: 3 })).items.map((item) => item.id);
+    await publish(firstThree);
+    await admin.patchRaw(firstThree[0]!, { title: 'Edited' });
+    assert.deepEqual(await statuses(model.id), { changed: 1, published: 2, draft: 1200 });
+
+    const result = await cli(['publish', '--model', model.slug, '--all-changed']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `Published 1201 records of model "${model.slug}"\n`);
+    assert.match(result.stderr, /^publish: 1000 of 1201 records published\n/);
+    assert.deepEqual(await statuses(model.id), { published: 1203 });
+    const published = await admin.ok('query($id: ID!) { record { get(id: $id, published: true) { data } } }', {
+      id: firstThree[0],
+    });
+    assert.deepEqual(published.record.get.data, { title: 'Edited' }, 'the changed record: its working copy is live');
+
+    const again = await cli(['publish', '--model', model.slug, '--all-changed']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, `Published 0 records: every record of model "${model.slug}" is published as it is\n`);
+  });
+
+  test('--ids publishes those records, checked to be records of the model first; the targets left unpublished are named', async () => {
+    const shelves = await draftsModel();
+    const pages = await draftsModel(shelves.slug);
+    const shelf = await admin.createRecord(shelves.id, { title: 'Top' });
+    const first = await admin.createRecord(pages.id, { title: 'One', shelf: shelf.id });
+    const second = await admin.createRecord(pages.id, { title: 'Two' });
+    const third = await admin.createRecord(pages.id, { title: 'Three' });
+
+    const json = await cli(['publish', '--model', pages.slug, '--ids', `${first.id}, ,${second.id}`, '--json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      model: pages.slug,
+      published: 2,
+      ids: [first.id, second.id],
+      unpublishedTargets: [shelf.id],
+    });
+    assert.deepEqual(await statuses(pages.id), { published: 2, draft: 1 });
+
+    const text = await cli(['publish', '--model', pages.slug, '--ids', first.id]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`^Published 1 record of model "${pages.slug}"\\n`));
+    assert.match(text.stdout, new RegExp(`Not published, but pointed at by relations of these records .*: ${shelf.id};`));
+
+    const otherModel = await cli(['publish', '--model', pages.slug, '--ids', `${third.id},${shelf.id}`]);
+    assert.equal(otherModel.code, 1);
+    assert.match(
+      otherModel.stderr,
+      new RegExp(`--ids: record "${shelf.id}" is not a record of model "${pages.slug}"; nothing was published`),
+    );
+    const unknown = await cli(['publish', '--model', pages.slug, '--ids', `${third.id},no-such-record`]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /--ids: no record "no-such-record" in this workspace; nothing was published/);
+    assert.deepEqual(await statuses(pages.id), { published: 2, draft: 1 }, 'the third page is still a draft');
+    assert.deepEqual(await statuses(shelves.id), { draft: 1 });
+  });
+
+  test('usage mistakes exit 2; a model without drafts has nothing to publish; a viewer is refused (exit 1), nothing published', async () => {
+    const model = await draftsModel();
+    const record = await admin.createRecord(model.id, { title: 'Kept a draft' });
+    const mistakes: [string[], RegExp][] = [
+      [['publish', '--model', model.slug], /give --all-changed or --ids a,b,c \(one of them\)/],
+      [['publish', '--model', model.slug, '--all-changed', '--ids', record.id], /give --all-changed or --ids/],
+      [['publish', '--model', model.slug, '--ids', ' , '], /--ids: give at least one record id/],
+      [['publish', '--all-changed'], /required option '--model <slug>'/],
+      [['publish', '--model', 'no-such-model', '--all-changed'], /model: no model with slug "no-such-model"/],
+    ];
+    for (const [args, message] of mistakes) {
+      const result = await cli(args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
+      assert.match(result.stderr, message);
+      assert.equal(result.stdout, '');
+    }
+    const live = await admin.createSimpleModel();
+    await admin.createRecord(live.id, { title: 'live' });
+    const none = await cli(['publish', '--model', live.slug, '--all-changed']);
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, `Published 0 records: model "${live.slug}" has no drafts (every write is live)\n`);
+
+    const viewer = await server.createToken({ workspaceId: admin.workspaceId, email: 'viewer@publish.test', role: 'viewer' });
+    const denied = await cli(['publish', '--model', model.slug, '--all-changed'], { CONTENT_SERVICE_TOKEN: viewer.token });
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /^Error: Forbidden: viewer may not .*; nothing was published\n$/);
+    assert.equal(denied.stdout, '');
+    assert.deepEqual(await statuses(model.id), { draft: 1 });
   });
 });

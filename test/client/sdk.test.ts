@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ContentClient, ContentServiceError } from '../../src/client/index.js';
+import { ContentClient, ContentServiceError, MAX_PUBLISH_IDS } from '../../src/client/index.js';
 import { Admin, bootstrapAdmin, uniqueSlug } from '../support/client.js';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -334,5 +334,133 @@ describe('history', () => {
       assert.equal(error.code, 'NOT_FOUND');
       return true;
     });
+  });
+});
+
+describe('drafts and publishing', () => {
+  test('drafts on a model; status fields; publishRecords, unpublishRecords, discardChanges, getPublishedRecord; list by status', async () => {
+    const category = await client.createModel({
+      name: 'Shelf',
+      slug: uniqueSlug('shelf'),
+      drafts: true,
+      fields: [{ key: 'title', type: 'text', required: true }],
+    });
+    const model = await client.createModel({
+      name: 'Page',
+      slug: uniqueSlug('page'),
+      drafts: true,
+      fields: [
+        { key: 'title', type: 'text', required: true },
+        { key: 'shelf', type: 'relation', relationTo: `model:${category.slug}` },
+      ],
+    });
+    assert.equal(model.drafts, true);
+    assert.equal((await client.getModel(model.id))?.drafts, true);
+    const shelf = await client.createRecord(category.id, { title: 'Top' });
+    const record = await client.createRecord(model.id, { title: 'A', shelf: shelf.id });
+    assert.deepEqual(
+      [record.status, record.publishedAt, record.publishedRevision, record.hasUnpublishedChanges],
+      ['draft', null, null, false],
+    );
+    assert.equal(await client.getPublishedRecord(record.id), null);
+
+    const published = await client.publishRecords([record.id]);
+    assert.deepEqual(
+      published.records.map(({ id, status, publishedRevision }) => [id, status, publishedRevision]),
+      [[record.id, 'published', 1]],
+    );
+    assert.equal(typeof published.records[0]!.publishedAt, 'string');
+    assert.deepEqual(published.unpublishedTargets, [shelf.id], 'the shelf it points at is not published');
+
+    const patched = await client.patchRecord(record.id, { title: 'B' });
+    assert.deepEqual([patched?.status, patched?.hasUnpublishedChanges, patched?.publishedRevision], ['changed', true, 1]);
+    assert.deepEqual((await client.getPublishedRecord(record.id))?.data, { title: 'A', shelf: shelf.id });
+    const second = await client.createRecord(model.id, { title: 'C' });
+    const changed = await client.listRecords(model.id, { status: ['changed'] });
+    assert.deepEqual([changed.total, changed.items.map((item) => item.id)], [1, [record.id]]);
+    const notPublished = [];
+    for await (const item of client.listAll(model.id, { status: ['draft', 'changed'] })) notPublished.push(item.id);
+    assert.deepEqual(notPublished, [record.id, second.id]);
+
+    const discarded = await client.discardChanges(record.id);
+    assert.deepEqual([discarded.status, discarded.data.title, discarded.revision], ['published', 'A', 3]);
+    await assert.rejects(client.discardChanges(second.id), (error: unknown) => {
+      assert.ok(error instanceof ContentServiceError);
+      assert.equal(error.code, 'CONFLICT');
+      return true;
+    });
+
+    const unpublished = await client.unpublishRecords([record.id]);
+    assert.deepEqual(
+      unpublished.records.map(({ status, publishedAt }) => [status, publishedAt]),
+      [['draft', null]],
+    );
+    assert.deepEqual(unpublished.unpublishedTargets, []);
+    assert.equal(await client.getPublishedRecord(record.id), null);
+    await assert.rejects(client.updateModel({ id: model.id, drafts: false }), (error: unknown) => {
+      assert.ok(error instanceof ContentServiceError);
+      assert.equal(error.code, 'CONFLICT');
+      return true;
+    });
+  });
+
+  test('publishRecords is all or nothing: an unknown id is NOT_FOUND naming ids.<position>, nothing is published', async () => {
+    const model = await client.createModel({
+      name: 'Memo',
+      slug: uniqueSlug('memo'),
+      drafts: true,
+      fields: [{ key: 'title', type: 'text', required: true }],
+    });
+    const record = await client.createRecord(model.id, { title: 'A' });
+    await assert.rejects(client.publishRecords([record.id, 'no-such-record']), (error: unknown) => {
+      assert.ok(error instanceof ContentServiceError);
+      assert.equal(error.code, 'NOT_FOUND');
+      assert.equal(error.field, 'ids.1');
+      return true;
+    });
+    assert.equal((await client.getRecord(record.id))?.status, 'draft');
+    assert.equal(await client.getPublishedRecord(record.id), null);
+  });
+
+  test('more than 1000 ids are refused before anything is sent, not split into calls (a split run is not all or nothing)', async () => {
+    let requests = 0;
+    const counting = new ContentClient({
+      baseUrl: server.url,
+      token: admin.token,
+      workspaceId: admin.workspaceId,
+      fetch: (input, init) => {
+        requests += 1;
+        return fetch(input, init);
+      },
+    });
+    const ids = Array.from({ length: MAX_PUBLISH_IDS + 1 }, (_, index) => `id-${index}`);
+    for (const call of [() => counting.publishRecords(ids), () => counting.unpublishRecords(ids)]) {
+      await assert.rejects(call(), (error: unknown) => {
+        assert.ok(error instanceof ContentServiceError);
+        assert.equal(error.code, 'BAD_USER_INPUT');
+        assert.equal(error.field, 'ids');
+        assert.match(error.message, /^ids: at most 1000 ids per (publish|unpublish)Records call, got 1001; nothing was sent/);
+        return true;
+      });
+    }
+    assert.equal(requests, 0, 'no request went to the server');
+    assert.equal(MAX_PUBLISH_IDS, 1000);
+  });
+
+  test('a model without drafts: every record reads published, and publishing it is a no-op answered as published', async () => {
+    const model = await client.createModel({
+      name: 'Live',
+      slug: uniqueSlug('live'),
+      fields: [{ key: 'title', type: 'text', required: true }],
+    });
+    assert.equal(model.drafts, false);
+    const record = await client.createRecord(model.id, { title: 'A' });
+    assert.deepEqual([record.status, record.hasUnpublishedChanges], ['published', false]);
+    const result = await client.publishRecords([record.id]);
+    assert.deepEqual(
+      result.records.map(({ status, revision }) => [status, revision]),
+      [['published', 1]],
+    );
+    assert.deepEqual((await client.getPublishedRecord(record.id))?.data, { title: 'A' });
   });
 });

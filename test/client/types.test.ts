@@ -180,7 +180,7 @@ export interface Models {
 `;
 
 /** A program a user would write against the generated file: it must compile, every `@ts-expect-error` must be needed. */
-const PROGRAM = `import { ContentClient, type ModelRecord } from 'content-service/client';
+const PROGRAM = `import { ContentClient, type ModelRecord, type RecordStatus } from 'content-service/client';
 import type { Models, Product, ProductDimensions } from './models.js';
 
 const client = new ContentClient<Models>({ baseUrl: 'http://127.0.0.1:4000', token: 't', workspaceId: 'w' });
@@ -255,7 +255,27 @@ export async function typed(): Promise<void> {
   await client.model('3d-scan').import([{ title: 'scan' }]);
   // @ts-expect-error no model with that slug
   client.model('nope');
+
+  // A record's lifecycle fields (drafts), on the typed records too.
+  const status: 'draft' | 'published' | 'changed' = created.status;
+  // @ts-expect-error status is draft, published or changed
+  const archived: 'archived' = created.status;
+  const live: number | null = created.publishedRevision;
+  const since: boolean = created.hasUnpublishedChanges;
+  const at: string | null = created.publishedAt;
+  const result = await client.publishRecords([created.id]);
+  const targets: string[] = result.unpublishedTargets;
+  const state: RecordStatus | undefined = result.records[0]?.status;
+  await client.unpublishRecords([created.id]);
+  const discarded: RecordStatus = (await client.discardChanges(created.id)).status;
+  const copy = await client.getPublishedRecord(created.id);
+  const notPublished = await products.list({ status: ['draft', 'changed'] });
+  const draftTitle: string | undefined = notPublished.items[0]?.data.title;
+  // @ts-expect-error an unknown status
+  await products.list({ status: ['archived'] });
+  const drafts: boolean = (await client.findModel('product')).drafts;
   void price, sku, wrong, width, dims, title, localName, byLocale, maybe;
+  void status, archived, live, since, at, targets, state, discarded, copy, draftTitle, drafts;
 }
 
 // Without Models the client is as before: any slug, any data.
@@ -323,6 +343,23 @@ describe('content-service types', () => {
     const stdout = await cli(['types']);
     assert.equal(stdout.code, 0, stdout.stderr);
     assert.equal(stdout.stdout, written);
+
+    // Drafts are no part of data: the same bytes for a model with drafts (a record's status is ModelRecord's).
+    const product = (await admin.ok('query { model { list { id slug } } }')).model.list.find(
+      (model: { slug: string }) => model.slug === 'product',
+    );
+    const drafts = (on: boolean) =>
+      admin.ok(`mutation($input: UpdateModelDefinitionInput!) { model { update(input: $input) { drafts } } }`, {
+        input: { id: product.id, drafts: on },
+      });
+    assert.equal((await drafts(true)).model.update.drafts, true);
+    try {
+      const withDrafts = await cli(['types']);
+      assert.equal(withDrafts.code, 0, withDrafts.stderr);
+      assert.equal(withDrafts.stdout, written);
+    } finally {
+      await drafts(false);
+    }
   });
 
   test('the file and a program using ContentClient<Models> compile under tsc --strict; wrong fields and types do not', async () => {

@@ -583,6 +583,7 @@ describe('exit status: 2 for a command-line mistake, 1 for work that failed, 0 f
     { command: 'user set-password', args: ['user', 'set-password'], message: /required option '--email <email>'/ },
     { command: 'import', args: ['import', 'rows.csv'], message: /required option '--model <slug>'/ },
     { command: 'export', args: ['export', '--format', 'csv'], message: /required option '--model <slug>'/ },
+    { command: 'publish', args: ['publish', '--model', 'product'], message: /give --all-changed or --ids a,b,c/ },
     { command: 'models', args: ['models', '--unknown-flag'], message: /unknown option '--unknown-flag'/ },
     { command: 'mcp', args: ['mcp', '--bogus'], message: /unknown option '--bogus'/ },
     { command: 'types', args: ['types', '--check'], message: /--check: needs --out FILE/ },

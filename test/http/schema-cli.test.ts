@@ -56,7 +56,7 @@ async function snapshot(admin: Admin): Promise<string> {
   const field = 'key label type required indexed relationTo relationType';
   const list = (
     await admin.ok(
-      `{ model { list { id slug name description icon color displayField deliveryAccess updatedAt recordCount
+      `{ model { list { id slug name description icon color displayField deliveryAccess drafts updatedAt recordCount
         product { enabled skuField priceField } fields { ${field} fields { ${field} fields { ${field} } } } } } }`,
     )
   ).model.list;
@@ -141,10 +141,12 @@ describe('schema pull, diff, apply', { concurrency: 3 }, () => {
       'color',
       'displayField',
       'deliveryAccess',
+      'drafts',
       'product',
       'fields',
     ]);
     assert.equal(post.deliveryAccess, 'public');
+    assert.equal(post.drafts, false, 'a model without drafts says so');
     assert.deepEqual(
       post.fields.map((field: any) => field.key),
       ['title', 'author', 'related', 'meta', 'extra', 'featured'],
@@ -292,6 +294,60 @@ describe('schema pull, diff, apply', { concurrency: 3 }, () => {
     assert.equal(second.code, 1);
     assert.match(second.stderr, /model post: featured: cannot become required: 1 stored records have no value/);
     assert.equal(await snapshot(admin), stored);
+  });
+
+  test("schema: a model's drafts is pulled, diffed and applied; turning it off while a record is not published is refused before anything is changed", async () => {
+    const admin = await workspace();
+    await seedRichModels(admin);
+    const models = await modelsBySlug(admin);
+    await admin.createRecord(models.get('author').id, { name: 'Ann' });
+    const document = JSON.parse(await pull(admin));
+    const author = document.models.find((model: any) => model.slug === 'author');
+    author.drafts = true;
+    const on = file(document);
+    const diff = await schema(admin, 'diff', on);
+    assert.equal(diff.code, 2, diff.stderr);
+    assert.deepEqual(diff.stdout.trim().split('\n'), ['~ model author: drafts false → true (publishes every record as it is)']);
+    const applied = await schema(admin, 'apply', on);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /Applied: 0 created, 1 updated, 0 deleted/);
+    assert.equal(JSON.parse(await pull(admin)).models.find((model: any) => model.slug === 'author').drafts, true);
+    assert.match((await schema(admin, 'apply', on)).stdout, /^No changes/);
+    const statuses = async () =>
+      (
+        await admin.ok('query($m: ID!) { record { list(modelId: $m) { items { status } } } }', { m: models.get('author').id })
+      ).record.list.items.map((item: { status: string }) => item.status);
+    assert.deepEqual(await statuses(), ['published'], 'turning drafts on published the record as it was');
+
+    // A draft (never published): turning drafts off is refused, the other change of the file not made either.
+    const draft = await admin.createRecord(models.get('author').id, { name: 'Bob' });
+    assert.deepEqual(await statuses(), ['published', 'draft']);
+    const offDocument = JSON.parse(await pull(admin));
+    offDocument.models.find((model: any) => model.slug === 'author').drafts = false;
+    offDocument.models.find((model: any) => model.slug === 'product').name = 'Goods';
+    const off = file(offDocument);
+    const stored = await snapshot(admin);
+    const refused = await schema(admin, 'apply', off);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /model author: drafts cannot be turned off while 1 record is not published/);
+    assert.match(refused.stderr, /Nothing was changed/);
+    assert.equal(await snapshot(admin), stored, 'no model updated');
+
+    // Once everything is published, off applies.
+    await admin.ok('mutation($ids: [ID!]!) { record { publish(ids: $ids) { unpublishedTargets } } }', { ids: [draft.id] });
+    const done = await schema(admin, 'apply', off);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stdout, /Applied: 0 created, 2 updated, 0 deleted/);
+    assert.equal(JSON.parse(await pull(admin)).models.find((model: any) => model.slug === 'author').drafts, false);
+
+    // A file without drafts reads as false; a value that is not a boolean is named by its path.
+    const bad = JSON.parse(await pull(admin));
+    delete bad.models[0].drafts;
+    bad.models[1].drafts = 'yes';
+    const checked = await schema(admin, 'diff', file(bad));
+    assert.equal(checked.code, 1);
+    assert.match(checked.stderr, /\$\.models\[1\]\.drafts: must be true or false/);
+    assert.doesNotMatch(checked.stderr, /models\[0\]\.drafts/);
   });
 
   test('schema apply --prune: asks for --yes without a terminal; deletes models not in the file, a cycle among them too; refuses models with records', async () => {

@@ -26,6 +26,8 @@ const TOOLS = [
   'sync_records',
   'record_history',
   'restore_revision',
+  'publish_records',
+  'unpublish_records',
 ];
 
 let server: TestServer;
@@ -228,6 +230,66 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
       assert.match(await refused(session, 'get_model', { idOrSlug: slug }), /^idOrSlug: no model with slug/);
     });
 
+    test('publish_records and unpublish_records: a drafts model from create_model; ids and statuses, unpublishedTargets; all or nothing', async () => {
+      const shelfSlug = uniqueSlug('shelf');
+      await ok(session, 'create_model', {
+        name: 'Shelf',
+        slug: shelfSlug,
+        drafts: true,
+        fields: [{ key: 'title', type: 'text', required: true }],
+      });
+      const slug = uniqueSlug('page');
+      const model = await ok(session, 'create_model', {
+        name: 'Page',
+        slug,
+        drafts: true,
+        fields: [
+          { key: 'title', type: 'text', required: true },
+          { key: 'shelf', type: 'relation', relationTo: `model:${shelfSlug}` },
+        ],
+        response: 'full',
+      });
+      assert.equal(model.drafts, true);
+      const shelf = await ok(session, 'create_record', { modelSlug: shelfSlug, data: { title: 'Top' } });
+      const first = await ok(session, 'create_record', { modelSlug: slug, data: { title: 'A', shelf: shelf.created } });
+      const second = await ok(session, 'create_record', { modelSlug: slug, data: { title: 'B' } });
+      assert.equal((await ok(session, 'get_record', { id: first.created })).status, 'draft');
+
+      const ids = [second.created, first.created];
+      assert.deepEqual(await ok(session, 'publish_records', { ids }), {
+        records: [
+          { id: second.created, status: 'published' },
+          { id: first.created, status: 'published' },
+        ],
+        unpublishedTargets: [shelf.created],
+      });
+      const record = await ok(session, 'get_record', { id: first.created });
+      assert.deepEqual([record.status, record.publishedRevision], ['published', 1]);
+      await ok(session, 'patch_record', { id: first.created, data: { title: 'A2' } });
+      const full = await ok(session, 'publish_records', { ids: [first.created, shelf.created], response: 'full' });
+      assert.deepEqual(
+        full.records.map((item: any) => [item.id, item.status, item.data.title, item.publishedRevision]),
+        [
+          [first.created, 'published', 'A2', 2],
+          [shelf.created, 'published', 'Top', 1],
+        ],
+      );
+      assert.deepEqual(full.unpublishedTargets, []);
+
+      // All or nothing: an unknown id refuses the call and the other id stays published.
+      assert.match(
+        await refused(session, 'unpublish_records', { ids: [first.created, 'no-such-record'] }),
+        /^ids\.1: record no-such-record not found/,
+      );
+      assert.equal((await ok(session, 'get_record', { id: first.created })).status, 'published');
+      assert.deepEqual(await ok(session, 'unpublish_records', { ids: [first.created] }), {
+        records: [{ id: first.created, status: 'draft' }],
+        unpublishedTargets: [],
+      });
+      assert.equal((await ok(session, 'get_record', { id: first.created })).publishedAt, null);
+      assert.equal((await ok(session, 'get_record', { id: second.created })).status, 'published');
+    });
+
     test('sync_records: creates, then changes nothing when sent again; a changed row is patched; prune deletes', async () => {
       const model = await owner.createProductModel();
       const rows = [
@@ -308,6 +370,8 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
           ['patch_record', { id: record.id, data: { title: 'No' } }],
           ['delete_record', { id: record.id }],
           ['restore_revision', { id: record.id, revision: 1 }],
+          ['publish_records', { ids: [record.id] }],
+          ['unpublish_records', { ids: [record.id] }],
           ['import_records', { modelSlug: model.slug, rows: [{ sku: 'V-3', title: 'No' }] }],
           ['sync_records', { modelSlug: model.slug, rows: [{ sku: 'V-4', title: 'No' }], key: 'sku' }],
         ];
@@ -450,6 +514,18 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
         ['record_history', { id: record.id, from: 'one' }, /from: expected a whole number/],
         ['restore_revision', { id: record.id }, /revision: /],
         ['restore_revision', { id: record.id, revision: 42 }, /^revision: record .* has no revision 42/],
+        ['publish_records', {}, /ids: required \(an array of record ids\)/],
+        ['publish_records', { ids: [] }, /ids: give at least 1 id/],
+        [
+          'publish_records',
+          { ids: Array.from({ length: 1001 }, (_, i) => `id-${i}`) },
+          /ids: at most 1000 ids per call \(one call is all or nothing\)/,
+        ],
+        ['publish_records', { ids: [record.id, 'no-such-record'] }, /^ids\.1: record no-such-record not found/],
+        ['publish_records', { ids: [record.id], response: 'short' }, /response: expected "ack" or "full"/],
+        ['unpublish_records', { ids: record.id }, /ids: expected an array of record ids/],
+        ['unpublish_records', { ids: [7] }, /ids: every id must be a string/],
+        ['unpublish_records', { id: record.id }, /id: unknown argument \(this tool takes ids, response\)/],
       ];
       const toolsCovered = new Set(cases.map(([tool]) => tool));
       for (const tool of TOOLS) {
