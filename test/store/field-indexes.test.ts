@@ -1,6 +1,7 @@
 // Indexed fields on both stores (delivery.md, "Indexes"): model create, update and delete build and drop the
 // indexes in the same call, and the planner serves the filters and sorts the stores compile with them, as
 // EXPLAIN shows for the very SQL a page runs. SQLite always; PostgreSQL when DATABASE_URL is set.
+import type { RecordTable } from '../../src/store/query/record-table.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -45,10 +46,10 @@ type Explain = (sql: string, values: unknown) => Promise<string>;
 
 interface Catalog {
   explain: Explain;
-  /** The names of the model's field indexes in the database's catalog. */
-  indexNames(modelId: string): Promise<string[]>;
+  /** The names of the model's field indexes in the database's catalog (on `table`: records by default). */
+  indexNames(modelId: string, table?: RecordTable): Promise<string[]>;
   /** The SQL and parameters of a page's first segment (what the store runs first for this query). */
-  page(model: ModelDefinition, args: Parameters<typeof readListing>[1]): { sql: string; values: unknown };
+  page(model: ModelDefinition, args: Parameters<typeof readListing>[1], table?: RecordTable): { sql: string; values: unknown };
   count(model: ModelDefinition, args: Parameters<typeof readListing>[1]): { sql: string; values: unknown };
   close(): Promise<void>;
 }
@@ -60,14 +61,14 @@ function sqliteDatabase(url: string): Catalog {
       const rows = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(values as Record<string, unknown>) as { detail: string }[];
       return rows.map((row) => row.detail).join('\n');
     },
-    async indexNames(modelId) {
-      const prefix = modelIndexPrefix(modelId);
+    async indexNames(modelId, table = 'records') {
+      const prefix = modelIndexPrefix(modelId, table);
       const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").all() as { name: string }[];
       return rows.map((row) => row.name).filter((name) => name.startsWith(prefix));
     },
-    page(model, args) {
+    page(model, args, table = 'records') {
       const query = readListing(model, args);
-      const sql = new SqliteFilteredQuery(model.id, query.filter);
+      const sql = new SqliteFilteredQuery(model.id, query.filter, table);
       return { sql: sql.page('id, data', firstSegment(query, SQLITE_FILTERS)), values: { ...sql.values, o: query.offset } };
     },
     count(model, args) {
@@ -87,20 +88,22 @@ async function postgresDatabase(url: string): Promise<Catalog> {
   return {
     async explain(sql, values) {
       await client.query('ANALYZE records');
+      await client.query('ANALYZE published_records');
       // Small tables: without this the planner may read the whole table, which says nothing about the index.
       await client.query('SET enable_seqscan = off');
       const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, values as unknown[]);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     },
-    async indexNames(modelId) {
+    async indexNames(modelId, table = 'records') {
       const { rows } = await client.query<{ name: string }>(
-        "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'records' ORDER BY indexname",
+        'SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1 ORDER BY indexname',
+        [table],
       );
-      return rows.map((row) => row.name).filter((name) => name.startsWith(modelIndexPrefix(modelId)));
+      return rows.map((row) => row.name).filter((name) => name.startsWith(modelIndexPrefix(modelId, table)));
     },
-    page(model, args) {
+    page(model, args, table = 'records') {
       const query = readListing(model, args);
-      const sql = new PostgresFilteredQuery(model.id, query.filter);
+      const sql = new PostgresFilteredQuery(model.id, query.filter, table);
       return { sql: sql.page(['id', 'data'], firstSegment(query, POSTGRES_FILTERS)), values: sql.values };
     },
     count(model, args) {
@@ -213,6 +216,45 @@ for (const target of targets) {
       const equal = await store.records.find(model.id, readListing(model, { filter: { title: 'Title 7' }, limit: 100 }));
       assert.equal(equal.length, 10);
       assert.equal(await store.records.count(model.id, readListing(model, { filter: { onSale: true } }).filter!), 60);
+    });
+
+    test(`indexes (${target.name}): a drafts model's published copies get the same indexes, which serve their filters`, async () => {
+      const model = await store.models.create(
+        workspaceId,
+        newId(),
+        shape('drafted', [field('title', 'text', { indexed: true }), field('n', 'number', { indexed: true })]),
+      );
+      assert.deepEqual(await database.indexNames(model.id, 'published_records'), [], 'none without drafts');
+      await store.records.insertMany(
+        { model, userId: null },
+        Array.from({ length: 3000 }, (_, index) => record({ title: `Title ${index % 300}`, n: index })),
+      );
+      const drafted = await store.models.update(model, {
+        shape: { ...shape('drafted', model.fields), drafts: true },
+        removedFieldKeys: [],
+        skuFieldChanged: null,
+        drafts: 'on',
+      });
+      const names = await database.indexNames(model.id, 'published_records');
+      assert.equal(names.length, 2);
+      for (const args of [{ filter: { title: 'Title 7' } }, { filter: { n: { $gte: 10, $lt: 12 } } }, { sort: '-n' }]) {
+        const page = database.page(drafted, args, 'published_records');
+        const plan = await database.explain(page.sql, page.values);
+        assert.ok(
+          names.some((name) => plan.includes(name)),
+          `${JSON.stringify(args)}: a published copies' index\n${page.sql}\n${plan}`,
+        );
+      }
+      const found = await store.published.find(model.id, readListing(drafted, { filter: { title: 'Title 7' }, limit: 100 }));
+      assert.equal(found.length, 10);
+      const off = await store.models.update(drafted, {
+        shape: { ...shape('drafted', model.fields), drafts: false },
+        removedFieldKeys: [],
+        skuFieldChanged: null,
+        drafts: 'off',
+      });
+      assert.equal(off.drafts, false);
+      assert.deepEqual(await database.indexNames(model.id, 'published_records'), [], 'gone with drafts');
     });
 
     test(`indexes (${target.name}): model update builds the indexes asked for and drops the others, in the same call`, async () => {

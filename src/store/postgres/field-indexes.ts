@@ -1,16 +1,29 @@
-import type { ModelDefinition } from '../../domain/fields.js';
-import { fieldIndexes, indexChanges, modelIndexPrefix, type FieldIndex } from '../query/field-indexes.js';
+import {
+  fieldIndexes,
+  indexChanges,
+  INDEXED_TABLES,
+  modelIndexPrefix,
+  type FieldIndex,
+  type IndexedModel,
+} from '../query/field-indexes.js';
+import type { RecordTable } from '../query/record-table.js';
 import { indexedSql, literal } from './record-filter.js';
 import { quoteIdentifier, type Queryable } from './sql.js';
 
-async function namesWithPrefix(db: Queryable, sql: string, modelId: string): Promise<string[]> {
-  const prefix = modelIndexPrefix(modelId);
-  const { rows } = await db.query<{ name: string }>(sql, [prefix.length, prefix]);
+async function indexNames(db: Queryable, modelId: string, table: RecordTable): Promise<string[]> {
+  const prefix = modelIndexPrefix(modelId, table);
+  const { rows } = await db.query<{ name: string }>(INDEX_NAMES, [prefix.length, prefix, table]);
+  return rows.map((row) => row.name);
+}
+
+async function statisticsNames(db: Queryable, modelId: string, table: RecordTable): Promise<string[]> {
+  const prefix = modelIndexPrefix(modelId, table);
+  const { rows } = await db.query<{ name: string }>(STATISTICS_NAMES, [prefix.length, prefix]);
   return rows.map((row) => row.name);
 }
 
 const INDEX_NAMES = `SELECT indexname AS name FROM pg_indexes
-  WHERE schemaname = current_schema() AND tablename = 'records' AND left(indexname, $1) = $2`;
+  WHERE schemaname = current_schema() AND tablename = $3 AND left(indexname, $1) = $2`;
 const STATISTICS_NAMES = `SELECT stxname AS name FROM pg_statistic_ext
   WHERE stxnamespace = current_schema()::regnamespace AND left(stxname, $1) = $2`;
 
@@ -35,14 +48,12 @@ export async function lockModelDefinitions(db: Queryable): Promise<void> {
  * their table lock from their first statement and then lock the model's row; an update that held the row first and
  * asked for the table then deadlocked with the writes queued for the row.
  */
-export async function lockRecordsForIndexChanges(
-  db: Queryable,
-  modelId: string,
-  model: Pick<ModelDefinition, 'fields' | 'product'>,
-): Promise<void> {
-  const indexes = indexChanges(await namesWithPrefix(db, INDEX_NAMES, modelId), fieldIndexes(modelId, model));
-  if (indexes.drop.length > 0) await db.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
-  else if (indexes.build.length > 0) await db.query('LOCK TABLE records IN SHARE MODE');
+export async function lockRecordsForIndexChanges(db: Queryable, modelId: string, model: IndexedModel): Promise<void> {
+  for (const table of INDEXED_TABLES) {
+    const indexes = indexChanges(await indexNames(db, modelId, table), fieldIndexes(modelId, model, table));
+    if (indexes.drop.length > 0) await db.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    else if (indexes.build.length > 0) await db.query(`LOCK TABLE ${table} IN SHARE MODE`);
+  }
 }
 
 /**
@@ -63,33 +74,40 @@ export async function lockRecordsForIndexChanges(
 export async function syncFieldIndexes(
   db: Queryable,
   modelId: string,
-  model: Pick<ModelDefinition, 'fields' | 'product'> | null,
+  model: IndexedModel | null,
   analyze = false,
   newModel = false,
 ): Promise<void> {
-  const wanted = model ? fieldIndexes(modelId, model) : [];
   if (newModel) {
-    if (wanted.length === 0) return;
+    const statistics = await hasExpressionStatistics(db);
     // Nothing to drop, everything to build: one round trip (a simple query of several statements).
-    const statements = wanted.map((index) => createIndexSql(modelId, index));
-    if (await hasExpressionStatistics(db)) statements.push(...wanted.map(createStatisticsSql));
-    await db.query(statements.join(';\n'));
+    const statements = INDEXED_TABLES.flatMap((table) => {
+      const wanted = model ? fieldIndexes(modelId, model, table) : [];
+      const indexes = wanted.map((index) => createIndexSql(modelId, index, table));
+      return statistics ? [...indexes, ...wanted.map((index) => createStatisticsSql(index, table))] : indexes;
+    });
+    if (statements.length > 0) await db.query(statements.join(';\n'));
     return;
   }
-  const indexes = indexChanges(await namesWithPrefix(db, INDEX_NAMES, modelId), wanted);
+  for (const table of INDEXED_TABLES)
+    await syncTable(db, modelId, model ? fieldIndexes(modelId, model, table) : [], table, analyze);
+}
+
+async function syncTable(db: Queryable, modelId: string, wanted: FieldIndex[], table: RecordTable, analyze: boolean) {
+  const indexes = indexChanges(await indexNames(db, modelId, table), wanted);
   for (const name of indexes.drop) await db.query(`DROP INDEX IF EXISTS ${quoteIdentifier(name)}`);
-  for (const index of indexes.build) await db.query(createIndexSql(modelId, index));
+  for (const index of indexes.build) await db.query(createIndexSql(modelId, index, table));
   if (!(await hasExpressionStatistics(db))) return;
-  const statistics = indexChanges(await namesWithPrefix(db, STATISTICS_NAMES, modelId), wanted);
+  const statistics = indexChanges(await statisticsNames(db, modelId, table), wanted);
   for (const name of statistics.drop) await db.query(`DROP STATISTICS IF EXISTS ${quoteIdentifier(name)}`);
-  for (const index of statistics.build) await db.query(createStatisticsSql(index));
-  if (analyze && statistics.build.length > 0) await db.query('ANALYZE records');
+  for (const index of statistics.build) await db.query(createStatisticsSql(index, table));
+  if (analyze && statistics.build.length > 0) await db.query(`ANALYZE ${table}`);
 }
 
-function createStatisticsSql(index: FieldIndex): string {
-  return `CREATE STATISTICS ${quoteIdentifier(index.name)} ON (${indexedSql(index.value)}) FROM records`;
+function createStatisticsSql(index: FieldIndex, table: RecordTable): string {
+  return `CREATE STATISTICS ${quoteIdentifier(index.name)} ON (${indexedSql(index.value)}) FROM ${table}`;
 }
 
-function createIndexSql(modelId: string, index: FieldIndex): string {
-  return `CREATE INDEX ${quoteIdentifier(index.name)} ON records (${indexedSql(index.value)}, created_at, id) WHERE model_id = ${literal(modelId)}`;
+function createIndexSql(modelId: string, index: FieldIndex, table: RecordTable): string {
+  return `CREATE INDEX ${quoteIdentifier(index.name)} ON ${table} (${indexedSql(index.value)}, created_at, id) WHERE model_id = ${literal(modelId)}`;
 }

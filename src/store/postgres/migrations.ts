@@ -271,6 +271,7 @@ const MIGRATIONS: readonly string[] = [
     model_id text COLLATE "C" NOT NULL,
     workspace_id text COLLATE "C" NOT NULL,
     data jsonb NOT NULL,
+    sku text COLLATE "C",
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL,
     created_by text,
@@ -280,6 +281,7 @@ const MIGRATIONS: readonly string[] = [
     published_revision integer NOT NULL,
     published_at bigint NOT NULL
   );
+  CREATE INDEX published_records_model_sku ON published_records (model_id, sku);
   CREATE INDEX published_records_model_created ON published_records (model_id, created_at, id);
   CREATE INDEX published_records_model_updated ON published_records (model_id, updated_at, id);
   `,

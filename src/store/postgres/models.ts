@@ -241,8 +241,15 @@ async function changeDrafts(client: PoolClient, modelId: string, drafts: 'on' | 
 
 /** Sets every record's sku from its string value under the new SKU field; CONFLICT when two records repeat one. */
 async function recomputeSkus(client: PoolClient, modelId: string, skuField: string | null): Promise<void> {
-  await client.query('UPDATE records SET sku = NULL WHERE model_id = $1', [modelId]);
+  // Published copies first: their SKUs are not unique (only working copies' are), so this cannot fail.
+  for (const table of ['published_records', 'records'])
+    await client.query(`UPDATE ${table} SET sku = NULL WHERE model_id = $1`, [modelId]);
   if (skuField === null) return;
+  await client.query(
+    `UPDATE published_records SET sku = CASE WHEN jsonb_typeof(data -> $2::text) = 'string' THEN data ->> $2::text END
+     WHERE model_id = $1`,
+    [modelId, skuField],
+  );
   try {
     await client.query(
       `UPDATE records SET sku = CASE WHEN jsonb_typeof(data -> $2::text) = 'string' THEN data ->> $2::text END

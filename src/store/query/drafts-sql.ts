@@ -4,12 +4,12 @@
 // published copy, if any, in `published_records`.
 
 const PUBLISHED_COLUMNS =
-  'id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by, revision, publish_status, published_revision, published_at';
+  'id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by, revision, publish_status, published_revision, published_at';
 
 /** Published copies made from the working copies as they are (`where`: a condition on `records`). */
 function copyToPublished(where: string, at: string): string {
   return `INSERT INTO published_records (${PUBLISHED_COLUMNS})
-    SELECT id, model_id, workspace_id, data, created_at, updated_at, created_by, updated_by, revision, 'published', revision, ${at}
+    SELECT id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by, revision, 'published', revision, ${at}
     FROM records WHERE ${where}`;
 }
 

@@ -5,6 +5,9 @@
 import { createHash } from 'node:crypto';
 import type { ModelDefinition } from '../../domain/fields.js';
 import { indexedValues, type DataValue } from '../../domain/record-paths.js';
+import type { RecordTable } from './record-table.js';
+
+export const INDEXED_TABLES: readonly RecordTable[] = ['records', 'published_records'];
 
 export interface FieldIndex {
   name: string;
@@ -18,14 +21,24 @@ function hash(text: string, length: number): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
 }
 
-/** What the names of a model's field indexes start with: `fx_<20 hex>_`. */
-export function modelIndexPrefix(modelId: string): string {
-  return `fx_${hash(modelId, 20)}_`;
+/**
+ * What the names of a model's field indexes start with: `fx_<20 hex>_` on `records`, `fp_<20 hex>_` on
+ * `published_records` (a drafts model's published copies, which the delivery route filters and sorts alike).
+ */
+export function modelIndexPrefix(modelId: string, table: RecordTable = 'records'): string {
+  return `${table === 'records' ? 'fx' : 'fp'}_${hash(modelId, 20)}_`;
 }
 
-/** The indexes a model's definition asks for (`indexed` fields other than the SKU field and hasMany relations). */
-export function fieldIndexes(modelId: string, model: Pick<ModelDefinition, 'fields' | 'product'>): FieldIndex[] {
-  const prefix = modelIndexPrefix(modelId);
+/** The model's definition as its indexes depend on it: its fields, its SKU field, and whether it has drafts. */
+export type IndexedModel = Pick<ModelDefinition, 'fields' | 'product'> & { drafts?: boolean };
+
+/**
+ * The indexes a model's definition asks for on the table (`indexed` fields other than the SKU field and hasMany
+ * relations; on `published_records` only for a model with drafts).
+ */
+export function fieldIndexes(modelId: string, model: IndexedModel, table: RecordTable = 'records'): FieldIndex[] {
+  if (table === 'published_records' && model.drafts !== true) return [];
+  const prefix = modelIndexPrefix(modelId, table);
   return indexedValues(model).map((value) => ({
     name: `${prefix}${hash(`${EXPRESSION_VERSION}|${value.type}|${value.keys.join('.')}`, 16)}`,
     value,

@@ -1,17 +1,17 @@
 import type Database from 'better-sqlite3';
-import type { ModelDefinition } from '../../domain/fields.js';
-import { fieldIndexes, indexChanges, modelIndexPrefix } from '../query/field-indexes.js';
+import { fieldIndexes, indexChanges, INDEXED_TABLES, modelIndexPrefix, type IndexedModel } from '../query/field-indexes.js';
+import type { RecordTable } from '../query/record-table.js';
 import { modelCondition, valueSql } from './record-filter.js';
 
 function quoteName(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-function modelIndexNames(db: Database.Database, modelId: string): string[] {
-  const prefix = modelIndexPrefix(modelId);
+function modelIndexNames(db: Database.Database, modelId: string, table: RecordTable): string[] {
+  const prefix = modelIndexPrefix(modelId, table);
   const rows = db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND substr(name, 1, ?) = ?")
-    .all(prefix.length, prefix) as { name: string }[];
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?")
+    .all(table, prefix.length, prefix) as { name: string }[];
   return rows.map((row) => row.name);
 }
 
@@ -22,17 +22,15 @@ function modelIndexNames(db: Database.Database, modelId: string): string[] {
  * it like the table's own (model_id, …) indexes and picks it (without, it preferred those for ranges and sorts),
  * and created_at and id after the value serve a filtered page in creation order straight from the index.
  */
-export function syncFieldIndexes(
-  db: Database.Database,
-  modelId: string,
-  model: Pick<ModelDefinition, 'fields' | 'product'> | null,
-): void {
-  const wanted = model ? fieldIndexes(modelId, model) : [];
-  const { drop, build } = indexChanges(modelIndexNames(db, modelId), wanted);
-  for (const name of drop) db.exec(`DROP INDEX IF EXISTS ${quoteName(name)}`);
-  for (const index of build) {
-    db.exec(
-      `CREATE INDEX ${quoteName(index.name)} ON records (model_id, ${valueSql(index.value)}, created_at, id) WHERE ${modelCondition(modelId)}`,
-    );
+export function syncFieldIndexes(db: Database.Database, modelId: string, model: IndexedModel | null): void {
+  for (const table of INDEXED_TABLES) {
+    const wanted = model ? fieldIndexes(modelId, model, table) : [];
+    const { drop, build } = indexChanges(modelIndexNames(db, modelId, table), wanted);
+    for (const name of drop) db.exec(`DROP INDEX IF EXISTS ${quoteName(name)}`);
+    for (const index of build) {
+      db.exec(
+        `CREATE INDEX ${quoteName(index.name)} ON ${table} (model_id, ${valueSql(index.value)}, created_at, id) WHERE ${modelCondition(modelId)}`,
+      );
+    }
   }
 }

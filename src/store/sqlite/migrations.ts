@@ -264,6 +264,7 @@ export const MIGRATIONS: readonly string[] = [
     model_id TEXT NOT NULL,
     workspace_id TEXT NOT NULL,
     data TEXT NOT NULL,
+    sku TEXT,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     created_by TEXT,
@@ -273,6 +274,7 @@ export const MIGRATIONS: readonly string[] = [
     published_revision INTEGER NOT NULL,
     published_at INTEGER NOT NULL
   );
+  CREATE INDEX published_records_model_sku ON published_records (model_id, sku);
   CREATE INDEX published_records_model_created ON published_records (model_id, created_at, id, updated_at);
   CREATE INDEX published_records_model_updated ON published_records (model_id, updated_at, id, created_at)
     WHERE updated_at <> created_at;

@@ -130,11 +130,13 @@ export class SqliteModelStore implements ModelStore {
   }
 
   private recomputeSkus(modelId: string, skuField: string | null): void {
-    if (skuField === null) {
-      this.prepare(`UPDATE records SET sku = NULL WHERE ${OF_BOUND_MODEL}`).run(modelId);
-      return;
-    }
-    this.prepare(`UPDATE records SET sku = NULL WHERE ${OF_BOUND_MODEL}`).run(modelId);
+    // Published copies first: their SKUs are not unique (only working copies' are), so this cannot fail.
+    for (const table of ['published_records', 'records'])
+      this.prepare(`UPDATE ${table} SET sku = NULL WHERE ${OF_BOUND_MODEL}`).run(modelId);
+    if (skuField === null) return;
+    this.prepare(
+      `UPDATE published_records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE ${OF_BOUND_MODEL}`,
+    ).run(jsonPath(skuField), jsonPath(skuField), modelId);
     try {
       this.prepare(
         `UPDATE records SET sku = CASE WHEN json_type(data, ?) = 'text' THEN json_extract(data, ?) END WHERE ${OF_BOUND_MODEL}`,
