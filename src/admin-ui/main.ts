@@ -10,6 +10,7 @@ import { renderModelEditor } from './page-model-editor.js';
 import { renderModels } from './page-models.js';
 import { renderRecordForm } from './page-record-form.js';
 import { renderRecords } from './page-records.js';
+import { renderSchedules } from './page-schedules.js';
 import { renderSignIn } from './page-sign-in.js';
 import { renderTokens } from './page-tokens.js';
 import { renderWebhookDetail } from './page-webhooks-detail.js';
@@ -32,6 +33,7 @@ const routes: { pattern: RegExp; names: string[]; page: Page }[] = [
   route('/models/:modelId/records/new', renderRecordForm),
   route('/models/:modelId/records/:recordId', renderRecordForm),
   route('/models/:modelId/import', renderImport),
+  route('/schedules', renderSchedules),
   route('/settings/workspace', renderWorkspace),
   route('/settings/tokens', renderTokens),
   route('/settings/members', renderMembers),
@@ -160,6 +162,7 @@ function header(session: Session, path: string): HTMLElement {
       'nav',
       { 'aria-label': 'Main' },
       navLink('#/models', 'Models', path.startsWith('/models')),
+      navLink('#/schedules', 'Schedules', path === '/schedules'),
       navLink('#/settings/workspace', 'Workspace', path === '/settings/workspace'),
       navLink('#/settings/tokens', 'API tokens', path === '/settings/tokens'),
       mayChangeWorkspaceSettings(state.workspace?.role)

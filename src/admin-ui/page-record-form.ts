@@ -5,13 +5,14 @@
 // from, which its URL carries (records-view.ts).
 // The form's state is record-form-state.ts, its calls record-form-api.ts. An existing record's form ends with its
 // History (record-history.ts): its revisions, a comparison of one with the current data, and restoring one. A record
-// of a model with drafts shows its status, and writers get Publish, Unpublish and Discard changes (record-publish.ts).
+// of a model with drafts shows its status, and writers get Publish, Unpublish, Discard changes and Schedule
+// (record-publish.ts).
 import { ApiError } from './api.js';
 import { h, replaceChildren } from './dom.js';
 import type { PageContext } from './page.js';
 import { createRecordCall, loadRecordForm, patchRecordCall } from './record-form-api.js';
 import { historyPanel } from './record-history.js';
-import { publishTools, statusFacts } from './record-publish.js';
+import { publishTools, scheduleGroup, statusFacts } from './record-publish.js';
 import { collectData, fieldForMessage, fieldMessages, followSummary, mayNameField, savePlan } from './record-form-state.js';
 import { widgetFor, type Widget } from './record-fields.js';
 import { recordName } from './record-names.js';
@@ -238,6 +239,7 @@ export async function renderRecordForm(ctx: PageContext): Promise<void> {
     pageHeader(title),
     record ? recordMeta(model, record) : null,
     record && model.drafts ? publishTools(ctx, model, record, canWrite) : null,
+    record && model.drafts ? scheduleGroup(model, record, canWrite) : null,
     form,
     history?.element,
   );

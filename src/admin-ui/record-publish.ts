@@ -2,7 +2,8 @@
 // form) and, for writers, Publish, Unpublish and Discard changes (after a confirmation), each offered only when it
 // applies (record-status-state.ts recordActions). They act on the record as saved; the form is shown again after
 // each, with a message, and after a publish whose record links to records that are not published, a note that
-// offers to publish those too.
+// offers to publish those too. Beside them, for writers, Schedule publish… and Schedule unpublish… (schedule-form.ts),
+// which act on the record as it is at the time chosen.
 import { h } from './dom.js';
 import type { PageContext } from './page.js';
 import { discardChangesCall, publishCall } from './record-publish-api.js';
@@ -10,6 +11,7 @@ import { recordName } from './record-names.js';
 import { publishedDetail, recordActions, type PublishAction } from './record-status-state.js';
 import { rememberTargets, statusBadge } from './record-status.js';
 import { linkedRecordsNote } from './records-publish.js';
+import { scheduleTools } from './schedule-form.js';
 import type { ModelDefinition, ModelRecord } from './types.js';
 import { button, confirmDialog, errorArea, type ErrorArea } from './ui.js';
 import { formatDateTime } from './values.js';
@@ -113,5 +115,24 @@ export function publishTools(
       actions.discard ? control('Discard changes', (target) => discard(tools, target), 'button button-danger') : null,
       h('span', { class: 'muted small' }, 'These act on the record as saved.'),
     ),
+  );
+}
+
+/** Schedule publish… and Schedule unpublish… for a writer (null for anyone else), with the form they open. */
+export function scheduleGroup(model: ModelDefinition, record: ModelRecord, canWrite: boolean): HTMLElement | null {
+  if (!canWrite) return null;
+  const errors = errorArea();
+  const scheduling = scheduleTools({ ids: () => [record.id], subject: () => recordName(model, record), errors });
+  return h(
+    'div',
+    { class: 'schedule-tools', role: 'group', 'aria-label': 'Scheduling' },
+    errors.element,
+    h(
+      'div',
+      { class: 'form-actions' },
+      scheduling.buttons,
+      h('span', { class: 'muted small' }, 'A schedule acts on the record as it is then.'),
+    ),
+    scheduling.area,
   );
 }

@@ -1,10 +1,13 @@
 // Publish and Unpublish of the records selected in the records table of a model with drafts (one call each, all or
 // nothing: a page has at most 100 rows), and the note after a publish whose records link to records that are not
 // published, which offers to publish those too. The page is rendered again after either, showing the statuses.
+// Beside them Schedule publish… and Schedule unpublish… (schedule-form.ts) make a schedule of the selected rows, all
+// of them: a schedule acts on the records as they are at its time, whatever their status now.
 import type { PageContext } from './page.js';
 import { publishCall } from './record-publish-api.js';
 import { bulkAvailability, bulkDoneText, bulkTargets, type PublishAction } from './record-status-state.js';
 import { rememberTargets, takeTargets, targetsNote } from './record-status.js';
+import { scheduleTools, type ScheduleTools } from './schedule-form.js';
 import type { ModelRecord } from './types.js';
 import { button, type ErrorArea } from './ui.js';
 
@@ -71,4 +74,9 @@ export function linkedRecordsNote(ctx: PageContext, key: string, hereHref: () =>
     ctx.flash(bulkDoneText('publish', published));
     ctx.navigate(hereHref());
   });
+}
+
+/** Schedule publish… and Schedule unpublish… of the selected rows; off while none is selected. */
+export function bulkScheduleTools(options: Pick<BulkPublishOptions, 'errors' | 'selected'>): ScheduleTools {
+  return scheduleTools({ ids: () => options.selected().map((record) => record.id), errors: options.errors });
 }

@@ -1,11 +1,12 @@
 // The records table's selection: a box per row and one for the page, the line that says how many are selected, and
-// what acts on them: Delete selected (records-bulk-delete.ts), and for a model with drafts Publish selected and
-// Unpublish selected (records-publish.ts). A delete renders the page again with a report of what was not deleted.
+// what acts on them: Delete selected (records-bulk-delete.ts), and for a model with drafts Publish selected,
+// Unpublish selected, Schedule publish… and Schedule unpublish… (records-publish.ts). A delete renders the page again
+// with a report of what was not deleted.
 import { h } from './dom.js';
 import type { PageContext } from './page.js';
 import { deleteSelected, type BulkDeleteOutcome } from './records-bulk-delete.js';
 import { bulkReportBox, confirmBulkDelete } from './records-delete.js';
-import { bulkPublishButtons } from './records-publish.js';
+import { bulkPublishButtons, bulkScheduleTools } from './records-publish.js';
 import {
   offsetAfterDelete,
   recordCount,
@@ -63,6 +64,7 @@ export function selectionControls(ctx: PageContext, view: RecordsTableView, quer
         restore: () => changed(),
       })
     : null;
+  const scheduling = model.drafts ? bulkScheduleTools({ errors, selected: selectedRecords }) : null;
   const changed = () => {
     const summary = selectionSummary(selected.size, rowBoxes.length);
     status.textContent = summary.status;
@@ -70,6 +72,7 @@ export function selectionControls(ctx: PageContext, view: RecordsTableView, quer
     selectAll.checked = summary.allChecked;
     selectAll.indeterminate = summary.indeterminate;
     publishing?.update();
+    scheduling?.setEnabled(selected.size > 0);
   };
   const rowBox = (record: ModelRecord) => {
     const box: HTMLInputElement = h('input', {
@@ -103,5 +106,11 @@ export function selectionControls(ctx: PageContext, view: RecordsTableView, quer
     const offset = offsetAfterDelete(outcome.deleted.length, page.items.length, query.offset, query.limit);
     ctx.navigate(view.href({ offset }));
   };
-  return { selectAll, rowBox, changed, tools: h('div', { class: 'selection-tools' }, status, publishing?.buttons, deleteButton) };
+  const tools = h(
+    'div',
+    { class: 'selection-area' },
+    h('div', { class: 'selection-tools' }, status, publishing?.buttons, scheduling?.buttons, deleteButton),
+    scheduling?.area,
+  );
+  return { selectAll, rowBox, changed, tools };
 }

@@ -18,6 +18,7 @@ import './record-history.test.js';
 import './records-filter.test.js';
 import './records-relation-filter.test.js';
 import './records-tools.test.js';
+import './schedules.test.js';
 import './webhooks.test.js';
 
 const IMPORTED = [
@@ -33,6 +34,7 @@ const IMPORTED = [
   'records-filter.test.ts',
   'records-relation-filter.test.ts',
   'records-tools.test.ts',
+  'schedules.test.ts',
   'webhooks.test.ts',
 ];
 
