@@ -32,6 +32,8 @@ let models: any[] = [];
 let original: unknown;
 /** A patched record and a deleted one: their histories are copied too. */
 let withHistory: string[] = [];
+/** Records of a drafts model: one published then changed, one a draft with a schedule pending. */
+let drafted: string[] = [];
 
 function pgUrl(purpose: string): string {
   const url = freshPostgresUrl(process.env.DATABASE_URL!, `copy_${purpose}`);
@@ -76,11 +78,19 @@ async function reads(server: TestServer, credentials: Credentials, manager = tru
 
 const HISTORY = 'query($id: ID!) { record { history(id: $id) { total items { revision operation data createdAt createdBy } } } }';
 
+const PUBLISHED_COPY =
+  'query($id: ID!) { record { get(id: $id, published: true) { id data status revision publishedRevision publishedAt } } }';
+const SCHEDULES = '{ record { schedules { total items { id action at ids status error createdAt createdBy doneAt } } } }';
+
 async function allReads(server: TestServer): Promise<unknown> {
   const histories = [];
   for (const id of withHistory) histories.push(dataOf(await gql(server.adminUrl, owner.credentials, HISTORY, { id })));
+  const publishedCopies = [];
+  for (const id of drafted) publishedCopies.push(dataOf(await gql(server.adminUrl, owner.credentials, PUBLISHED_COPY, { id })));
   return {
     histories,
+    publishedCopies,
+    schedules: dataOf(await gql(server.adminUrl, owner.credentials, SCHEDULES)),
     owner: await reads(server, owner.credentials),
     other: await reads(server, other.credentials),
     editor: await reads(server, editor, false),
@@ -150,6 +160,20 @@ before(async () => {
     const doomed = await owner.createRecord(product.id, { sku: 'P-3', title: 'Gone' });
     await owner.deleteRaw(doomed.id);
     withHistory = [p1.id, doomed.id];
+    const page = await owner.createModel({
+      slug: uniqueSlug('page'),
+      drafts: true,
+      deliveryAccess: 'public',
+      fields: [{ key: 'title', type: 'text', required: true, indexed: true }],
+    });
+    const live = await owner.createRecord(page.id, { title: 'Live' });
+    const draft = await owner.createRecord(page.id, { title: 'Draft' });
+    await owner.ok('mutation($ids: [ID!]!) { record { publish(ids: $ids) { unpublishedTargets } } }', { ids: [live.id] });
+    await owner.patchRaw(live.id, { title: 'Live, edited' });
+    await owner.ok('mutation($input: ScheduleInput!) { record { schedule(input: $input) { id } } }', {
+      input: { ids: [draft.id], action: 'publish', at: new Date(Date.now() + 365 * 86_400_000).toISOString() },
+    });
+    drafted = [live.id, draft.id];
     const bulk = await owner.createSimpleModel();
     const rows = Array.from({ length: 600 }, (_, index) => ({
       title: `row ${index}`,
@@ -162,13 +186,20 @@ before(async () => {
     });
     const news = await other.createModel({ slug: 'news', fields: [{ key: 'headline', type: 'translatable', required: true }] });
     await other.createRecord(news.id, { headline: { en: 'Hello', pl: 'Cześć' } });
-    models = [supplier, category, product, bulk, news];
+    models = [supplier, category, product, bulk, news, page];
     original = await allReads(server);
     const histories = (original as { histories: { record: { history: { total: number } } }[] }).histories;
     assert.deepEqual(
       histories.map((answer) => answer.record.history.total),
       [2, 2],
       'the patched and the deleted record have two revisions each',
+    );
+    const copies = (original as { publishedCopies: { record: { get: { data: unknown; status: string } | null } }[] })
+      .publishedCopies;
+    assert.deepEqual(
+      copies.map((answer) => answer.record.get && [answer.record.get.status, answer.record.get.data]),
+      [['published', { title: 'Live' }], null],
+      'a published copy behind a changed working copy, and a draft without one',
     );
   } finally {
     await server.stop();
