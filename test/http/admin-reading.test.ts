@@ -70,15 +70,15 @@ after(async () => {
 });
 
 describe('admin reading: without the new arguments', () => {
-  test('admin reading: record.list and record.get answer the records as stored, status null', async () => {
+  test('admin reading: record.list and record.get answer the records as stored, status published (a model without drafts)', async () => {
     const list = (await owner.ok(LIST, { modelId: product.id })).record.list;
     assert.deepEqual(list.items, [
-      { ...records.p1, status: null },
-      { ...records.p2, status: null },
+      { ...records.p1, status: 'published' },
+      { ...records.p2, status: 'published' },
     ]);
     assert.equal(JSON.stringify(list.items[0].data), JSON.stringify(records.p1.data), 'the stored text, key order included');
     const response = await owner.q(GET, { id: records.p1.id });
-    assert.deepEqual(dataOf(response).record.get, { ...records.p1, status: null });
+    assert.deepEqual(dataOf(response).record.get, { ...records.p1, status: 'published' });
     const nulls = await owner.q(GET, { id: records.p1.id, locale: null, populate: null });
     assert.equal(nulls.text, response.text, 'null arguments are the same as none');
     assert.equal((await owner.ok(GET, { id: 'no-such-id' })).record.get, null);
@@ -86,7 +86,7 @@ describe('admin reading: without the new arguments', () => {
 
   test('admin reading: a locale on a model without translatable fields changes nothing', async () => {
     const plain = (await owner.ok(LIST, { modelId: supplier.id, locale: 'de' })).record.list.items;
-    assert.deepEqual(plain, [{ ...records.s1, status: null }]);
+    assert.deepEqual(plain, [{ ...records.s1, status: 'published' }]);
   });
 });
 
@@ -117,7 +117,7 @@ describe('admin reading: locale and populate', () => {
     const got = (await owner.ok(GET, { id: records.p1.id, locale: 'en', populate: ['category'] })).record.get;
     assert.deepEqual(got, {
       ...records.p1,
-      status: null,
+      status: 'published',
       data: { ...records.p1.data, title: 'Ball', category: populated('c1', { title: 'Shoes', supplier: records.s1.id }) },
     });
   });
@@ -149,11 +149,11 @@ describe('admin reading: record.getMany', () => {
     const ids = [records.c2.id, 'no-such-id', records.p1.id, records.s1.id, records.c2.id];
     const list = (await owner.ok(GET_MANY, { ids })).record.getMany;
     assert.deepEqual(list, [
-      { id: records.c2.id, modelId: category.id, data: records.c2.data, status: null },
+      { id: records.c2.id, modelId: category.id, data: records.c2.data, status: 'published' },
       null,
-      { id: records.p1.id, modelId: product.id, data: records.p1.data, status: null },
-      { id: records.s1.id, modelId: supplier.id, data: records.s1.data, status: null },
-      { id: records.c2.id, modelId: category.id, data: records.c2.data, status: null },
+      { id: records.p1.id, modelId: product.id, data: records.p1.data, status: 'published' },
+      { id: records.s1.id, modelId: supplier.id, data: records.s1.data, status: 'published' },
+      { id: records.c2.id, modelId: category.id, data: records.c2.data, status: 'published' },
     ]);
     assert.deepEqual((await owner.ok(GET_MANY, { ids: [] })).record.getMany, []);
   });

@@ -213,7 +213,7 @@ describe('delivery reading: the public SDK', () => {
     );
     const [p2, p1] = list.items;
     assert.deepEqual(Object.keys(p1), ['id', 'modelId', 'data', 'status', 'createdAt', 'updatedAt']);
-    assert.equal(p1.status, null);
+    assert.equal(p1.status, 'published');
     assert.equal(p1.modelId, models.product.id);
     assert.equal(p1.createdAt, records.p1.createdAt);
     assert.equal(p1.data.title, 'Ball (AT)');
@@ -268,7 +268,7 @@ describe('delivery reading: recordsByIds and record', () => {
       list.map((item: any) => item?.id ?? null),
       [ids.p3, null, ids.p1, ids.p3, null, null],
     );
-    assert.deepEqual(list[0], { id: ids.p3, modelId: models.product.id, data: records.p3.data, status: null });
+    assert.deepEqual(list[0], { id: ids.p3, modelId: models.product.id, data: records.p3.data, status: 'published' });
     assert.deepEqual((await deliverOk(BY_IDS, { slug: slugs.product, ids: [] })).recordsByIds, []);
   });
 
@@ -278,7 +278,7 @@ describe('delivery reading: recordsByIds and record', () => {
       id: ids.p2,
       modelId: models.product.id,
       data: records.p2.data,
-      status: null,
+      status: 'published',
       createdAt: records.p2.createdAt,
       updatedAt: records.p2.updatedAt,
     });

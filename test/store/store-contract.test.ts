@@ -585,7 +585,9 @@ for (const target of targets) {
         fields,
         product: { ...PRODUCT, enabled: false },
         deliveryAccess: 'public',
+        drafts: false,
         recordCount: 0,
+        publishedCount: 0,
         writeVersion: 0,
         hasLargeRecords: false,
         createdAt: created.createdAt,
@@ -626,6 +628,9 @@ for (const target of targets) {
         createdBy: 'user-1',
         updatedBy: 'user-1',
         revision: 1,
+        publishStatus: null,
+        publishedRevision: null,
+        publishedAt: null,
       });
       assert.match(stored.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.deepEqual(await store.records.get(workspaceId, record.id), stored);
