@@ -3,7 +3,6 @@
 // drafts on and off.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { ServiceError } from '../../src/domain/errors.js';
 import { ModelService } from '../../src/services/model-service.js';
 import { PublishingService } from '../../src/services/publishing-service.js';
 import { RecordReader, type Reader } from '../../src/services/record-reader.js';
@@ -12,23 +11,10 @@ import { HistoryService } from '../../src/services/history-service.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
 import { readData } from '../../src/domain/record-shape.js';
-import { postgresTarget, sqliteTarget } from '../support/databases.js';
+import { refusal, storeTargets } from '../support/store-targets.js';
 import { ownedWorkspace } from '../support/workspaces.js';
 
-const postgres = await postgresTarget();
-if ('failure' in postgres) {
-  test('drafts on PostgreSQL (CI=true requires PostgreSQL)', () => assert.fail(postgres.failure));
-}
-const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
-
-function refusal(code: string, message: string) {
-  return (error: unknown) => {
-    assert.ok(error instanceof ServiceError, String(error));
-    assert.equal(error.code, code);
-    assert.equal(error.message, message);
-    return true;
-  };
-}
+const targets = await storeTargets('drafts');
 
 const AUTHOR = {
   name: 'Author',

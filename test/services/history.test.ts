@@ -3,29 +3,15 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import jsonPatch from 'fast-json-patch';
-import { ServiceError } from '../../src/domain/errors.js';
 import { HistoryService } from '../../src/services/history-service.js';
 import { ModelService } from '../../src/services/model-service.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { postgresTarget, sqliteTarget } from '../support/databases.js';
+import { refusal, storeTargets } from '../support/store-targets.js';
 import { ownedWorkspace, type OwnedWorkspace } from '../support/workspaces.js';
 
-const postgres = await postgresTarget();
-if ('failure' in postgres) {
-  test('record history on PostgreSQL (CI=true requires PostgreSQL)', () => assert.fail(postgres.failure));
-}
-const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
-
-function refusal(code: string, message: string) {
-  return (error: unknown) => {
-    assert.ok(error instanceof ServiceError, String(error));
-    assert.equal(error.code, code);
-    assert.equal(error.message, message);
-    return true;
-  };
-}
+const targets = await storeTargets('record history');
 
 interface World {
   store: Store;

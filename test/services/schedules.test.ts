@@ -3,29 +3,15 @@
 // at the same time.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { ServiceError } from '../../src/domain/errors.js';
 import { ModelService } from '../../src/services/model-service.js';
 import { RecordService } from '../../src/services/record-service.js';
 import { ScheduleService } from '../../src/services/schedule-service.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Store } from '../../src/store/store.js';
-import { postgresTarget, sqliteTarget } from '../support/databases.js';
+import { refusal, storeTargets } from '../support/store-targets.js';
 import { ownedWorkspace } from '../support/workspaces.js';
 
-const postgres = await postgresTarget();
-if ('failure' in postgres) {
-  test('schedules on PostgreSQL (CI=true requires PostgreSQL)', () => assert.fail(postgres.failure));
-}
-const targets = [sqliteTarget(), ...('failure' in postgres ? [] : [postgres])];
-
-function refusal(code: string, message: string) {
-  return (error: unknown) => {
-    assert.ok(error instanceof ServiceError, String(error));
-    assert.equal(error.code, code);
-    assert.equal(error.message, message);
-    return true;
-  };
-}
+const targets = await storeTargets('schedules');
 
 const NOW = Date.parse('2026-12-07T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
