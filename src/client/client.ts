@@ -7,6 +7,7 @@ import { importRows } from './import-rows.js';
 import { readArguments } from './read-arguments.js';
 import type { ImportOptions, Items, LearntBudget, LoaderClient, LoadSummary, SyncOptions } from './load-types.js';
 import { sync } from './sync.js';
+import { ScheduleCalls } from './schedules.js';
 import { ModelRecords, type UntypedModels } from './model-records.js';
 import type {
   CreateModelInput,
@@ -44,15 +45,16 @@ const MODEL_FIELDS =
 /**
  * `Models` maps model slugs to the types of their records' `data` (`content-service types` writes it): with
  * `new ContentClient<Models>(…)`, `client.model(slug)` reads and writes typed records. Without it, any slug and
- * any data, and every other call is the same either way.
+ * any data, and every other call is the same either way. Schedules: the methods of ScheduleCalls (schedules.ts).
  */
-export class ContentClient<Models = UntypedModels> implements LoaderClient {
+export class ContentClient<Models = UntypedModels> extends ScheduleCalls implements LoaderClient {
   private readonly transport: Transport;
   private readonly learntBudget: LearntBudget = { value: undefined };
   /** Model ids by slug, found once for `model(slug)`; a failed lookup is forgotten, so the next call asks again. */
   private readonly modelIds = new Map<string, Promise<string>>();
 
   constructor(options: ContentClientOptions) {
+    super();
     this.transport = new Transport(options);
   }
 

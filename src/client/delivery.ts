@@ -1,6 +1,7 @@
 // The delivery client: reads published content from `/public/{org}/{workspace}/graphql` with no token, for
 // storefront code in browsers and in Node 20 (global fetch). Queries go by GET, so a CDN or the browser's cache can
-// keep them (ETag, 304); a query whose URL would be too long goes by POST.
+// keep them (ETag, 304); a query whose URL would be too long goes by POST. With `preview` (and a token of the
+// workspace) it reads working copies instead, for previews of drafts; only those requests carry the token.
 import { readByIds } from './by-ids.js';
 import { ContentServiceError } from './errors.js';
 import {
@@ -13,7 +14,7 @@ import {
   readRetryDelayMs,
   sleep,
 } from './http.js';
-import type { JsonObject, ModelDefinition, PopulatePaths, RecordFilter, RecordSort } from './types.js';
+import type { JsonObject, ModelDefinition, PopulatePaths, RecordFilter, RecordSort, RecordStatus } from './types.js';
 
 /** The hosted service's SDK sends these two documents; they are copied from delivery.md as they are. */
 export const PUBLIC_MODEL_DEFINITIONS = `query PublicModelDefinitions($workspaceId: String!) {
@@ -75,6 +76,17 @@ export interface DeliveryClientOptions {
   retries?: number;
   /** Longest GET URL; a longer request goes by POST (default 8 KB). */
   maxGetUrlLength?: number;
+  /**
+   * Read working copies (statuses `draft` and `changed` included) instead of published copies: `preview: true` on
+   * every `records`, `record` and `recordsByIds` (and so `findOne`, `allRecords`) of the client, unless a call says
+   * otherwise. Needs `token`: without a valid one the server answers 401 (UNAUTHENTICATED). Default false.
+   */
+  preview?: boolean;
+  /**
+   * An API token of the workspace (any role), sent as `Authorization: Bearer …` with the requests that ask for
+   * preview, and only with those: published reads stay anonymous, so caches keep them.
+   */
+  token?: string;
 }
 
 /** A published model, as the hosted SDK reads it: these parts of its definition. */
@@ -83,12 +95,16 @@ export type PublicModelDefinition = Pick<
   'id' | 'name' | 'slug' | 'description' | 'icon' | 'color' | 'displayField' | 'recordCount'
 >;
 
-/** A published record. `status` is `published` (a server from before drafts answers null). */
+/**
+ * A record as the delivery route serves it. `status` is `published` for a published copy (also every record of a
+ * model without drafts); a preview read answers working copies, so also `draft` and `changed`. A server from
+ * before drafts answers null.
+ */
 export interface DeliveryRecord {
   id: string;
   modelId: string;
   data: JsonObject;
-  status: string | null;
+  status: RecordStatus | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -104,6 +120,8 @@ export interface DeliveryReadOptions {
   locale?: string;
   /** Relation fields to replace by their records (`['category', 'category.parent']`, depth at most 3). */
   populate?: PopulatePaths;
+  /** This call's preview (working copies), instead of the client's `preview` option. */
+  preview?: boolean;
   signal?: AbortSignal;
 }
 
@@ -228,12 +246,26 @@ export class DeliveryClient {
     return this.sendWithRetries<T>(options.operationName ?? 'request', query, variables, options.operationName, options.signal);
   }
 
-  /** A document whose `$workspaceId` is declared `String!`: sent as is with the id, or with it optional and left out. */
+  /**
+   * A document whose `$workspaceId` is declared `String!`: sent as is with the id, or with it optional and left out.
+   * A read of records asking for preview gets `$preview` (declared and passed to the field) and the token; one that
+   * does not is sent exactly as before, without `preview` and without the token.
+   */
   private send<T>(operationName: string, query: string, variables: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
     const workspaceId = this.options.workspaceId;
-    const document = workspaceId === undefined ? query.replace('$workspaceId: String!', '$workspaceId: String') : query;
-    const withId = workspaceId === undefined ? variables : { workspaceId, ...variables };
-    return this.sendWithRetries<T>(operationName, document, withId, operationName, signal);
+    const { preview: asked, ...rest } = variables;
+    const preview = operationName !== 'PublicModelDefinitions' && (asked ?? this.options.preview) === true;
+    let document = workspaceId === undefined ? query.replace('$workspaceId: String!', '$workspaceId: String') : query;
+    if (preview) document = withPreview(document);
+    const withId = workspaceId === undefined ? rest : { workspaceId, ...rest };
+    return this.sendWithRetries<T>(
+      operationName,
+      document,
+      preview ? { ...withId, preview } : withId,
+      operationName,
+      signal,
+      preview,
+    );
   }
 
   private async sendWithRetries<T>(
@@ -242,13 +274,14 @@ export class DeliveryClient {
     variables: Record<string, unknown>,
     operationName: string | undefined,
     callSignal: AbortSignal | undefined,
+    preview = false,
   ): Promise<T> {
     const signals = [this.options.signal, callSignal].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : anySignal(signals);
     const retries = this.options.retries ?? READ_RETRIES;
     for (let failures = 0; ;) {
       try {
-        return await this.once<T>(operation, query, definedOnly(variables), operationName, signal);
+        return await this.once<T>(operation, query, definedOnly(variables), operationName, signal, preview);
       } catch (error) {
         if (!(error instanceof ContentServiceError) || !isTransientFailure(error) || failures >= retries) throw error;
         failures += 1;
@@ -263,8 +296,10 @@ export class DeliveryClient {
     variables: Record<string, unknown>,
     operationName: string | undefined,
     signal: AbortSignal | undefined,
+    preview: boolean,
   ): Promise<T> {
     if (signal?.aborted) throw abortedError(signal);
+    const token: Record<string, string> = preview && this.options.token ? { authorization: `Bearer ${this.options.token}` } : {};
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const timeout = AbortSignal.timeout(timeoutMs);
     const getUrl = queryUrl(this.url, query, variables, operationName);
@@ -276,8 +311,8 @@ export class DeliveryClient {
         method: byGet ? 'GET' : 'POST',
         // Only `accept` on a GET: a simple request, so browsers send no CORS preflight and may cache the answer.
         headers: byGet
-          ? { accept: 'application/json', ...this.options.headers }
-          : { accept: 'application/json', 'content-type': 'application/json', ...this.options.headers },
+          ? { accept: 'application/json', ...this.options.headers, ...token }
+          : { accept: 'application/json', 'content-type': 'application/json', ...this.options.headers, ...token },
         ...(byGet ? {} : { body: JSON.stringify({ query, variables, ...(operationName ? { operationName } : {}) }) }),
         signal: signal ? anySignal([signal, timeout]) : timeout,
       });
@@ -307,6 +342,13 @@ export function deliveryUrl(options: DeliveryClientOptions): string {
   }
   const base = options.baseUrl!.replace(/\/+$/, '');
   return `${base}/public/${encodeURIComponent(options.org!)}/${encodeURIComponent(options.workspace!)}/graphql`;
+}
+
+/** The document with `preview: $preview` on its one records field (each of these documents ends its arguments with populate). */
+function withPreview(query: string): string {
+  return query
+    .replace('$populate: [String!])', '$populate: [String!], $preview: Boolean)')
+    .replace('populate: $populate)', 'populate: $populate, preview: $preview)');
 }
 
 /** GraphQL over HTTP's GET form; the parameters always in the same order, so equal requests have equal URLs. */

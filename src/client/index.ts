@@ -18,6 +18,14 @@ export { graphqlUrl, type TransportOptions } from './http.js';
 export { csvColumns, csvRowToData, CellError, type CsvColumn } from './cells.js';
 export type * from './types.js';
 export type * from './history-types.js';
+export type {
+  ListSchedulesOptions,
+  Schedule,
+  ScheduleAction,
+  ScheduleList,
+  ScheduleRecordsInput,
+  ScheduleStatus,
+} from './schedules.js';
 export { MAX_IDS_PER_CALL, MAX_PUBLISH_IDS } from './client.js';
 export {
   createDeliveryClient,

@@ -8,7 +8,7 @@ import { clientFor, type McpOptions } from './context.js';
 import { answer, run } from './results.js';
 import { response, toolArguments } from './schemas.js';
 
-const ids = z
+export const recordIds = z
   .array(z.string({ error: 'ids: every id must be a string (a record id)' }).min(1, { error: 'ids: an id must not be empty' }), {
     error: (issue) =>
       issue.input === undefined ? 'ids: required (an array of record ids)' : 'ids: expected an array of record ids',
@@ -45,7 +45,7 @@ export function registerPublishingTools(server: McpServer, options: McpOptions):
         "answered as published. unpublishedTargets lists the ids that the records' relation fields point at which " +
         'are not published themselves (the delivery route shows them as null): publish those too. ' +
         `${ROLE_NOTE} ${ANSWER_NOTE}`,
-      inputSchema: toolArguments({ ids, response }),
+      inputSchema: toolArguments({ ids: recordIds, response }),
       annotations: { idempotentHint: true },
     },
     (args, extra) => run(async () => published(await clientFor(options, extra).publishRecords(args.ids), args.response), log),
@@ -59,7 +59,7 @@ export function registerPublishingTools(server: McpServer, options: McpOptions):
         'Removes the published copies of records of models with drafts: the delivery route no longer serves them, ' +
         'their working copies stay (status "draft"; publish_records brings them back). unpublishedTargets is always ' +
         `empty here. ${ROLE_NOTE} ${ANSWER_NOTE}`,
-      inputSchema: toolArguments({ ids, response }),
+      inputSchema: toolArguments({ ids: recordIds, response }),
       annotations: { idempotentHint: true, destructiveHint: true },
     },
     (args, extra) => run(async () => published(await clientFor(options, extra).unpublishRecords(args.ids), args.response), log),

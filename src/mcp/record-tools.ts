@@ -12,6 +12,7 @@ import {
   modelRef,
   readArguments,
   recordData,
+  recordStatus,
   recordId,
   response,
   syncRows,
@@ -47,18 +48,19 @@ function registerReadTools(server: McpServer, options: McpOptions, log: McpLog):
       title: 'List records',
       description:
         'One page of the records of a model: {total, hasMore, items}, each item {id, modelId, data, createdAt, ' +
-        'updatedAt, …}. Filter, sort, page with limit/offset, read one locale, populate relations.',
-      inputSchema: toolArguments({ ...listArguments, ...readArguments }),
+        'updatedAt, status, …}. Filter, pick by status (draft, published, changed), sort, page with limit/offset, ' +
+        'read one locale, populate relations.',
+      inputSchema: toolArguments({ ...listArguments, status: recordStatus, ...readArguments }),
       annotations: { readOnlyHint: true },
     },
     (args, extra) =>
       run(async () => {
         const client = clientFor(options, extra);
         const model = await resolveModel(client, args);
-        const { filter, limit, offset, sort, populate, locale } = args;
+        const { filter, limit, offset, sort, populate, locale, status } = args;
         const list = await client.listRecords(
           model.id,
-          withoutUndefined({ filter: filter as RecordFilter | undefined, limit, offset, sort, populate, locale }),
+          withoutUndefined({ filter: filter as RecordFilter | undefined, limit, offset, sort, populate, locale, status }),
         );
         return answer(list);
       }, log),

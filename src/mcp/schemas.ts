@@ -162,6 +162,19 @@ export const listArguments = {
     ),
 };
 
+/** `status` of list_records: only records in these states. */
+export const recordStatus = z
+  .array(z.enum(['draft', 'published', 'changed'], { error: 'status: each status is "draft", "published" or "changed"' }), {
+    error: named('status', 'an array of statuses ("draft", "published", "changed")'),
+  })
+  .min(1, { error: 'status: give at least 1 status, or leave status out for every record' })
+  .optional()
+  .describe(
+    'Only records in these states (models with drafts): "draft" (never published, or unpublished), "published" ' +
+      '(live as it is), "changed" (published, with changes not yet published). ["draft", "changed"]: everything ' +
+      'publish_records would change. A model without drafts has only "published" records. total counts the matches.',
+  );
+
 export const readArguments = {
   populate: z
     .array(z.string(), { error: named('populate', 'an array of relation field paths') })

@@ -7,6 +7,7 @@ import { registerModelTools } from './model-tools.js';
 import { registerRecordTools } from './record-tools.js';
 import { registerHistoryTools } from './history-tools.js';
 import { registerPublishingTools } from './publishing-tools.js';
+import { registerScheduleTools } from './schedule-tools.js';
 import type { McpOptions } from './context.js';
 
 export type { McpOptions } from './context.js';
@@ -29,5 +30,6 @@ export function createMcpServer(options: McpOptions): McpServer {
   registerRecordTools(server, options);
   registerHistoryTools(server, options);
   registerPublishingTools(server, options);
+  registerScheduleTools(server, options);
   return server;
 }

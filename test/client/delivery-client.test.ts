@@ -251,3 +251,95 @@ describe('delivery client', () => {
     assert.equal(network.code, 'NETWORK_ERROR');
   });
 });
+
+describe('preview', () => {
+  interface Exchange {
+    authorization: string | null;
+    cacheControl: string | null;
+    query: string;
+  }
+
+  /** A fetch that notes each request's Authorization and query and the answer's Cache-Control. */
+  function recordingFetch(exchanges: Exchange[]): typeof fetch {
+    return async (input, init) => {
+      const response = await fetch(input, init);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      exchanges.push({
+        authorization: new Headers(init?.headers).get('authorization'),
+        cacheControl: response.headers.get('cache-control'),
+        query: url.searchParams.get('query') ?? '',
+      });
+      return response;
+    };
+  }
+
+  test('published copies without preview; working copies (draft, changed) with preview and a token; 401 without one', async () => {
+    const owner = await bootstrapAdmin(server, { org: 'preview', workspace: 'site', email: 'owner@preview.test', role: 'owner' });
+    const client = new ContentClient({ baseUrl: server.url, token: owner.token, workspaceId: owner.workspaceId });
+    const model = await client.createModel({
+      name: 'Post',
+      slug: 'post',
+      drafts: true,
+      deliveryAccess: 'public',
+      fields: [{ key: 'title', type: 'text', required: true }],
+    });
+    const live = await client.createRecord(model.id, { title: 'Live' });
+    await client.publishRecords([live.id]);
+    await client.patchRecord(live.id, { title: 'Live, edited' });
+    const draft = await client.createRecord(model.id, { title: 'Draft' });
+    const location = { baseUrl: server.url, org: 'preview', workspace: 'site' };
+
+    const exchanges: Exchange[] = [];
+    const site = createDeliveryClient({ ...location, fetch: recordingFetch(exchanges) });
+    const published = await site.records('post');
+    assert.deepEqual(
+      published.items.map((item) => [item.id, item.status, item.data.title]),
+      [[live.id, 'published', 'Live']],
+    );
+    assert.equal(await site.record('post', draft.id), null, 'a draft is not delivered');
+
+    const preview = createDeliveryClient({ ...location, preview: true, token: owner.token, fetch: recordingFetch(exchanges) });
+    const working = await preview.records('post');
+    assert.deepEqual(
+      working.items.map((item) => [item.id, item.status, item.data.title]),
+      [
+        [live.id, 'changed', 'Live, edited'],
+        [draft.id, 'draft', 'Draft'],
+      ],
+    );
+    assert.equal(working.total, 2);
+    assert.deepEqual((await preview.record('post', draft.id))?.data, { title: 'Draft' });
+    assert.deepEqual(
+      (await preview.recordsByIds('post', [draft.id, live.id])).map((item) => item?.status),
+      ['draft', 'changed'],
+    );
+    assert.equal((await preview.findOne('post', { title: 'Draft' }))?.id, draft.id);
+    // One call may read published copies instead: sent as without preview, with no token.
+    assert.deepEqual((await preview.record('post', live.id, { preview: false }))?.data, { title: 'Live' });
+
+    const anonymous = [exchanges[0]!, exchanges[1]!, exchanges.at(-1)!];
+    for (const exchange of anonymous) assert.deepEqual([exchange.authorization, /preview/.test(exchange.query)], [null, false]);
+    const previews = exchanges.slice(2, -1);
+    assert.equal(previews.length, 4);
+    for (const exchange of previews) {
+      assert.equal(exchange.authorization, `Bearer ${owner.token}`);
+      assert.match(exchange.query, /\$preview: Boolean\)/);
+      assert.match(exchange.query, /preview: \$preview\)/);
+      assert.equal(exchange.cacheControl, 'private, no-store', 'no cache keeps a working copy');
+    }
+
+    // A call of its own may ask for preview too.
+    assert.equal(
+      (await createDeliveryClient({ ...location, token: owner.token }).record('post', draft.id, { preview: true }))?.status,
+      'draft',
+    );
+
+    for (const options of [{ preview: true }, { preview: true, token: 'cs_wrong' }]) {
+      const refused = await createDeliveryClient({ ...location, ...options })
+        .records('post')
+        .catch((error: unknown) => error);
+      assert.ok(refused instanceof ContentServiceError, String(refused));
+      assert.deepEqual([refused.code, refused.status, refused.message], ['UNAUTHENTICATED', 401, 'Not authorized']);
+    }
+  });
+});

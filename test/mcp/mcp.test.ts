@@ -28,6 +28,9 @@ const TOOLS = [
   'restore_revision',
   'publish_records',
   'unpublish_records',
+  'schedule',
+  'list_schedules',
+  'cancel_schedule',
 ];
 
 let server: TestServer;
@@ -361,6 +364,7 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
         assert.equal((await ok(viewerSession, 'get_model', { idOrSlug: model.slug })).id, model.id);
         assert.equal((await ok(viewerSession, 'list_records', { modelSlug: model.slug })).total, 1);
         assert.equal((await ok(viewerSession, 'get_record', { id: record.id })).data.title, 'Seen');
+        assert.equal(typeof (await ok(viewerSession, 'list_schedules')).total, 'number');
         const writes: [string, Record<string, unknown>][] = [
           ['create_model', { name: 'X', slug: uniqueSlug('x'), fields: [{ key: 'title', type: 'text' }] }],
           ['update_model', { idOrSlug: model.slug, description: 'no' }],
@@ -372,6 +376,8 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
           ['restore_revision', { id: record.id, revision: 1 }],
           ['publish_records', { ids: [record.id] }],
           ['unpublish_records', { ids: [record.id] }],
+          ['schedule', { ids: [record.id], action: 'publish', at: new Date(Date.now() + 3_600_000).toISOString() }],
+          ['cancel_schedule', { id: 'any-schedule' }],
           ['import_records', { modelSlug: model.slug, rows: [{ sku: 'V-3', title: 'No' }] }],
           ['sync_records', { modelSlug: model.slug, rows: [{ sku: 'V-4', title: 'No' }], key: 'sku' }],
         ];
@@ -430,6 +436,7 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
     test('bad input to every tool: a clear refusal naming the argument, nothing written', async () => {
       const model = await owner.createProductModel();
       const record = await owner.createRecord(model.id, { sku: 'X-1', title: 'Untouched', price: 5 });
+      const later = new Date(Date.now() + 3_600_000).toISOString();
       const cases: [string, Record<string, unknown>, RegExp][] = [
         ['get_workspace_info', { workspaceId: 'other' }, /workspaceId: unknown argument \(this tool takes none\)/],
         ['list_models', { slug: 'product' }, /slug: unknown argument/],
@@ -526,6 +533,22 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
         ['unpublish_records', { ids: record.id }, /ids: expected an array of record ids/],
         ['unpublish_records', { ids: [7] }, /ids: every id must be a string/],
         ['unpublish_records', { id: record.id }, /id: unknown argument \(this tool takes ids, response\)/],
+        ['list_records', { modelSlug: model.slug, status: 'draft' }, /status: expected an array of statuses/],
+        ['list_records', { modelSlug: model.slug, status: ['live'] }, /status: each status is "draft", "published" or "changed"/],
+        ['schedule', { ids: [record.id], action: 'publish' }, /at: required \(an ISO 8601 date-time/],
+        ['schedule', { ids: [record.id], action: 'archive', at: later }, /action: expected "publish" or "unpublish"/],
+        ['schedule', { action: 'publish', at: later }, /ids: required/],
+        ['schedule', { ids: [record.id], action: 'publish', at: '2001-01-01T00:00:00Z' }, /^at: must be in the future/],
+        ['schedule', { ids: [record.id], action: 'publish', at: 'next tuesday' }, /^at: expected an ISO 8601 date-time/],
+        [
+          'schedule',
+          { ids: [record.id, 'no-such-record'], action: 'publish', at: later },
+          /^ids\.1: record no-such-record not found/,
+        ],
+        ['list_schedules', { status: 'soon' }, /status: expected "pending", "done", "failed" or "cancelled"/],
+        ['list_schedules', { limit: 101 }, /limit: at most 100 schedules per page/],
+        ['cancel_schedule', {}, /id: required/],
+        ['cancel_schedule', { id: 'no-such-schedule' }, /^id: schedule not found/],
       ];
       const toolsCovered = new Set(cases.map(([tool]) => tool));
       for (const tool of TOOLS) {
