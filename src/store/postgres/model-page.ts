@@ -19,15 +19,18 @@ const RUNNING_BYTES = 10;
 const FIRST_MODEL_COLUMN = 11;
 
 /**
- * The model's records a page is read from: its working copies, or (`served`, the delivery route) those the
- * delivery route serves, which for a model with drafts are its published copies. Each arm holds the model's
- * condition on drafts as a one-time filter, so only one of them is read, each through its table's index.
+ * The page's rows: of the model's working copies, or (`served`, the delivery route) of those the delivery route
+ * serves, which for a model with drafts are its published copies. Each arm holds the model's condition on drafts as
+ * a one-time filter, so only one of them is read, and is ordered and limited itself, so that it is read through its
+ * table's index: ordered only as a whole, the union was read whole and sorted (about 90 ms a first page at 100k).
  */
-function pageOf(withData: boolean, served: boolean): string {
+function pageOf(withData: boolean, served: boolean, order: string, step: number, skips: boolean): string {
   const columns = `id, ${withData ? 'data, ' : ''}created_at, updated_at, created_by, updated_by, revision, publish_status, published_revision, published_at`;
-  if (!served) return `SELECT ${columns} FROM records WHERE model_id = m.id`;
-  return `SELECT ${columns} FROM records WHERE model_id = m.id AND NOT m.drafts
-    UNION ALL SELECT ${columns} FROM published_records WHERE model_id = m.id AND m.drafts`;
+  const window = `LIMIT ${step}${skips ? ' OFFSET $4' : ''}`;
+  if (!served) return `SELECT ${columns} FROM records WHERE model_id = m.id ORDER BY ${order} ${window}`;
+  const arm = (table: string, drafts: string) =>
+    `(SELECT ${columns} FROM ${table} WHERE model_id = m.id AND ${drafts} ORDER BY ${order} LIMIT ${skips ? `${step} + $4` : step})`;
+  return `${arm('records', 'NOT m.drafts')} UNION ALL ${arm('published_records', 'm.drafts')} ORDER BY ${order} ${window}`;
 }
 
 const statements = new Map<string, QueryArrayConfig>();
@@ -72,7 +75,7 @@ function statementFor(
       LEFT JOIN LATERAL (
         SELECT page.*, row_number() OVER w AS position,
           ${withData ? 'sum(CASE WHEN m.has_large_records THEN octet_length(page.data::text) END) OVER w' : 'NULL'} AS running_bytes
-        FROM (${pageOf(withData, served)} ORDER BY ${order} LIMIT ${step}${skips ? ' OFFSET $4' : ''}) page
+        FROM (${pageOf(withData, served, order, step, skips)}) page
         WINDOW w AS (ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
       ) p ON p.position <= $3
       WHERE m.workspace_id = $1 AND m.${key} = $2

@@ -52,9 +52,8 @@ export class PostgresRecordReads {
   readonly published: PostgresRecordReads | null;
 
   async get(workspaceId: string, id: string): Promise<StoredRecord | null> {
-    const table = this.table;
     const { rows } = await this.pool.query<RecordRow>({
-      name: `${table}_get`,
+      name: `${this.table}_get`,
       text: onTable(`SELECT ${COLUMNS} FROM records WHERE workspace_id = $1 AND id = $2`, this.table),
       values: [workspaceId, id],
       types: TEXT_VALUES,
