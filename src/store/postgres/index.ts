@@ -100,6 +100,7 @@ export async function openPostgresStore(
   let closed: Promise<void> | null = null;
   const outbox = new PostgresOutbox();
   const statistics = new RecordStatistics(pool);
+  const publishedStatistics = new RecordStatistics(pool, 'published_records');
   const steps = new PostgresStepRunner(pool);
   const records = new PostgresRecordStore(
     pool,
@@ -108,7 +109,7 @@ export async function openPostgresStore(
     keepVersions ? new KeptReads(tracker, membership) : null,
     new PostgresHistoryWrites(historyKeep),
   );
-  const publishing = new PostgresPublishing(pool, outbox);
+  const publishing = new PostgresPublishing(pool, outbox, publishedStatistics);
   return {
     tenancy: new CoreTenancyStore(
       steps,
@@ -121,6 +122,7 @@ export async function openPostgresStore(
       pool,
       outbox,
       keepVersions ? { byId: new KeptReads(tracker, membership), lists: new KeptReads(tracker, membership) } : null,
+      publishedStatistics,
     ),
     records,
     published: records.published!,
@@ -134,8 +136,7 @@ export async function openPostgresStore(
       await pool.query('SELECT 1');
     },
     close() {
-      closed ??= statistics
-        .settled()
+      closed ??= Promise.all([statistics.settled(), publishedStatistics.settled()])
         .then(() => pool.end())
         .then(() => membership.close());
       return closed;

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import type { RecordStatistics } from './record-statistics.js';
 import { countUnpublished, dropModelDrafts, publishModelRecords } from '../query/drafts-sql.js';
 import { draftsStillInUse } from '../../domain/drafts.js';
 import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
@@ -27,6 +28,8 @@ export class PostgresModelStore implements ModelStore {
     private readonly outbox: PostgresOutbox,
     /** Definitions a sole server keeps (kept-reads.ts), by workspace and id, and by workspace; null: always read. */
     private readonly kept: KeptModels | null = null,
+    /** Told of the published copies turning drafts on makes, so that their statistics follow (record-statistics.ts). */
+    private readonly publishedStatistics: RecordStatistics | null = null,
   ) {}
 
   /** In the write's transaction: the event of the model as it is now; true when one was stored. */
@@ -124,6 +127,7 @@ export class PostgresModelStore implements ModelStore {
       return after;
     });
     this.outbox.committed(wrote);
+    if (change.drafts === 'on') this.publishedStatistics?.wrote(updated.publishedCount);
     return updated;
   }
 

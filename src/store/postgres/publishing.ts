@@ -1,6 +1,7 @@
 // Publishing on PostgreSQL (docs/lifecycle.md): one transaction, all of its records or none. The records are
 // locked as a patch locks one (their models' definition locks shared, then the rows, in id order so that two
 // publishes of overlapping sets wait for each other instead of deadlocking).
+import type { RecordStatistics } from './record-statistics.js';
 import type { Pool, PoolClient } from 'pg';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
@@ -20,6 +21,8 @@ export class PostgresPublishing implements PublishingStore {
     private readonly pool: Pool,
     /** The events of the records published and unpublished, in the same transaction. */
     private readonly outbox: PostgresOutbox,
+    /** Told of the published copies made, so that their statistics follow (record-statistics.ts). */
+    private readonly statistics: RecordStatistics | null = null,
   ) {}
 
   publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome> {
@@ -32,13 +35,20 @@ export class PostgresPublishing implements PublishingStore {
 
   private async change(workspaceId: string, ids: readonly string[], action: 'publish' | 'unpublish'): Promise<PublishOutcome> {
     let wrote = false;
+    let copies = 0;
     const outcome = await writingRecords(this.pool, async (client) => {
       const applied = await this.applyWith(client, workspaceId, ids, action);
-      wrote = applied.wrote;
+      ({ wrote, copies } = applied);
       return applied.outcome;
     });
     this.outbox.committed(wrote);
+    this.copiesMade(copies);
     return outcome;
+  }
+
+  /** After the commit of an applyWith: the published copies it made count toward their table's statistics. */
+  copiesMade(copies: number): void {
+    if (copies > 0) this.statistics?.wrote(copies);
   }
 
   private async applySteps(client: PoolClient, action: 'publish' | 'unpublish', draftIds: string[], at: number): Promise<void> {
@@ -60,7 +70,8 @@ export class PostgresPublishing implements PublishingStore {
 
   /**
    * In a transaction of record writes (writingRecords): checks that every id is a record of the workspace, then
-   * changes those of drafts models (nothing when an id is missing), with their events. `wrote`: an event to wake the
+   * changes those of drafts models (nothing when an id is missing), with their events. `copies`: the published
+   * copies made (for copiesMade after the commit). `wrote`: an event to wake the
    * worker for after the commit.
    */
   async applyWith(
@@ -68,7 +79,7 @@ export class PostgresPublishing implements PublishingStore {
     workspaceId: string,
     ids: readonly string[],
     action: 'publish' | 'unpublish',
-  ): Promise<{ outcome: PublishOutcome; wrote: boolean }> {
+  ): Promise<{ outcome: PublishOutcome; wrote: boolean; copies: number }> {
     let wrote = false;
     await client.query(
       `SELECT pg_advisory_xact_lock_shared(${definitionLockKey('model_id')})
@@ -82,7 +93,7 @@ export class PostgresPublishing implements PublishingStore {
     );
     const byId = new Set(found.map((row) => row.id));
     const missingAt = ids.findIndex((id) => !byId.has(id));
-    if (missingAt !== -1) return { outcome: { missingAt }, wrote };
+    if (missingAt !== -1) return { outcome: { missingAt }, wrote, copies: 0 };
     const drafts = found.filter((row) => row.drafts);
     if (drafts.length > 0) {
       await this.applySteps(
@@ -116,6 +127,7 @@ export class PostgresPublishing implements PublishingStore {
         if (await this.outbox.add(client, event, subscriptions)) wrote = true;
       }
     }
-    return { outcome: { records: ids.map((id) => records.get(id) as StoredRecord) }, wrote };
+    const copies = action === 'publish' ? drafts.length : 0;
+    return { outcome: { records: ids.map((id) => records.get(id) as StoredRecord) }, wrote, copies };
   }
 }

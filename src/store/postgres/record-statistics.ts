@@ -4,7 +4,9 @@
 // statistics for them: the planner then guesses a handful of matches for `category = 'x'` and reads every match to
 // sort them (a bitmap scan of all ~1,000 matches of a 1 % filter on 100,000 records, 10–30 ms) instead of walking
 // the field's index in page order and stopping at the 20th (well under 1 ms).
+// Published copies (published_records) are analysed alike, counted by the copies publishes and drafts turned on make.
 import type { Pool } from 'pg';
+import type { RecordTable } from '../query/record-table.js';
 
 /** Rows written before the table is analysed again: a fifth of what it held at the last ANALYZE, at least this. */
 const MIN_ROWS_BETWEEN = 10_000;
@@ -15,7 +17,10 @@ export class RecordStatistics {
   private running: Promise<void> | null = null;
   private again = false;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly table: RecordTable = 'records',
+  ) {}
 
   /** Records inserted (committed): once enough of them have been, the table is analysed, after the writer's answer. */
   wrote(rows: number): void {
@@ -40,9 +45,10 @@ export class RecordStatistics {
     do {
       this.again = false;
       try {
-        await this.pool.query('ANALYZE records');
+        await this.pool.query(`ANALYZE ${this.table}`);
         const { rows } = await this.pool.query<{ n: number }>(
-          "SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'records'::regclass",
+          'SELECT reltuples::float8 AS n FROM pg_class WHERE oid = $1::regclass',
+          [this.table],
         );
         this.rowsAtLast = Math.max(0, rows[0]?.n ?? 0);
       } catch {

@@ -66,6 +66,7 @@ export class PostgresScheduleStore implements ScheduleStore {
     const ran: StoredSchedule[] = [];
     for (let taken = 0; taken < DUE_BATCH; taken++) {
       let wrote = false;
+      let copies = 0;
       const done = await writingRecords(this.pool, async (client) => {
         const { rows } = await client.query<Pick<ScheduleRow, 'id' | 'workspace_id' | 'action' | 'at' | 'ids'>>(
           `${dueSchedules('$1', 1)} FOR UPDATE SKIP LOCKED`,
@@ -75,7 +76,7 @@ export class PostgresScheduleStore implements ScheduleStore {
         if (!row) return null;
         const ids = row.ids as string[];
         const applied = await this.publishing.applyWith(client, row.workspace_id, ids, row.action as 'publish' | 'unpublish');
-        wrote = applied.wrote;
+        ({ wrote, copies } = applied);
         const failed = 'missingAt' in applied.outcome;
         const error = 'missingAt' in applied.outcome ? goneIdError(ids[applied.outcome.missingAt]!) : null;
         if (error !== null) {
@@ -94,6 +95,7 @@ export class PostgresScheduleStore implements ScheduleStore {
         return { workspaceId: row.workspace_id, id: row.id };
       });
       this.outbox.committed(wrote);
+      this.publishing.copiesMade(copies);
       if (!done) break;
       ran.push((await this.get(done.workspaceId, done.id))!);
     }
