@@ -4,29 +4,16 @@
 // time in UTC it is sent as, and the texts after a schedule is made. page-schedules.ts renders the page,
 // schedule-form.ts the Schedule form, schedules-api.ts sends them.
 
-export const SCHEDULE_STATUSES = ['pending', 'done', 'failed', 'cancelled'] as const;
-export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+import {
+  SCHEDULE_ACTIONS,
+  SCHEDULE_STATUSES,
+  type Schedule,
+  type ScheduleAction,
+  type ScheduleList,
+  type ScheduleStatus,
+} from '../shared/lifecycle.js';
 
-export const SCHEDULE_ACTIONS = ['publish', 'unpublish'] as const;
-export type ScheduleAction = (typeof SCHEDULE_ACTIONS)[number];
-
-export interface Schedule {
-  id: string;
-  action: string;
-  at: string;
-  ids: string[];
-  status: string;
-  error: string | null;
-  createdAt: string;
-  createdBy: string | null;
-  doneAt: string | null;
-}
-
-export interface ScheduleList {
-  total: number;
-  hasMore: boolean;
-  items: Schedule[];
-}
+export { SCHEDULE_ACTIONS, SCHEDULE_STATUSES, type Schedule, type ScheduleAction, type ScheduleList, type ScheduleStatus };
 
 /** Schedules on a page of the Schedules page. */
 export const SCHEDULES_PAGE_SIZE = 20;

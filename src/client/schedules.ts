@@ -2,36 +2,9 @@
 // so that `client.scheduleRecords(…)` is a method of the client while its code lives here, beside its types; it
 // needs only the client's `request`, so nothing here imports client.ts.
 import { ContentServiceError } from './errors.js';
+import type { Schedule, ScheduleAction, ScheduleList, ScheduleStatus } from '../shared/lifecycle.js';
 
-/** What a schedule does at its time. */
-export type ScheduleAction = 'publish' | 'unpublish';
-
-/** `pending` until its time, then `done` (or `failed`, with `error`), or `cancelled` before it. */
-export type ScheduleStatus = 'pending' | 'done' | 'failed' | 'cancelled';
-
-/** A schedule, as the admin API answers it. */
-export interface Schedule {
-  id: string;
-  action: ScheduleAction;
-  /** When it is (or was) due, ISO 8601. */
-  at: string;
-  /** The records, in the order given. */
-  ids: string[];
-  status: ScheduleStatus;
-  /** Why a failed schedule changed nothing (the id that was gone); null otherwise. */
-  error: string | null;
-  createdAt: string;
-  /** The email of the user whose token made it. */
-  createdBy: string | null;
-  /** When it was carried out, failed or was cancelled; null while pending. */
-  doneAt: string | null;
-}
-
-export interface ScheduleList {
-  total: number;
-  hasMore: boolean;
-  items: Schedule[];
-}
+export type { Schedule, ScheduleAction, ScheduleList, ScheduleStatus };
 
 export interface ScheduleRecordsInput {
   /** 1 to 1000 record ids, of any models; each must exist when the schedule is made. */

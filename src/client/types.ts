@@ -1,5 +1,6 @@
 // Types of the admin API as CONTRACT.md describes it (the public schema of the hosted service).
 // Also compiled into the admin web application (tsconfig.admin-ui.json): types only, nothing Node-only.
+import type { RecordStatus } from '../shared/lifecycle.js';
 import type { FieldType as KnownFieldType } from '../shared/field-types.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -108,7 +109,7 @@ export interface ModelRecord<Data = JsonObject> {
  * Where a record of a model with drafts stands: `draft` (never published, or unpublished), `published` (the working
  * copy's data equals the published copy's) or `changed` (published, and the working copy differs).
  */
-export type RecordStatus = 'draft' | 'published' | 'changed';
+export type { RecordStatus };
 
 /** What `publishRecords` and `unpublishRecords` answer. */
 export interface PublishResult<Data = JsonObject> {

@@ -2,15 +2,14 @@
 // published copy. The rules over them, with no I/O.
 import { ServiceError } from './errors.js';
 import { deepEqual } from '../shared/json.js';
+import { SCHEDULE_ACTIONS, type RecordStatus, type ScheduleAction } from '../shared/lifecycle.js';
 
-export type RecordStatus = 'draft' | 'published' | 'changed';
+export { SCHEDULE_ACTIONS, type RecordStatus, type ScheduleAction };
 
 /** The most ids one publish, unpublish or schedule takes. */
 export const MAX_PUBLISH_IDS = 1000;
 /** How far ahead a schedule may be set. */
 export const MAX_SCHEDULE_YEARS = 5;
-export const SCHEDULE_ACTIONS = ['publish', 'unpublish'] as const;
-export type ScheduleAction = (typeof SCHEDULE_ACTIONS)[number];
 
 /**
  * `draft`: never published, or unpublished; `published`: the working copy's data equals the published copy's (deep

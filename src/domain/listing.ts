@@ -1,4 +1,5 @@
 import { ServiceError } from './errors.js';
+import { RECORD_STATUSES } from '../shared/lifecycle.js';
 import type { ModelDefinition } from './fields.js';
 import { parseFilter, type FilterNode } from './filter.js';
 import { PathProblem, resolvePath, type DataValue } from './record-paths.js';
@@ -55,8 +56,6 @@ export function readListing(
   };
 }
 
-const STATUSES = ['draft', 'published', 'changed'];
-
 /**
  * The filter of a `status` argument (null: none). A model without drafts holds published records only; a drafts
  * model's records carry their state.
@@ -64,7 +63,7 @@ const STATUSES = ['draft', 'published', 'changed'];
 function statusFilter(drafts: boolean, status: readonly string[] | null | undefined): FilterNode | null {
   if (status === undefined || status === null) return null;
   status.forEach((value, index) => {
-    if (!STATUSES.includes(value)) {
+    if (!(RECORD_STATUSES as readonly string[]).includes(value)) {
       throw new ServiceError('BAD_USER_INPUT', `status.${index}: expected draft, published or changed, got "${value}"`, {
         field: `status.${index}`,
       });

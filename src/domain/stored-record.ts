@@ -1,4 +1,5 @@
 import type { RecordData } from './fields.js';
+import type { RecordStatus } from '../shared/lifecycle.js';
 
 /** A record as stored, and as the admin and delivery APIs answer with it. */
 export interface StoredRecord {
@@ -19,4 +20,4 @@ export interface StoredRecord {
   publishedAt?: string | null;
 }
 
-export type PublishStatus = 'draft' | 'published' | 'changed';
+export type PublishStatus = RecordStatus;

@@ -1,5 +1,6 @@
 // Schedules (docs/lifecycle.md): publish or unpublish many records together at a set time. The checks are made
 // when the schedule is made; a running serve carries it out (schedule-runner.ts).
+import { SCHEDULE_STATUSES } from '../shared/lifecycle.js';
 import { checkSchedule } from '../domain/drafts.js';
 import { ServiceError } from '../domain/errors.js';
 import { pageBounds } from '../domain/listing.js';
@@ -8,8 +9,6 @@ import type { ScheduleStatus, Store, StoredSchedule } from '../store/store.js';
 import type { Actor } from './actor.js';
 
 export type { StoredSchedule };
-
-const STATUSES: readonly ScheduleStatus[] = ['pending', 'done', 'failed', 'cancelled'];
 
 export interface ScheduleList {
   total: number;
@@ -66,7 +65,7 @@ export class ScheduleService {
     args: { status?: string | null; limit?: number | null; offset?: number | null },
   ): Promise<ScheduleList> {
     const status = args.status ?? null;
-    if (status !== null && !STATUSES.includes(status as ScheduleStatus)) {
+    if (status !== null && !SCHEDULE_STATUSES.includes(status as ScheduleStatus)) {
       throw new ServiceError('BAD_USER_INPUT', `status: expected pending, done, failed or cancelled, got "${status}"`, {
         field: 'status',
       });

@@ -27,9 +27,10 @@ import {
   timeZoneHint,
   toLocalInputValue,
   type NamedRecord,
+  type ScheduleList,
 } from '../../src/admin-ui/schedules-state.js';
 
-const list = (count: number, total: number, hasMore: boolean) => ({
+const list = (count: number, total: number, hasMore: boolean): ScheduleList => ({
   total,
   hasMore,
   items: Array.from({ length: count }, (_, index) => ({
@@ -139,7 +140,7 @@ describe('schedules-state: the records of a row', () => {
   test('only a writer cancels, and only a pending schedule', () => {
     assert.equal(mayCancel({ status: 'pending' }, true), true);
     assert.equal(mayCancel({ status: 'pending' }, false), false);
-    for (const status of ['done', 'failed', 'cancelled']) assert.equal(mayCancel({ status }, true), false, status);
+    for (const status of ['done', 'failed', 'cancelled'] as const) assert.equal(mayCancel({ status }, true), false, status);
   });
 
   test('the cancel confirmation names the action, the records and the time', () => {

@@ -1,7 +1,7 @@
 // Schedules (docs/lifecycle.md): a publish or unpublish of many records at a set time.
-import type { ScheduleAction } from '../../domain/drafts.js';
+import type { ScheduleAction, ScheduleStatus } from '../../shared/lifecycle.js';
 
-export type ScheduleStatus = 'pending' | 'done' | 'failed' | 'cancelled';
+export type { ScheduleStatus };
 
 export interface StoredSchedule {
   id: string;
