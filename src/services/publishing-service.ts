@@ -2,13 +2,11 @@
 // record's changes; read its published copy.
 import { publishIds } from '../domain/drafts.js';
 import { ServiceError } from '../domain/errors.js';
-import type { ModelDefinition } from '../domain/fields.js';
 import { readData } from '../domain/record-shape.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { Store } from '../store/store.js';
 import type { Actor } from './actor.js';
 import type { RecordService } from './record-service.js';
-import { prepareData } from './record-writer.js';
 
 export interface PublishResult {
   records: StoredRecord[];
@@ -24,7 +22,8 @@ export class PublishingService {
 
   async publish(actor: Actor, ids: readonly string[]): Promise<PublishResult> {
     const records = await this.change(actor, ids, 'publish');
-    return { records, unpublishedTargets: await this.unpublishedTargets(actor.workspaceId, records) };
+    const unpublishedTargets = await this.store.publishing.unpublishedTargets(records.map((record) => record.id));
+    return { records, unpublishedTargets };
   }
 
   async unpublish(actor: Actor, ids: readonly string[]): Promise<PublishResult> {
@@ -67,22 +66,5 @@ export class PublishingService {
       });
     }
     return outcome.records;
-  }
-
-  /** The targets of the records' relation fields that the delivery route does not serve (drafts never published). */
-  private async unpublishedTargets(workspaceId: string, records: readonly StoredRecord[]): Promise<string[]> {
-    if (records.length === 0) return [];
-    const models = new Map<string, ModelDefinition>(
-      (await this.store.models.list(workspaceId)).map((model) => [model.id, model]),
-    );
-    const targets = new Set<string>();
-    for (const record of records) {
-      const model = models.get(record.modelId);
-      if (!model) continue;
-      for (const link of prepareData(model, readData(record), null).replacement.links) targets.add(link.targetId);
-    }
-    if (targets.size === 0) return [];
-    const served = await this.store.publishing.servedAmong(workspaceId, [...targets]);
-    return [...targets].filter((id) => !served.has(id)).sort();
   }
 }

@@ -12,6 +12,9 @@ export interface PublishingStore {
   publish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome>;
   /** Removes the published copies of the records of `ids`, all or none, as publish does. */
   unpublish(workspaceId: string, ids: readonly string[]): Promise<PublishOutcome>;
-  /** Of `ids`, those the delivery route serves: records of models without drafts, and published copies. */
-  servedAmong(workspaceId: string, ids: readonly string[]): Promise<Set<string>>;
+  /**
+   * What the relation fields of the records of `ids` (of one workspace) point at that the delivery route does not
+   * serve: records of drafts models without a published copy; in id order.
+   */
+  unpublishedTargets(ids: readonly string[]): Promise<string[]>;
 }

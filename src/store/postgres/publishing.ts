@@ -6,7 +6,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { addToPublished, publishRecords, recordsToPublish, servedIds, unpublishRecords } from '../query/drafts-sql.js';
+import { addToPublished, publishRecords, recordsToPublish, unservedTargets, unpublishRecords } from '../query/drafts-sql.js';
 import { publicationPayload, publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
 import type { PostgresOutbox } from './webhook-outbox.js';
 import { definitionLockKey } from './definition-lock.js';
@@ -62,10 +62,10 @@ export class PostgresPublishing implements PublishingStore {
     await client.query(`WITH marked AS (${mark!}) ${copy!}`, [draftIds, at]);
   }
 
-  async servedAmong(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const { rows } = await this.pool.query<{ id: string }>(servedIds('$2', IDS), [ids, workspaceId]);
-    return new Set(rows.map((row) => row.id));
+  async unpublishedTargets(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<{ id: string }>(unservedTargets(`source_${IDS}`), [ids]);
+    return rows.map((row) => row.id);
   }
 
   /**

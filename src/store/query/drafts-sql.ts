@@ -75,11 +75,16 @@ export function publishedData(id: string): string {
   return `SELECT data FROM published_records WHERE id = ${id}`;
 }
 
-/** Of the ids (a condition on `id`), those the delivery route serves: records of models without drafts, published copies. */
-export function servedIds(workspaceId: string, ids: string): string {
-  return `SELECT r.id FROM records r JOIN models m ON m.id = r.model_id
-      WHERE r.workspace_id = ${workspaceId} AND r.${ids} AND NOT m.drafts
-    UNION ALL SELECT id FROM published_records WHERE workspace_id = ${workspaceId} AND ${ids}`;
+/**
+ * The records that the relation fields of the records `sources` names (a condition on `source_id`) point at, which the
+ * delivery route does not serve: records of drafts models without a published copy. In id order.
+ */
+export function unservedTargets(sources: string): string {
+  return `SELECT DISTINCT l.target_id AS id FROM record_links l
+    WHERE l.${sources}
+      AND NOT EXISTS (SELECT 1 FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = l.target_id AND NOT m.drafts)
+      AND NOT EXISTS (SELECT 1 FROM published_records p WHERE p.id = l.target_id)
+    ORDER BY l.target_id`;
 }
 
 /** The records of `ids` with their models' drafts setting, to publish or unpublish (the lock is the dialect's). */

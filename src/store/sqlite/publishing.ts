@@ -3,12 +3,13 @@ import type Database from 'better-sqlite3';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { publishRecords, recordsToPublish, addToPublished, servedIds, unpublishRecords } from '../query/drafts-sql.js';
+import { publishRecords, recordsToPublish, addToPublished, unservedTargets, unpublishRecords } from '../query/drafts-sql.js';
 import type { WriteGroup } from './write-group.js';
 import { publicationPayload, publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
 import type { SqliteOutbox } from './webhook-outbox.js';
 
 const IDS = 'id IN (SELECT value FROM json_each(?))';
+const SOURCES = `source_${IDS}`;
 
 export class SqlitePublishing implements PublishingStore {
   private readonly selectToPublish: Database.Statement;
@@ -16,7 +17,7 @@ export class SqlitePublishing implements PublishingStore {
   private readonly unpublishSteps: Database.Statement[];
   private readonly addToCount: Database.Statement;
   private readonly selectRecords: Database.Statement;
-  private readonly selectServed: Database.Statement;
+  private readonly selectUnserved: Database.Statement;
   private readonly selectSlug: Database.Statement;
 
   constructor(
@@ -30,7 +31,7 @@ export class SqlitePublishing implements PublishingStore {
     this.unpublishSteps = unpublishRecords(IDS).map((sql) => db.prepare(sql));
     this.addToCount = db.prepare(addToPublished('?', '?'));
     this.selectRecords = db.prepare(`SELECT * FROM records WHERE ${IDS}`);
-    this.selectServed = db.prepare(servedIds('?', IDS)).pluck(true);
+    this.selectUnserved = db.prepare(unservedTargets(SOURCES)).pluck(true);
     this.selectSlug = db.prepare('SELECT slug FROM models WHERE id = ?').pluck(true);
   }
 
@@ -56,10 +57,9 @@ export class SqlitePublishing implements PublishingStore {
     return this.selectSlug.get(modelId) as string;
   }
 
-  async servedAmong(workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const json = JSON.stringify(ids);
-    return new Set(this.selectServed.all(workspaceId, json, workspaceId, json) as string[]);
+  async unpublishedTargets(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    return this.selectUnserved.all(JSON.stringify(ids)) as string[];
   }
 
   /**
