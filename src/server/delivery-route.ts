@@ -101,8 +101,9 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         await preflight.register(cors, {
           origin: options.corsOrigins === '*' ? '*' : options.corsOrigins,
           methods: ['GET', 'POST', 'OPTIONS'],
-          // x-workspace-id: the hosted service's SDK sends it from browsers (the workspace is in the path here).
-          allowedHeaders: ['content-type', 'accept', 'x-workspace-id', 'if-none-match'],
+          // x-workspace-id: the hosted service's SDK sends it from browsers (the workspace is in the path here);
+          // authorization: a preview's token (docs/lifecycle.md), sent by a storefront's preview page.
+          allowedHeaders: ['content-type', 'accept', 'x-workspace-id', 'if-none-match', 'authorization'],
           exposedHeaders: CORS_EXPOSED_HEADERS,
           maxAge: 600,
         });

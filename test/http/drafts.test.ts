@@ -106,6 +106,21 @@ describe('drafts over HTTP', () => {
     assert.ok(!plain.body.data.public.model.records.items.some((candidate: any) => candidate.id === draft.id));
   });
 
+  test('a browser on another origin may send a preview token: the preflight allows Authorization', async () => {
+    const preflight = await fetch(deliveryUrl, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://preview.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,authorization',
+      },
+    });
+    await preflight.arrayBuffer();
+    assert.ok(preflight.status >= 200 && preflight.status < 300, `preflight ${preflight.status}`);
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/\s*,\s*/);
+    assert.ok(allowed.includes('authorization'), allowed.join());
+  });
+
   test('the delivery ETag moves when a publish changes what is served', async () => {
     const record = await owner.createRecord(article.id, { title: 'Tagged' });
     const url = `${deliveryUrl}?query=${encodeURIComponent(SERVED)}&variables=${encodeURIComponent(JSON.stringify({ slug: article.slug }))}`;
