@@ -1,6 +1,7 @@
 // Drafts and publishing (docs/lifecycle.md): a record of a model with drafts has a working copy and at most one
 // published copy. The rules over them, with no I/O.
 import { ServiceError } from './errors.js';
+import { parseDateTime } from './date-time.js';
 import { deepEqual } from '../shared/json.js';
 import { SCHEDULE_ACTIONS, type RecordStatus, type ScheduleAction } from '../shared/lifecycle.js';
 
@@ -41,7 +42,7 @@ export function checkSchedule(input: ScheduleInput, now: number): { ids: string[
       field: 'input.action',
     });
   }
-  const at = Date.parse(input.at);
+  const at = parseDateTime(input.at);
   if (Number.isNaN(at)) {
     throw new ServiceError('BAD_USER_INPUT', `input.at: expected an ISO 8601 date-time, got "${input.at}"`, {
       field: 'input.at',

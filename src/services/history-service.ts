@@ -1,5 +1,6 @@
 // Record history (docs/lifecycle.md): revisions newest first, the JSON Patch between two, restore, and a record as it
 // was at a time. The revisions themselves are kept by the store's record writes.
+import { parseDateTime } from '../domain/date-time.js';
 import { ServiceError } from '../domain/errors.js';
 import { diffJson, type JsonPatchOperation } from '../domain/json-patch.js';
 import { pageBounds } from '../domain/listing.js';
@@ -41,7 +42,7 @@ export class HistoryService {
 
   /** The record as it was at `at` (an ISO 8601 date-time): null when it did not exist then, or was deleted. */
   async asOf(workspaceId: string, id: string, at: string): Promise<StoredRecord | null> {
-    const time = Date.parse(at);
+    const time = parseDateTime(at);
     if (Number.isNaN(time)) {
       throw new ServiceError('BAD_USER_INPUT', `asOf: expected an ISO 8601 date-time, got "${at}"`, { field: 'asOf' });
     }

@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock.js';
+import { parseDateTime } from '../domain/date-time.js';
 import { ServiceError } from '../domain/errors.js';
 import type { ApiTokenInfo } from '../domain/workspace.js';
 import type { Store } from '../store/store.js';
@@ -34,8 +35,7 @@ export class TokenService {
     if (name.length > MAX_TOKEN_NAME_LENGTH) throw badInput('name', `must be at most ${MAX_TOKEN_NAME_LENGTH} characters`);
     let expiresAt: string | null = null;
     if (input.expiresAt !== undefined && input.expiresAt !== null) {
-      const time =
-        typeof input.expiresAt === 'string' && /^\d{4}-\d{2}-\d{2}/.test(input.expiresAt) ? Date.parse(input.expiresAt) : NaN;
+      const time = parseDateTime(input.expiresAt);
       if (!Number.isFinite(time)) throw badInput('expiresAt', 'must be an ISO 8601 date-time, e.g. 2030-01-31T00:00:00Z');
       if (time <= now) throw badInput('expiresAt', 'must be in the future');
       expiresAt = new Date(time).toISOString();

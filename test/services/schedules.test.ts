@@ -52,6 +52,11 @@ for (const target of targets) {
         refusal('BAD_USER_INPUT', 'input.action: expected publish or unpublish, got "archive"'),
       );
       await assert.rejects(
+        schedules.schedule(actor, { ids, action: 'publish', at: 'May 1, 2027' }),
+        refusal('BAD_USER_INPUT', 'input.at: expected an ISO 8601 date-time, got "May 1, 2027"'),
+        'only ISO 8601, not every text Date.parse reads',
+      );
+      await assert.rejects(
         schedules.schedule(actor, { ids, action: 'publish', at: iso(NOW - 1) }),
         refusal('BAD_USER_INPUT', 'input.at: must be in the future'),
       );
