@@ -159,6 +159,44 @@ for (const target of targets) {
       assert.equal((readData(afterPublish!) as { author: { data: { name: string } } }).author.data.name, 'Ada');
     });
 
+    test("a hasMany filter on the delivery route reads the published copies' links, not the working copies'", async () => {
+      const { actor, author, records, publishing, reader, served, preview, models } = await open('links');
+      const shelf = await models.create(actor, {
+        name: 'Shelf',
+        slug: 'shelf',
+        deliveryAccess: 'public',
+        drafts: true,
+        fields: [
+          { key: 'name', label: 'Name', type: 'text', required: true },
+          {
+            key: 'authors',
+            label: 'Authors',
+            type: 'relation',
+            relationTo: 'model:author',
+            relationType: 'hasMany',
+            required: false,
+          },
+        ],
+      });
+      const ada = await records.create(actor, author.id, { name: 'Ada' });
+      const bob = await records.create(actor, author.id, { name: 'Bob' });
+      const row = await records.create(actor, shelf.id, { name: 'Row', authors: [ada.id] });
+      await publishing.publish(actor, [row.id, ada.id, bob.id]);
+      await records.patch(actor, row.id, { authors: [bob.id] });
+      const fresh = (await models.get(actor.workspaceId, shelf.id))!;
+      const holding = async (who: Reader, id: string) =>
+        (await reader.list(who, fresh, { filter: { authors: { $contains: id } } })).total;
+      assert.equal(await holding(served, ada.id), 1, 'the published copy still holds Ada');
+      assert.equal(await holding(served, bob.id), 0, 'only the working copy holds Bob');
+      assert.equal(await holding(preview, bob.id), 1);
+      assert.equal(await holding(preview, ada.id), 0);
+      await publishing.publish(actor, [row.id]);
+      assert.equal(await holding(served, ada.id), 0, 'published again: the links follow');
+      assert.equal(await holding(served, bob.id), 1);
+      await publishing.unpublish(actor, [row.id]);
+      assert.equal(await holding(served, bob.id), 0);
+    });
+
     test('publish is all or nothing: an unknown id is NOT_FOUND naming its position, and nothing is published', async () => {
       const { actor, article, records, publishing, store } = await open('all_or_nothing');
       const one = await records.create(actor, article.id, { title: 'One' });

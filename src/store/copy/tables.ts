@@ -23,6 +23,7 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'record_links', key: ['target_id', 'source_id', 'field_key'] },
   { name: 'record_revisions', key: ['record_id', 'revision'] },
   { name: 'published_records', key: ['id'] },
+  { name: 'published_record_links', key: ['target_id', 'source_id', 'field_key'] },
   { name: 'schedules', key: ['id'] },
   { name: 'webhooks', key: ['id'] },
 ];

@@ -1,5 +1,5 @@
 // What PostgreSQL's record writes do for drafts models' records (docs/lifecycle.md), inside their transactions.
-import { forgetPublishedCopy as forgetSql } from '../query/drafts-sql.js';
+import { forgetPublishedCopy as forgetSql, forgetPublishedLinks } from '../query/drafts-sql.js';
 import type { Queryable } from './sql.js';
 export { hasPublishedCopy } from '../core/publishing.js';
 
@@ -18,4 +18,5 @@ export function statusAfterChange(data: string, id: string): string {
 export async function forgetPublishedCopy(db: Queryable, id: string, modelId: string): Promise<void> {
   const [count, copy] = forgetSql('$1', '$2');
   await db.query(`WITH counted AS (${count!}) ${copy!}`, [id, modelId]);
+  await db.query(forgetPublishedLinks('$1'), [id]);
 }

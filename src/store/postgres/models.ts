@@ -1,6 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
 import type { RecordStatistics } from './record-statistics.js';
-import { countUnpublished, dropModelDrafts, publishModelRecords } from '../query/drafts-sql.js';
+import {
+  copyLinksToPublished,
+  countUnpublished,
+  dropModelDrafts,
+  dropPublishedFieldLinks,
+  dropPublishedLinks,
+  publishModelRecords,
+} from '../query/drafts-sql.js';
 import { draftsStillInUse } from '../../domain/drafts.js';
 import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
@@ -118,6 +125,7 @@ export class PostgresModelStore implements ModelStore {
           'DELETE FROM record_links WHERE field_key = $1 AND source_id IN (SELECT id FROM records WHERE model_id = $2)',
           [key, model.id],
         );
+        await client.query(dropPublishedFieldLinks('$1', '$2'), [key, model.id]);
       }
       if (change.skuFieldChanged) await recomputeSkus(client, model.id, change.skuFieldChanged.skuField);
       if (change.drafts) await changeDrafts(client, model.id, change.drafts, now);
@@ -234,11 +242,13 @@ async function changeDrafts(client: PoolClient, modelId: string, drafts: 'on' | 
   if (drafts === 'on') {
     const [copy, mark, count] = publishModelRecords('$1', '$2');
     await client.query(`WITH marked AS (${mark!}), counted AS (${count!}) ${copy!}`, [modelId, now]);
+    await client.query(copyLinksToPublished('model_id = $1'), [modelId]);
     return;
   }
   const { rows } = await client.query<{ n: string }>(countUnpublished('$1'), [modelId]);
   const unpublished = Number(rows[0]!.n);
   if (unpublished > 0) throw draftsStillInUse(unpublished);
+  await client.query(dropPublishedLinks('model_id = $1'), [modelId]);
   const [copies, states, count] = dropModelDrafts('$1');
   await client.query(`WITH copies AS (${copies!}), states AS (${states!}) ${count!}`, [modelId]);
 }

@@ -6,7 +6,15 @@ import type { Pool, PoolClient } from 'pg';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { addToPublished, publishRecords, recordsToPublish, unservedTargets, unpublishRecords } from '../query/drafts-sql.js';
+import {
+  addToPublished,
+  copyLinksToPublished,
+  dropPublishedLinks,
+  publishRecords,
+  recordsToPublish,
+  unservedTargets,
+  unpublishRecords,
+} from '../query/drafts-sql.js';
 import { publicationPayload, publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
 import type { PostgresOutbox } from './webhook-outbox.js';
 import { definitionLockKey } from './definition-lock.js';
@@ -54,12 +62,15 @@ export class PostgresPublishing implements PublishingStore {
   private async applySteps(client: PoolClient, action: 'publish' | 'unpublish', draftIds: string[], at: number): Promise<void> {
     if (action === 'unpublish') {
       const [removeCopies, mark] = unpublishRecords(IDS);
+      await client.query(dropPublishedLinks(IDS), [draftIds]);
       await client.query(`WITH removed AS (${removeCopies!}) ${mark!}`, [draftIds]);
       return;
     }
     const [removeCopies, copy, mark] = publishRecords(IDS, '$2');
+    await client.query(dropPublishedLinks(IDS), [draftIds]);
     await client.query(removeCopies!, [draftIds]);
     await client.query(`WITH marked AS (${mark!}) ${copy!}`, [draftIds, at]);
+    await client.query(copyLinksToPublished(IDS), [draftIds]);
   }
 
   async unpublishedTargets(ids: readonly string[]): Promise<string[]> {

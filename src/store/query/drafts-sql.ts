@@ -13,6 +13,21 @@ function copyToPublished(where: string, at: string): string {
     FROM records WHERE ${where}`;
 }
 
+/**
+ * The published copies' relation links (published_record_links, read by the relation filters on published copies)
+ * made from the working copies' links as they are (`where`: a condition on `records`). Each publish drops the
+ * records' published links first (dropPublishedLinks) and makes them after its copies; each unpublish drops them.
+ */
+export function copyLinksToPublished(where: string): string {
+  return `INSERT INTO published_record_links (target_id, source_id, field_key)
+    SELECT target_id, source_id, field_key FROM record_links WHERE source_id IN (SELECT id FROM records WHERE ${where})`;
+}
+
+/** Removes the published copies' links of the records `where` names. */
+export function dropPublishedLinks(where: string): string {
+  return `DELETE FROM published_record_links WHERE source_id IN (SELECT id FROM records WHERE ${where})`;
+}
+
 /** Publishes every record of a model as it is (drafts turned on). */
 export function publishModelRecords(modelId: string, at: string): string[] {
   return [
@@ -68,6 +83,17 @@ export function forgetPublishedCopy(id: string, modelId: string): string[] {
       AND EXISTS (SELECT 1 FROM published_records WHERE id = ${id})`,
     `DELETE FROM published_records WHERE id = ${id}`,
   ];
+}
+
+/** Removes a deleted record's published links (they are the published copy's: its id is their source). */
+export function forgetPublishedLinks(id: string): string {
+  return `DELETE FROM published_record_links WHERE source_id = ${id}`;
+}
+
+/** Removes the published links of one field of a model's records (the field removed from the model). */
+export function dropPublishedFieldLinks(fieldKey: string, modelId: string): string {
+  return `DELETE FROM published_record_links WHERE field_key = ${fieldKey}
+    AND source_id IN (SELECT id FROM published_records WHERE model_id = ${modelId})`;
 }
 
 /** The data of a record's published copy. */

@@ -4,7 +4,11 @@
 // and put onto the other table by name.
 export type RecordTable = 'records' | 'published_records';
 
-/** The statement over `table` instead of `records` (a whole word: record_links, records_model_created stay). */
+/**
+ * The statement over `table` instead of `records` (a whole word: records_model_created stays), and over the published
+ * copies' relation links (published_record_links) instead of the working copies' (record_links).
+ */
 export function onTable(sql: string, table: RecordTable): string {
-  return table === 'records' ? sql : sql.replace(/\brecords\b/g, table);
+  if (table === 'records') return sql;
+  return sql.replace(/\brecords\b/g, table).replace(/\brecord_links\b/g, 'published_record_links');
 }

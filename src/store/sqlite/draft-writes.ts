@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { RecordData } from '../../domain/fields.js';
 import { recordStatus } from '../../domain/drafts.js';
-import { forgetPublishedCopy, publishedData } from '../query/drafts-sql.js';
+import { forgetPublishedCopy, forgetPublishedLinks, publishedData } from '../query/drafts-sql.js';
 
 export class SqliteDraftWrites {
   private readonly markDraft: Database.Statement;
@@ -14,7 +14,7 @@ export class SqliteDraftWrites {
     this.markDraft = db.prepare("UPDATE records SET publish_status = 'draft' WHERE id IN (SELECT value FROM json_each(?))");
     this.selectPublishedData = db.prepare(publishedData('?')).pluck(true);
     this.setStatus = db.prepare('UPDATE records SET publish_status = ? WHERE id = ?');
-    this.forgetCopy = forgetPublishedCopy('?', '?').map((sql) => db.prepare(sql));
+    this.forgetCopy = [...forgetPublishedCopy('?', '?'), forgetPublishedLinks('?')].map((sql) => db.prepare(sql));
   }
 
   /** Imported records of a drafts model start as drafts. */
@@ -38,5 +38,6 @@ export class SqliteDraftWrites {
   forget(id: string, modelId: string): void {
     this.forgetCopy[0]!.run(modelId, id);
     this.forgetCopy[1]!.run(id);
+    this.forgetCopy[2]!.run(id);
   }
 }

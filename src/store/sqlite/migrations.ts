@@ -296,6 +296,19 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX schedules_due ON schedules (at) WHERE status = 'pending';
   CREATE INDEX schedules_workspace ON schedules (workspace_id, at, id);
   `,
+  // The published copies' relation links: what relation filters on the published copies read (record_links are the
+  // working copies'). Made at publish from the working copies' links; existing published copies take them as they are.
+  `
+  CREATE TABLE published_record_links (
+    target_id TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    field_key TEXT NOT NULL,
+    PRIMARY KEY (target_id, source_id, field_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX published_record_links_source ON published_record_links (source_id);
+  INSERT INTO published_record_links (target_id, source_id, field_key)
+    SELECT l.target_id, l.source_id, l.field_key FROM record_links l WHERE l.source_id IN (SELECT id FROM published_records);
+  `,
 ];
 
 /** `upTo`: the version to stop at (tests build the database of an earlier version with it). */

@@ -1,5 +1,12 @@
 import type Database from 'better-sqlite3';
-import { countUnpublished, dropModelDrafts, publishModelRecords } from '../query/drafts-sql.js';
+import {
+  copyLinksToPublished,
+  countUnpublished,
+  dropModelDrafts,
+  dropPublishedFieldLinks,
+  dropPublishedLinks,
+  publishModelRecords,
+} from '../query/drafts-sql.js';
 import { draftsStillInUse } from '../../domain/drafts.js';
 import { definitionVersion, type ModelDefinition } from '../../domain/fields.js';
 import type { ModelShape } from '../../domain/model-definition.js';
@@ -93,6 +100,7 @@ export class SqliteModelStore implements ModelStore {
         this.prepare(
           `DELETE FROM record_links WHERE field_key = ? AND source_id IN (SELECT id FROM records WHERE ${OF_BOUND_MODEL})`,
         ).run(key, model.id);
+        this.prepare(dropPublishedFieldLinks('?', '?')).run(key, model.id);
       }
       if (change.skuFieldChanged) this.recomputeSkus(model.id, change.skuFieldChanged.skuField);
       syncFieldIndexes(this.db, model.id, change.shape);
@@ -110,10 +118,12 @@ export class SqliteModelStore implements ModelStore {
       this.prepare(copy!).run(now, model.id);
       this.prepare(mark!).run(now, model.id);
       this.prepare(count!).run(model.id);
+      this.prepare(copyLinksToPublished(`model_id = ?`)).run(model.id);
       return;
     }
     const unpublished = (this.prepare(countUnpublished('?')).get(model.id) as { n: number }).n;
     if (unpublished > 0) throw draftsStillInUse(unpublished);
+    this.prepare(dropPublishedLinks(`model_id = ?`)).run(model.id);
     for (const sql of dropModelDrafts('?')) this.prepare(sql).run(model.id);
   }
 

@@ -3,7 +3,15 @@ import type Database from 'better-sqlite3';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type { PublishingStore, PublishOutcome } from '../contract/publishing.js';
 import { toRecord, type RecordRow } from '../rows/record-rows.js';
-import { publishRecords, recordsToPublish, addToPublished, unservedTargets, unpublishRecords } from '../query/drafts-sql.js';
+import {
+  copyLinksToPublished,
+  dropPublishedLinks,
+  publishRecords,
+  recordsToPublish,
+  addToPublished,
+  unservedTargets,
+  unpublishRecords,
+} from '../query/drafts-sql.js';
 import type { WriteGroup } from './write-group.js';
 import { publicationPayload, publishedCountChanges, type RecordToPublish } from '../core/publishing.js';
 import type { SqliteOutbox } from './webhook-outbox.js';
@@ -27,8 +35,10 @@ export class SqlitePublishing implements PublishingStore {
     private readonly outbox: SqliteOutbox,
   ) {
     this.selectToPublish = db.prepare(recordsToPublish('?', IDS));
-    this.publishSteps = publishRecords(IDS, '?').map((sql) => db.prepare(sql));
-    this.unpublishSteps = unpublishRecords(IDS).map((sql) => db.prepare(sql));
+    this.publishSteps = [dropPublishedLinks(IDS), ...publishRecords(IDS, '?'), copyLinksToPublished(IDS)].map((sql) =>
+      db.prepare(sql),
+    );
+    this.unpublishSteps = [dropPublishedLinks(IDS), ...unpublishRecords(IDS)].map((sql) => db.prepare(sql));
     this.addToCount = db.prepare(addToPublished('?', '?'));
     this.selectRecords = db.prepare(`SELECT * FROM records WHERE ${IDS}`);
     this.selectUnserved = db.prepare(unservedTargets(SOURCES)).pluck(true);
@@ -48,9 +58,12 @@ export class SqlitePublishing implements PublishingStore {
       for (const step of this.unpublishSteps) step.run(idsJson);
       return;
     }
-    this.publishSteps[0]!.run(idsJson);
-    this.publishSteps[1]!.run(at, idsJson);
-    this.publishSteps[2]!.run(at, idsJson);
+    const [dropLinks, dropCopies, copy, mark, copyLinks] = this.publishSteps;
+    dropLinks!.run(idsJson);
+    dropCopies!.run(idsJson);
+    copy!.run(at, idsJson);
+    mark!.run(at, idsJson);
+    copyLinks!.run(idsJson);
   }
 
   private modelSlug(modelId: string): string {
