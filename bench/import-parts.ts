@@ -49,6 +49,7 @@ import { cleanupAll } from './lib/cleanup.js';
 import { createDatabase } from './lib/database.js';
 import { openRawSqlite, openSmallestSqlite, rawRows } from './lib/raw.js';
 import { bootstrap } from './lib/server.js';
+import { openMedia, temporaryMediaConfig } from '../dist/server/media-setup.js';
 import { percentile, spread } from './lib/stats.js';
 import { fmtMs, fmtSpread, printTable } from './lib/table.js';
 
@@ -77,6 +78,7 @@ try {
     history: new HistoryService(store, records),
     publishing: new PublishingService(store, records),
     schedules: new ScheduleService(store),
+    assets: (await openMedia(store, await temporaryMediaConfig())).assets,
   };
   const schema = buildAdminSchema();
   const documents = new DocumentCache(schema);

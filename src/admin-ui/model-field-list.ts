@@ -15,6 +15,7 @@ const TYPE_LABELS: Record<FieldType, string> = {
   relation: 'Relation',
   translatable: 'Translatable text',
   object: 'Object',
+  media: 'Media (images, files)',
 };
 
 const TYPE_HINTS: Record<FieldType, string> = {
@@ -25,6 +26,7 @@ const TYPE_HINTS: Record<FieldType, string> = {
   relation: 'Links to records of a model.',
   translatable: 'One text per locale (en, pl, pt-BR).',
   object: 'Sub-fields below, or any JSON object.',
+  media: 'Assets of the Media library: one, or several.',
 };
 
 export interface FieldListContext {

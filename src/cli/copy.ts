@@ -10,6 +10,8 @@ interface CopyCliOptions {
   to: string;
   resume?: boolean;
   quiet?: boolean;
+  fromStorage?: string;
+  toStorage?: string;
 }
 
 export function registerCopy(program: Command): void {
@@ -24,11 +26,16 @@ export function registerCopy(program: Command): void {
     .requiredOption('--from <url>', 'the database to copy: sqlite:<path> or postgres://…')
     .requiredOption('--to <url>', 'the database to copy into (migrated first; must be empty): sqlite:<path> or postgres://…')
     .option('--resume', 'continue a copy into --to that stopped half way')
+    .option('--from-storage <url>', "the source's asset storage (file:<dir> or s3://…): its assets' bytes are copied too")
+    .option('--to-storage <url>', "the storage to copy the assets' bytes into (with --from-storage)")
     .option('--quiet', 'no progress output')
     .action(async (options: CopyCliOptions) => runCommand(() => runCopy(options)));
 }
 
 async function runCopy(options: CopyCliOptions): Promise<number> {
+  if ((options.fromStorage === undefined) !== (options.toStorage === undefined)) {
+    throw new UsageError("--from-storage and --to-storage go together: the storages to copy the assets' bytes between");
+  }
   const progress = new CopyProgress(options.quiet === true);
   let result: CopyResult;
   try {
@@ -46,7 +53,30 @@ async function runCopy(options: CopyCliOptions): Promise<number> {
   }
   progress.stop();
   process.stdout.write(formatResult(result));
-  return result.ok ? 0 : 1;
+  if (!result.ok) return 1;
+  return options.fromStorage ? copyAssetBytes(options) : 0;
+}
+
+/** After the rows: the bytes of every asset, from one storage into the other. */
+async function copyAssetBytes(options: CopyCliOptions): Promise<number> {
+  const [{ openStore }, { openStorage }, { copyContents }] = await Promise.all([
+    import('../store/open-store.js'),
+    import('../media/open-storage.js'),
+    import('../media/copy-contents.js'),
+  ]);
+  const store = await openStore(options.to);
+  const from = await openStorage(options.fromStorage!);
+  const to = await openStorage(options.toStorage!);
+  try {
+    const copy = await copyContents(store.assets, from, to);
+    process.stdout.write(`Asset files: ${copy.copied} copied, ${copy.present} already there, ${copy.missing.length} missing.\n`);
+    for (const content of copy.missing.slice(0, 20)) {
+      process.stdout.write(`  missing in ${from.description}: ${content.workspaceId}/${content.sha256}\n`);
+    }
+    return copy.missing.length === 0 ? 0 : 1;
+  } finally {
+    await Promise.all([store.close(), from.close(), to.close()]);
+  }
 }
 
 function formatResult(result: CopyResult): string {

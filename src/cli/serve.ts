@@ -4,6 +4,7 @@ import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { MAX_WINDOW_SECONDS, memoryLimiters, WriteBudget } from '../budget/write-budget.js';
 import { buildApp } from '../server/app.js';
+import { defaultMediaConfig, type MediaConfig } from '../server/media-setup.js';
 import { DEFAULTS, type ServerConfig } from '../server/config.js';
 import { openStore, redactUrl } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
@@ -26,6 +27,32 @@ interface ServeOptions {
   redis?: string;
   init: boolean;
   webhookAllowPrivate?: boolean;
+  storage?: string;
+  maxUploadMb?: number;
+  transformConcurrency?: number;
+  publicUrl?: string;
+}
+
+function resolveMediaConfig(options: ServeOptions, databaseUrl: string): MediaConfig {
+  const defaults = defaultMediaConfig(databaseUrl);
+  return {
+    storageUrl: options.storage ?? (process.env.STORAGE_URL || defaults.storageUrl),
+    maxUploadMb: options.maxUploadMb ?? envInt('MAX_UPLOAD_MB') ?? defaults.maxUploadMb,
+    transformConcurrency: options.transformConcurrency ?? envInt('TRANSFORM_CONCURRENCY') ?? defaults.transformConcurrency,
+    transformQueue: envParsed('TRANSFORM_QUEUE', parseNonNegativeInt) ?? defaults.transformQueue,
+    publicUrl: options.publicUrl ?? envParsed('PUBLIC_URL', parsePublicUrl) ?? null,
+  };
+}
+
+function parsePublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be an absolute http(s) URL such as https://cms.example.com');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http(s) URL');
+  return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
 function resolveConfig(options: ServeOptions): ServerConfig {
@@ -68,6 +95,7 @@ function resolveConfig(options: ServeOptions): ServerConfig {
       retryDelaysSeconds: envRetryDelays() ?? DEFAULT_RETRY_DELAYS_SECONDS,
       maxInFlightPerWebhook: envInt('WEBHOOK_MAX_IN_FLIGHT_PER_WEBHOOK') ?? DEFAULTS.webhookMaxInFlightPerWebhook,
     },
+    media: resolveMediaConfig(options, databaseUrl(options.database)),
   };
 }
 
@@ -210,9 +238,27 @@ function printWelcome(
   process.stdout.write(lines.join('\n') + '\n');
 }
 
+/** The options of the media library: storage, the upload limit, transforms, the public URL. */
+function withMediaOptions(command: Command): Command {
+  return command
+    .option(
+      '--storage <url>',
+      'where uploaded assets are kept: file:<dir> or s3://bucket/prefix?endpoint=…&region=…&forcePathStyle=true ' +
+        "(env STORAGE_URL, default file:<the SQLite file's folder>/assets)",
+    )
+    .option('--max-upload-mb <n>', 'the largest upload in megabytes (env MAX_UPLOAD_MB, default 50)', parsePositiveInt)
+    .option(
+      '--transform-concurrency <n>',
+      'image transforms rendered at once (env TRANSFORM_CONCURRENCY, default the number of cores)',
+      parsePositiveInt,
+    )
+    .option('--public-url <url>', "the service's public URL, that assets' URLs start with (env PUBLIC_URL)", parsePublicUrl);
+}
+
 export function registerServe(program: Command): void {
-  program
-    .command('serve')
+  const serve = program.command('serve');
+  withMediaOptions(serve);
+  serve
     .description(
       'Run the HTTP server: admin GraphQL API at /graphql, delivery API at /public/{org}/{workspace}/graphql, ' +
         'GET /healthz. Migrates the database first. On a database without any organisation it creates ' +
@@ -274,6 +320,7 @@ export function registerServe(program: Command): void {
         budget,
         signIn: { ...config.signIn, limiters },
         webhookAllowPrivate: config.webhooks.allowPrivate,
+        media: config.media,
       });
       const first = options.init ? await initialiseIfEmpty(store) : null;
       try {

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'COST_EXCEEDS_BUDGET'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNAVAILABLE'
   | 'INTERNAL';
 
 /** The one error type of the service: a message for people, a code and details for programs. */

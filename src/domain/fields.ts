@@ -12,6 +12,10 @@ export interface FieldDefinition {
   fields?: FieldDefinition[] | null;
   /** Filters and sorts on the field are served by a database index (present only when true). */
   indexed?: boolean;
+  /** A `media` field: an array of asset ids (true) or one asset id (false, the default). */
+  multiple?: boolean;
+  /** A `media` field: the asset kinds it accepts (`image`, `video`, `audio`, `document`); empty or absent: all. */
+  acceptedTypes?: string[] | null;
 }
 
 export interface ProductSettings {

@@ -1,5 +1,6 @@
 import { fieldError, type FieldIssue } from './errors.js';
 import { textProblem } from './text.js';
+import { normaliseMediaSettings, refuseMediaSettings } from './media-field.js';
 import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES, type FieldType, type RelationType } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
 import { suggest } from '../shared/suggest.js';
@@ -209,6 +210,15 @@ function normaliseField(
     Object.assign(field, normaliseRelation(raw, at, relationTargets, issues));
   } else if (raw.relationTo != null || raw.relationType != null) {
     issues.add(`${at}.relationTo`, 'is only allowed on relation fields');
+  }
+  if (type === 'media') {
+    if (depth > 1) issues.add(`${at}.type`, 'media fields cannot be sub-fields of an object field');
+    Object.assign(
+      field,
+      normaliseMediaSettings(raw, at, (path, reason) => issues.add(path, reason)),
+    );
+  } else {
+    refuseMediaSettings(raw, at, (path, reason) => issues.add(path, reason));
   }
   if (type === 'object' && raw.fields != null) {
     field.fields = normaliseFields(raw.fields, `${at}.fields`, relationTargets, issues, depth + 1);

@@ -23,9 +23,19 @@ export interface PopulateNode {
   inner: PopulateLevel;
 }
 
-/** What is populated in one object of record data: relation fields by key; object fields lead to their sub-fields'. */
+/** One media field to populate: its asset ids are replaced by the assets (media.md). */
+export interface MediaNode {
+  path: string;
+  field: FieldDefinition;
+}
+
+/**
+ * What is populated in one object of record data: relation fields and media fields by key; object fields lead to
+ * their sub-fields'.
+ */
 export interface PopulateLevel {
   relations: Map<string, PopulateNode>;
+  media: Map<string, MediaNode>;
   objects: Map<string, PopulateLevel>;
 }
 
@@ -61,11 +71,11 @@ export function checkPopulateKeys(keys: readonly string[] | null | undefined): s
 }
 
 export function emptyLevel(): PopulateLevel {
-  return { relations: new Map(), objects: new Map() };
+  return { relations: new Map(), media: new Map(), objects: new Map() };
 }
 
 export function isEmptyLevel(level: PopulateLevel): boolean {
-  return level.relations.size === 0 && level.objects.size === 0;
+  return level.relations.size === 0 && level.media.size === 0 && level.objects.size === 0;
 }
 
 /** The populate tree of `model` for checked keys; refuses a key that does not name relation fields. */
@@ -77,7 +87,7 @@ export function planPopulate(model: ModelDefinition, keys: readonly string[], sc
 
 /**
  * Adds one checked key to the tree of `model`. Each segment is a field of the current level: an object field with
- * sub-fields leads into them, a relation field into its target model; the key must end on a relation field.
+ * sub-fields leads into them, a relation field into its target model; the key must end on a relation or media field.
  */
 export function addPopulateKey(root: PopulateLevel, model: ModelDefinition, key: string, scope: PopulateScope): void {
   const segments = key.split('.');
@@ -92,6 +102,10 @@ export function addPopulateKey(root: PopulateLevel, model: ModelDefinition, key:
       if (!inner) level.objects.set(segment, (inner = emptyLevel()));
       level = inner;
       fields = field.fields;
+      return;
+    }
+    if (field?.type === 'media' && last) {
+      level.media.set(segment, { path: segments.join('.'), field });
       return;
     }
     if (field?.type !== 'relation') throw refuse(path, 'not a relation field');
@@ -130,4 +144,18 @@ export function relationIds(level: PopulateLevel, records: readonly RecordData[]
   };
   for (const data of records) visit(level, data);
   return ids;
+}
+
+/** The asset ids the records' data holds in the media fields of `level` (and of its object fields), added to `ids`. */
+export function mediaIds(level: PopulateLevel, records: readonly RecordData[], ids: Set<string>): void {
+  const visit = (at: PopulateLevel, data: unknown) => {
+    if (!isPlainObject(data)) return;
+    for (const key of at.media.keys()) {
+      const value = data[key];
+      if (typeof value === 'string') ids.add(value);
+      else if (Array.isArray(value)) for (const id of value) if (typeof id === 'string') ids.add(id);
+    }
+    for (const [key, inner] of at.objects) visit(inner, data[key]);
+  };
+  for (const data of records) visit(level, data);
 }

@@ -12,16 +12,24 @@ export interface RelationReference {
   targetId: string;
 }
 
+/** An asset id found in a media field, to be checked against the workspace's assets and the field's kinds. */
+export interface AssetReference {
+  path: string;
+  field: FieldDefinition;
+  assetId: string;
+}
+
 export interface DataCheck {
   issues: FieldIssue[];
   /** The data to store: `null` values of create/update dropped. */
   data: RecordData;
   references: RelationReference[];
+  assets: AssetReference[];
 }
 
 /** Validates a whole `data` object against the model's fields, as every record write must. */
 export function checkRecordData(fields: readonly FieldDefinition[], data: unknown): DataCheck {
-  const check: DataCheck = { issues: [], data: {}, references: [] };
+  const check: DataCheck = { issues: [], data: {}, references: [], assets: [] };
   if (!isPlainObject(data)) {
     check.issues.push({ path: 'data', reason: 'must be a JSON object keyed by field key' });
     return check;
@@ -121,6 +129,8 @@ function checkValue(field: FieldDefinition, value: unknown, prefix: string, chec
       return checkRelation(field, value, prefix + field.key, check);
     case 'translatable':
       return checkTranslatable(value, prefix + field.key, check);
+    case 'media':
+      return checkMedia(field, value, prefix + field.key, check);
     case 'object': {
       const path = prefix + field.key;
       if (!isPlainObject(value)) return refuse(check, path, 'expected a JSON object');
@@ -144,6 +154,21 @@ function checkRelation(field: FieldDefinition, value: unknown, path: string, che
   for (const targetId of ids as string[]) {
     check.references.push({ path, fieldKey: field.key, targetSlug, targetId });
   }
+  return many ? [...(ids as string[])] : value;
+}
+
+function checkMedia(field: FieldDefinition, value: unknown, path: string, check: DataCheck): unknown {
+  const many = field.multiple === true;
+  const ids = many ? value : [value];
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 64)) {
+    return refuse(check, path, many ? 'expected an array of asset ids' : 'expected an asset id (string)');
+  }
+  for (const assetId of ids as string[]) {
+    const problem = textProblem(assetId);
+    if (problem) return refuse(check, path, problem);
+  }
+  if (many && new Set(ids).size !== ids.length) return refuse(check, path, 'holds an asset more than once');
+  for (const assetId of ids as string[]) check.assets.push({ path, field, assetId });
   return many ? [...(ids as string[])] : value;
 }
 

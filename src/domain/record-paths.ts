@@ -86,6 +86,11 @@ export function resolvePath(model: Pick<ModelDefinition, 'fields' | 'product'>, 
         return field.relationType === 'hasMany'
           ? { kind: 'many', keys, linkKey: field.key }
           : { kind: 'value', keys, type: 'relation', sku: false };
+      case 'media':
+        if (!last) return new PathProblem(`${name} is a media field: a path cannot reach into its assets`);
+        return field.multiple === true
+          ? { kind: 'many', keys, linkKey: field.key }
+          : { kind: 'value', keys, type: 'relation', sku: false };
       default:
         if (!last) return new PathProblem(`${name} is a ${field.type} field: it has no sub-paths`);
         return { kind: 'value', keys, type: field.type, sku: index === 0 && field.key === skuFieldOf(model) };

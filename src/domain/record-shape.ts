@@ -24,11 +24,26 @@ export interface PopulatedRecord {
   updatedAt: string;
 }
 
+/** An asset as populate writes it into a media field (media.md); `url` absent for a private asset on delivery. */
+export interface PopulatedAsset {
+  id: string;
+  url?: string;
+  filename: string;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+  /** Locale → text, resolved by the read's locales like a translatable value. */
+  alt: Record<string, string> | null;
+  blurhash: string | null;
+}
+
 export interface ReadShape {
   /** The locales translatable values are read in, best first (localeChain); null: as stored. */
   locales: readonly string[] | null;
   /** The fetched targets of each populate node, by id: records of the node's target model only. */
   targets: ReadonlyMap<PopulateNode, ReadonlyMap<string, StoredRecord>>;
+  /** The assets the populated media fields hold, by id (an id without one is populated as null). */
+  assets?: ReadonlyMap<string, PopulatedAsset>;
 }
 
 /** Writes records' data in a read's shape; a target that many records point at is written once. */
@@ -76,7 +91,8 @@ export class RecordShaper {
     level: PopulateLevel | null,
     scan: RelationScan | null | undefined,
   ): string | undefined {
-    if (!level || level.objects.size > 0 || (this.shape.locales !== null && hasTranslatable(fields))) return undefined;
+    if (!level || level.objects.size > 0 || level.media.size > 0) return undefined;
+    if (this.shape.locales !== null && hasTranslatable(fields)) return undefined;
     scan ??= scanRelations(record, level);
     if (!scan) return undefined;
     const { text, spans, data } = scan;
@@ -121,6 +137,8 @@ export class RecordShaper {
         const node = level?.relations.get(field.key);
         return node ? this.relationText(node, value) : stringify(value);
       }
+      case 'media':
+        return level?.media.has(field.key) ? this.mediaText(value) : stringify(value);
       default:
         return stringify(value);
     }
@@ -132,6 +150,17 @@ export class RecordShaper {
       return `[${value.map((id: unknown) => (typeof id === 'string' ? this.targetText(node, id) : 'null')).join(',')}]`;
     }
     return typeof value === 'string' ? this.targetText(node, value) : stringify(value);
+  }
+
+  /** A media field's value with each asset id replaced by the asset (null when there is none). */
+  private mediaText(value: unknown): string {
+    const assetText = (id: unknown) => {
+      const asset = typeof id === 'string' ? this.shape.assets?.get(id) : undefined;
+      if (!asset) return 'null';
+      const alt = asset.alt && this.shape.locales ? pickTranslation(asset.alt, this.shape.locales) : asset.alt;
+      return stringify({ ...asset, alt });
+    };
+    return Array.isArray(value) ? `[${value.map(assetText).join(',')}]` : assetText(value);
   }
 
   private targetText(node: PopulateNode, id: string): string {
@@ -173,7 +202,7 @@ export interface RelationScan {
  * cannot be scanned, or the level reaches into objects: then the data is parsed (readData).
  */
 export function scanRelations(record: StoredRecord, level: PopulateLevel): RelationScan | null {
-  const text = level.objects.size > 0 ? undefined : unparsedText(record);
+  const text = level.objects.size > 0 || level.media.size > 0 ? undefined : unparsedText(record);
   const spans = text === undefined ? null : memberSpans(text, level.relations);
   if (!spans || text === undefined) return null;
   const data: RecordData = {};

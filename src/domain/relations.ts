@@ -1,6 +1,6 @@
 import type { FieldDefinition, ModelDefinition, RecordData } from './fields.js';
 
-/** The record data without any reference to `targetId` in the relation field `fieldKey`. */
+/** The record data without any reference to `targetId` in the relation or media field `fieldKey`. */
 export function withoutReference(
   fields: readonly FieldDefinition[],
   data: RecordData,
@@ -10,7 +10,8 @@ export function withoutReference(
   const field = fields.find((candidate) => candidate.key === fieldKey);
   const value = data[fieldKey];
   const result: RecordData = { ...data };
-  if (field?.relationType === 'hasMany' && Array.isArray(value)) {
+  const holdsMany = field?.relationType === 'hasMany' || (field?.type === 'media' && field.multiple === true);
+  if (holdsMany && Array.isArray(value)) {
     result[fieldKey] = value.filter((id) => id !== targetId);
   } else if (value === targetId) {
     delete result[fieldKey];

@@ -1,4 +1,5 @@
 import type { ModelDefinition } from './fields.js';
+import { assetPath, type AssetAccess, type AssetType, type FocalPoint } from '../shared/media.js';
 
 // Webhook events (spec/webhooks.md): the types, which webhooks an event goes to, and the body a receiver gets.
 // Pure: the stores write events with these rules inside the write's own transaction, the worker renders the body.
@@ -11,6 +12,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'record.published',
   'record.unpublished',
   'schedule.failed',
+  'asset.created',
+  'asset.updated',
+  'asset.deleted',
   'model.created',
   'model.updated',
   'model.deleted',
@@ -33,11 +37,14 @@ export interface WebhookSubscription {
   modelIds: readonly string[] | null;
 }
 
-/** `modelIds` narrows record events only: model events go to every webhook subscribed to their type. */
+/** `modelIds` narrows record events only: model, schedule and asset events go to every webhook subscribed to their type. */
 export function isSubscribed(subscription: WebhookSubscription, type: WebhookEventType, modelId: string): boolean {
   if (!subscription.events.includes(type) && !subscription.events.includes(ALL_EVENTS)) return false;
-  // A schedule's records may be of several models: its events go to every webhook subscribed to their type.
-  if (subscription.modelIds === null || type.startsWith('model.') || type.startsWith('schedule.')) return true;
+  // A schedule's records may be of several models, an asset is of none: their events go to every webhook subscribed
+  // to their type.
+  if (subscription.modelIds === null || type.startsWith('model.') || type.startsWith('schedule.') || type.startsWith('asset.')) {
+    return true;
+  }
   return subscription.modelIds.includes(modelId);
 }
 
@@ -87,6 +94,55 @@ export function schedulePayload(schedule: {
 }): string {
   const { id, action, ids, error } = schedule;
   return JSON.stringify({ schedule: { id, action, at: new Date(schedule.at).toISOString(), ids, error } });
+}
+
+/** What an asset event shows of an asset (never its signing key); times in epoch milliseconds. */
+export interface AssetEventFields {
+  id: string;
+  workspaceId: string;
+  filename: string;
+  mimeType: string;
+  type: AssetType;
+  size: number;
+  width: number | null;
+  height: number | null;
+  blurhash: string | null;
+  sha256: string;
+  alt: Record<string, string> | null;
+  tags: readonly string[];
+  focalPoint: FocalPoint | null;
+  access: AssetAccess;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** `{"asset":{…}}`: the asset as the admin API shows it (`url` the path it is served at, without the origin). */
+export function assetPayload(asset: AssetEventFields): string {
+  const { id, filename, mimeType, type, size, width, height, blurhash, sha256, alt, tags, focalPoint, access } = asset;
+  return JSON.stringify({
+    asset: {
+      id,
+      filename,
+      mimeType,
+      type,
+      size,
+      width,
+      height,
+      blurhash,
+      sha256,
+      alt,
+      tags,
+      focalPoint,
+      access,
+      url: assetPath(asset.workspaceId, id, filename),
+      createdAt: new Date(asset.createdAt).toISOString(),
+      updatedAt: new Date(asset.updatedAt).toISOString(),
+    },
+  });
+}
+
+export function deletedAssetPayload(id: string): string {
+  return JSON.stringify({ asset: { id } });
 }
 
 /** `recordIds`: the created ids, in row order. */

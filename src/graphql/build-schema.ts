@@ -20,8 +20,11 @@ const recordData = sourceOnlyResolver((record: unknown): unknown => {
   return unparsedData(stored) ?? stored.data;
 });
 
-/** `FieldDefinition.indexed`: stored only when true. */
-const fieldIndexed = sourceOnlyResolver((field: unknown): boolean => (field as FieldDefinition).indexed === true);
+/** `FieldDefinition.indexed` and `multiple`: stored only when true. */
+const FIELD_FLAG_RESOLVERS = {
+  indexed: sourceOnlyResolver((field: unknown): boolean => (field as FieldDefinition).indexed === true),
+  multiple: sourceOnlyResolver((field: unknown): boolean => (field as FieldDefinition).multiple === true),
+};
 
 /**
  * The resolver of one field, on the schema's context. graphql-js calls it with what the parent field resolved to
@@ -63,8 +66,10 @@ export function buildExecutableSchema<TContext>(sdl: string, resolvers: Resolver
     }
   }
   const fieldType = schema.getType('FieldDefinition');
-  const indexedField = fieldType instanceof GraphQLObjectType ? fieldType.getFields().indexed : undefined;
-  if (indexedField && !indexedField.resolve) indexedField.resolve = fieldIndexed;
+  for (const [name, resolve] of Object.entries(FIELD_FLAG_RESOLVERS)) {
+    const flag = fieldType instanceof GraphQLObjectType ? fieldType.getFields()[name] : undefined;
+    if (flag && !flag.resolve) flag.resolve = resolve;
+  }
   for (const scalar of [JsonScalar, DateTimeScalar]) {
     const type = schema.getType(scalar.name);
     if (type instanceof GraphQLScalarType) Object.assign(type, scalar.toConfig(), { extensions: {} });

@@ -9,6 +9,7 @@ import type { WebhookService } from '../services/webhook-service.js';
 import type { HistoryService } from '../services/history-service.js';
 import type { PublishingService } from '../services/publishing-service.js';
 import type { ScheduleService } from '../services/schedule-service.js';
+import type { AssetService } from '../services/asset-service.js';
 
 export interface Services {
   models: ModelService;
@@ -25,6 +26,8 @@ export interface Services {
   publishing: PublishingService;
   /** Publishes and unpublishes at set times. */
   schedules: ScheduleService;
+  /** The media library: uploads, assets, signed URLs. */
+  assets: AssetService;
 }
 
 export interface AdminContext {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate, type Authenticated } from '../auth/authenticate.js';
-import { authenticateSession, cameOverHttps, headerValue, readCookie, SESSION_COOKIE } from '../auth/sessions.js';
+import type { Authenticated } from '../auth/authenticate.js';
+import { requestOrigin } from './request-origin.js';
+import { authenticateAdmin } from './admin-auth.js';
 import type { WriteBudget } from '../budget/write-budget.js';
 import { systemClock, type Clock } from '../clock.js';
 import { ServiceError } from '../domain/errors.js';
@@ -81,31 +82,8 @@ export function registerAdminRoute(
   });
 }
 
-/** The scheme, host and port the client reached: `Host` (and `X-Forwarded-Proto` behind a TLS-terminating proxy). */
-function requestOrigin(request: FastifyRequest): string {
-  return `${cameOverHttps(request) ? 'https' : 'http'}://${request.host}`;
-}
-
 /** A browser opening /graphql: no `query` in the URL, HTML accepted. */
 function wantsGraphiql(request: FastifyRequest): boolean {
   const parameters = request.query as Record<string, unknown> | undefined;
   return parameters?.query === undefined && (request.headers.accept ?? '').includes('text/html');
-}
-
-/**
- * An API token (Authorization: Bearer) when the request has an Authorization header, whatever else it carries;
- * otherwise the admin application's session cookie with its CSRF token; otherwise 401.
- */
-async function authenticateAdmin(
-  store: Store,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  now: number,
-): Promise<Authenticated> {
-  if (request.headers.authorization === undefined && readCookie(request, SESSION_COOKIE) !== undefined) {
-    const { refreshedCookie, ...authenticated } = await authenticateSession(store, request, now);
-    if (refreshedCookie) reply.header('set-cookie', refreshedCookie);
-    return authenticated;
-  }
-  return authenticate(store, request.headers.authorization, headerValue(request.headers['x-workspace-id']), now);
 }

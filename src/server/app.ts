@@ -19,6 +19,9 @@ import { WorkspaceService } from '../services/workspace-service.js';
 import { WebhookService } from '../services/webhook-service.js';
 import type { Store } from '../store/store.js';
 import { registerAdminApp } from './admin-app.js';
+import { openMedia, temporaryMediaConfig, type MediaConfig } from './media-setup.js';
+import { registerAssetUploadRoute } from './asset-upload-route.js';
+import { registerAssetServeRoute } from './asset-serve-route.js';
 import { registerAdminRoute } from './admin-route.js';
 import { DEFAULTS, type ServerConfig } from './config.js';
 import { connectionOptions, type ConnectionLimits } from './connection-limits.js';
@@ -51,6 +54,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Webhooks to loopback and private addresses are allowed (--webhook-allow-private; default refused). */
   webhookAllowPrivate?: boolean;
+  /** The media library's storage and limits (default: file storage in a temporary directory, for tests). */
+  media?: MediaConfig;
 }
 
 /** The HTTP application: routes, request ids, one log line per request, errors mapped to the contract. */
@@ -62,6 +67,7 @@ export async function buildApp({
   signIn,
   clock = systemClock,
   webhookAllowPrivate = false,
+  media: mediaConfig,
 }: AppOptions): Promise<FastifyInstance> {
   // The delivery route's revalidations are answered before Fastify (http-server.ts), except while shutting down.
   let earlyAnswer: EarlyAnswer | null = null;
@@ -93,10 +99,11 @@ export async function buildApp({
     },
     maxResponseBytes,
   );
+  const media = await openMedia(store, mediaConfig ?? (await temporaryMediaConfig()));
   const services: Services = {
     models: new ModelService(store),
     records,
-    reader: new RecordReader(store, records, maxResponseBytes),
+    reader: new RecordReader(store, records, maxResponseBytes, media.assets.urls),
     tokens: new TokenService(store, clock),
     workspaces: new WorkspaceService(store, writeBudget.defaultBudget),
     webhooks: new WebhookService(store, { allowPrivate: webhookAllowPrivate }),
@@ -104,7 +111,9 @@ export async function buildApp({
     history: new HistoryService(store, records),
     publishing: new PublishingService(store, records),
     schedules: new ScheduleService(store),
+    assets: media.assets,
   };
+  app.addHook('onClose', async () => media.close());
 
   // The per-request hooks take callbacks rather than being async: each request runs every one of them.
   app.addHook('onRequest', (request, reply, done) => {
@@ -159,6 +168,8 @@ export async function buildApp({
   const { hashing, passwordHashCost } = registerSessionRoutes(app, { store, ...signIn, clock });
   registerSignInLinkRoute(app, { store, clock, hashing, passwordHashCost });
   registerMcpRoute(app, { store, clock });
+  await registerAssetUploadRoute(app, { store, assets: media.assets, budget: writeBudget });
+  registerAssetServeRoute(app, { store, assets: media.assets, queue: media.queue });
   const revalidation = await registerDeliveryRoute(app, {
     store,
     services,

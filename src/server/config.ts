@@ -1,4 +1,5 @@
 import { DEFAULT_PASSWORD_HASH_COST } from '../auth/passwords.js';
+import type { MediaConfig } from './media-setup.js';
 import { DEFAULT_HISTORY_KEEP } from '../domain/revisions.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RECORD_SIZE_LIMITS } from '../domain/size-limits.js';
 
@@ -46,6 +47,8 @@ export interface ServerConfig {
   /** Sign-in limits and the bound on password hashes at once (env SIGN_IN_ATTEMPTS_PER_MINUTE_PER_*, PASSWORD_HASH_*). */
   signIn: SignInConfig;
   webhooks: WebhookConfig;
+  /** Media storage, the upload limit, image transforms, the public URL of assets. */
+  media: MediaConfig;
 }
 
 export interface WebhookConfig {

@@ -1,4 +1,5 @@
 import cors from '@fastify/cors';
+import { requestOrigin } from './request-origin.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
 import { requireStorableText } from '../domain/text.js';
@@ -78,7 +79,13 @@ export async function registerDeliveryRoute(app: FastifyInstance, options: Deliv
         const callerIsMember = await isMemberToken(options.store, request, versioned.workspace.id);
         const preview = asksForPreview(prepared);
         if (preview && !callerIsMember) throw notAuthorized();
-        const context: DeliveryContext = { workspace: versioned.workspace, services: options.services, callerIsMember, preview };
+        const context: DeliveryContext = {
+          workspace: versioned.workspace,
+          services: options.services,
+          callerIsMember,
+          preview,
+          origin: requestOrigin(request),
+        };
         // Working copies are for the members who ask: no cache keeps them (Cache-Control stays private, no-store).
         if (preview) {
           context.answerIsPersonal = true;

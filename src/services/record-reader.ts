@@ -11,12 +11,14 @@ import {
   isEmptyLevel,
   planPopulate,
   POPULATE_LIMITS,
+  mediaIds,
   relationIds,
   type PopulateLevel,
   type PopulateNode,
   type PopulateScope,
 } from '../domain/populate.js';
-import { readData, RecordShaper, scanRelations } from '../domain/record-shape.js';
+import { readData, RecordShaper, scanRelations, type PopulatedAsset } from '../domain/record-shape.js';
+import { AssetUrls } from './asset-urls.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../domain/size-limits.js';
 import type { StoredRecord } from '../domain/stored-record.js';
 import type { ModelKey, Store } from '../store/store.js';
@@ -41,6 +43,8 @@ export interface Reader {
   counted?: boolean;
   /** The delivery route without preview: records of a model with drafts are their published copies. */
   served?: boolean;
+  /** The origin the request came to: populated assets' URLs start with it (unless a public URL is configured). */
+  origin?: string;
 }
 
 /**
@@ -70,6 +74,7 @@ export class RecordReader {
     private readonly store: Store,
     private readonly records: RecordService,
     private readonly maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    private readonly assetUrls = new AssetUrls(),
   ) {}
 
   /**
@@ -264,12 +269,16 @@ export class RecordReader {
       return scan;
     });
     const targets = new Map<PopulateNode, Map<string, StoredRecord>>();
+    const assetIds = new Set<string>();
     await Promise.all(
       [...plans].map(([modelId, level]) =>
-        level && !isEmptyLevel(level) ? this.fetchTargets(reader, level, sources.get(modelId) ?? [], targets) : undefined,
+        level && !isEmptyLevel(level)
+          ? this.fetchTargets(reader, level, sources.get(modelId) ?? [], targets, assetIds)
+          : undefined,
       ),
     );
-    const shaper = new RecordShaper({ locales: request.locales, targets });
+    const assets = await this.populatedAssets(reader, assetIds);
+    const shaper = new RecordShaper({ locales: request.locales, targets, assets });
     return records.map((record, index) => {
       const model = byId.get(record.modelId);
       return model ? shaper.record(record, model.fields, plans.get(model.id) ?? null, scans[index]) : record;
@@ -282,7 +291,9 @@ export class RecordReader {
     level: PopulateLevel,
     sources: RecordData[],
     targets: Map<PopulateNode, Map<string, StoredRecord>>,
+    assetIds: Set<string>,
   ): Promise<void> {
+    mediaIds(level, sources, assetIds);
     await Promise.all(
       [...relationIds(level, sources)].map(async ([node, ids]) => {
         const byId = new Map<string, StoredRecord>();
@@ -314,9 +325,27 @@ export class RecordReader {
         for (const record of found) if (record.modelId === node.target.id) byId.set(record.id, record);
         if (!isEmptyLevel(node.inner)) {
           const inner = [...byId.values()].map((record) => scanRelations(record, node.inner)?.data ?? readData(record));
-          await this.fetchTargets(reader, node.inner, inner, targets);
+          await this.fetchTargets(reader, node.inner, inner, targets, assetIds);
         }
       }),
     );
+  }
+
+  /** The assets populated media fields hold, as populate writes them; on the delivery route a private one has no url. */
+  private async populatedAssets(reader: Reader, ids: Set<string>): Promise<Map<string, PopulatedAsset>> {
+    const populated = new Map<string, PopulatedAsset>();
+    if (ids.size === 0) return populated;
+    if (ids.size > POPULATE_LIMITS.maxTargetsPerPath) {
+      throw fieldError({
+        path: 'populate',
+        reason: `these records hold ${ids.size} assets, more than the ${POPULATE_LIMITS.maxTargetsPerPath} one answer may populate; ask for fewer records`,
+      });
+    }
+    for (const [id, asset] of await this.store.assets.getMany(reader.workspaceId, [...ids])) {
+      const { filename, mimeType, width, height, alt, blurhash } = asset;
+      const url = reader.publicOnly && asset.access === 'private' ? {} : { url: this.assetUrls.url(asset, reader.origin) };
+      populated.set(id, { id, ...url, filename, mimeType, width, height, alt, blurhash });
+    }
+    return populated;
   }
 }

@@ -1,6 +1,7 @@
 import { fieldError, ServiceError, type FieldIssue } from '../domain/errors.js';
 import { skuFieldOf, type ModelDefinition, type RecordData } from '../domain/fields.js';
-import { checkRecordData, type DataCheck, type RelationReference } from '../domain/record-data.js';
+import { checkRecordData, type AssetReference, type DataCheck, type RelationReference } from '../domain/record-data.js';
+import { acceptsAssetType, expectedKinds } from '../domain/media-field.js';
 import { sizeIssues, type RecordSizeLimits } from '../domain/size-limits.js';
 import type { NewRecord, RecordLink, ReplacementData, Store } from '../store/store.js';
 import { newId } from '../ids.js';
@@ -10,6 +11,8 @@ export interface PreparedData {
   issues: FieldIssue[];
   replacement: ReplacementData;
   references: RelationReference[];
+  /** The asset ids of its media fields, checked against the workspace's assets with its references. */
+  assets: AssetReference[];
 }
 
 /**
@@ -26,14 +29,12 @@ export function prepareData(model: ModelDefinition, data: unknown, limits: Recor
   return {
     issues: measured ? sizeIssues(check.data, dataText, limits) : check.issues,
     references: check.references,
+    assets: check.assets,
     replacement: {
       data: check.data,
       dataText,
       sku,
-      links:
-        check.references.length === 0
-          ? NO_LINKS
-          : check.references.map((reference) => ({ fieldKey: reference.fieldKey, targetId: reference.targetId })),
+      links: linksOf(check),
     },
   };
 }
@@ -41,8 +42,18 @@ export function prepareData(model: ModelDefinition, data: unknown, limits: Recor
 /** The links of a record without relations, shared (never changed: the stores only read a record's links). */
 const NO_LINKS: RecordLink[] = [];
 
+/** A record's links: to the records its relation fields hold and the assets its media fields hold. */
+function linksOf(check: DataCheck): RecordLink[] {
+  if (check.references.length === 0 && check.assets.length === 0) return NO_LINKS;
+  return [
+    ...check.references.map((reference) => ({ fieldKey: reference.fieldKey, targetId: reference.targetId })),
+    ...check.assets.map((asset) => ({ fieldKey: asset.field.key, targetId: asset.assetId })),
+  ];
+}
+
 /** Adds an issue for every relation id that is not a record of its target model. One query per target model. */
 export async function checkReferences(store: Store, workspaceId: string, prepared: PreparedData[]): Promise<void> {
+  await checkAssets(store, workspaceId, prepared);
   const idsBySlug = new Map<string, Set<string>>();
   for (const item of prepared) {
     for (const reference of item.references) {
@@ -64,6 +75,21 @@ export async function checkReferences(store: Store, workspaceId: string, prepare
           reason: `no record with id "${reference.targetId}" in model "${reference.targetSlug}"`,
         });
       }
+    }
+  }
+}
+
+/** Adds an issue for every media field value that is not an asset of the workspace of a kind the field takes. */
+async function checkAssets(store: Store, workspaceId: string, prepared: PreparedData[]): Promise<void> {
+  const ids = new Set<string>();
+  for (const item of prepared) for (const asset of item.assets) ids.add(asset.assetId);
+  if (ids.size === 0) return;
+  const found = await store.assets.getMany(workspaceId, [...ids]);
+  for (const item of prepared) {
+    for (const { path, field, assetId } of item.assets) {
+      const asset = found.get(assetId);
+      if (!asset) item.issues.push({ path, reason: 'asset not found' });
+      else if (!acceptsAssetType(field, asset.type)) item.issues.push({ path, reason: expectedKinds(field) });
     }
   }
 }

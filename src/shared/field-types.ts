@@ -2,7 +2,7 @@
 // (CSV cells) and the admin web application (forms, CSV import) make the same way. Compiled for the browser too:
 // nothing here may use Node or do I/O.
 
-export const FIELD_TYPES = ['text', 'number', 'boolean', 'date', 'relation', 'translatable', 'object'] as const;
+export const FIELD_TYPES = ['text', 'number', 'boolean', 'date', 'relation', 'translatable', 'object', 'media'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 /** The field types a database index can serve (`indexed: true` on a field definition). */

@@ -6,6 +6,7 @@ import type { MemberStore } from './contract/members.js';
 import type { HistoryStore } from './contract/history.js';
 import type { PublishingStore } from './contract/publishing.js';
 import type { ScheduleStore } from './contract/schedules.js';
+import type { AssetStore } from './contract/assets.js';
 
 export * from './contract/tenancy.js';
 export * from './contract/records.js';
@@ -14,6 +15,7 @@ export * from './contract/members.js';
 export * from './contract/history.js';
 export * from './contract/publishing.js';
 export * from './contract/schedules.js';
+export * from './contract/assets.js';
 
 /** The persistence boundary. Every implementation (sqlite/, postgres/) has this shape; nothing outside store/ knows which runs. */
 export interface Store {
@@ -26,6 +28,8 @@ export interface Store {
   readonly publishing: PublishingStore;
   /** Publishes and unpublishes at set times. */
   readonly schedules: ScheduleStore;
+  /** The rows of uploaded files (their bytes are in media storage, src/media); media fields link records to them. */
+  readonly assets: AssetStore;
   /** Webhooks, their delivery log, and the deliveries the worker sends (the events are written by the record and model writes). */
   readonly webhooks: WebhookStore;
   /** The members of a workspace, as the admin API manages them, and the one-time sign-in links of new users. */

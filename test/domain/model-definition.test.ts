@@ -35,7 +35,7 @@ test('model.create: a product model is normalised with defaults', () => {
 
 test('model.create: field types outside the list are refused naming the field', () => {
   const message = refusal({ ...product, fields: [{ key: 'title', type: 'string' }] });
-  assert.match(message, /^fields\[0\]\.type: must be one of text, number, boolean, date, relation, translatable, object$/);
+  assert.match(message, /^fields\[0\]\.type: must be one of text, number, boolean, date, relation, translatable, object, media$/);
 });
 
 test('model.create: a relation names an existing model as model:<slug>', () => {
@@ -90,4 +90,38 @@ test('model.create: slug and name are checked', () => {
   assert.match(refusal({ ...product, name: '' }), /^name:/);
   assert.match(refusal({ ...product, deliveryAccess: 'everyone' }), /^deliveryAccess:/);
   assert.equal(refusal({ ...product, product: null, displayField: null, fields: [] }), 'fields: must define at least one field');
+});
+
+test('a media field takes multiple and acceptedTypes; other fields refuse them, naming them', () => {
+  const shape = normaliseModelShape(
+    {
+      ...product,
+      fields: [
+        ...(product.fields as object[]),
+        { key: 'photo', type: 'media', acceptedTypes: ['image', 'image'] },
+        { key: 'files', type: 'media', multiple: true },
+      ],
+    },
+    new Set(),
+  );
+  assert.deepEqual(shape.fields.at(-2), {
+    key: 'photo',
+    label: 'photo',
+    type: 'media',
+    required: false,
+    acceptedTypes: ['image'],
+  });
+  assert.deepEqual(shape.fields.at(-1), { key: 'files', label: 'files', type: 'media', required: false, multiple: true });
+  assert.equal(
+    refusal({ ...product, fields: [{ key: 'photo', type: 'media', acceptedTypes: ['picture'] }] }),
+    'fields[0].acceptedTypes[0]: must be one of image, video, audio, document',
+  );
+  assert.equal(
+    refusal({ ...product, fields: [{ key: 'title', type: 'text', multiple: true }] }),
+    'fields[0].multiple: is only allowed on media fields',
+  );
+  assert.equal(
+    refusal({ ...product, fields: [{ key: 'box', type: 'object', fields: [{ key: 'photo', type: 'media' }] }] }),
+    'fields[0].fields[0].type: media fields cannot be sub-fields of an object field',
+  );
 });

@@ -43,6 +43,9 @@ import { TokenService } from '../../src/services/token-service.js';
 import { WorkspaceService } from '../../src/services/workspace-service.js';
 import { WebhookService } from '../../src/services/webhook-service.js';
 import { openSqliteStore } from '../../src/store/sqlite/index.js';
+import { AssetService } from '../../src/services/asset-service.js';
+import { AssetUrls } from '../../src/services/asset-urls.js';
+import { FileStorage } from '../../src/media/file-storage.js';
 import type { Store } from '../../src/store/store.js';
 import { ownedWorkspace } from '../support/workspaces.js';
 
@@ -140,6 +143,10 @@ function servicesOf(store: Store): Services {
     publishing: new PublishingService(store, records),
     schedules: new ScheduleService(store),
     members: new MemberService(store),
+    assets: new AssetService(store, new FileStorage(join(dir, 'assets')), new AssetUrls(), {
+      tempDir: dir,
+      maxUploadBytes: 1024 * 1024,
+    }),
   };
 }
 

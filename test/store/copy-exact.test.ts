@@ -121,6 +121,36 @@ before(() => {
       if (ids.length > 0) link.run(ids[index % ids.length], id, `field\t${index % 3}`);
       ids.push(id);
     }
+    // Assets, with text and JSON no layer may change, exact doubles and nulls; a record's media field links to one.
+    const asset = db.prepare(
+      `INSERT INTO assets (id, workspace_id, filename, mime_type, type, size, width, height, blurhash, sha256, alt, tags,
+         focal_x, focal_y, access, signing_key, created_at, updated_at, created_by)
+       VALUES (?, ?, ?, 'image/png', 'image', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    HARD_TEXT.forEach((text, index) => {
+      const id = newId();
+      const full = index % 2 === 0;
+      asset.run(
+        id,
+        workspaceId,
+        `${text}.png`,
+        10_000_000_000 + index,
+        full ? 640 : null,
+        full ? 480 : null,
+        full ? `hash\\${text}` : null,
+        `sha-${index}`,
+        full ? JSON.stringify({ en: text, de: `${text} \u00e9` }) : null,
+        JSON.stringify(full ? [text, 'tag'] : []),
+        full ? 1 / 3 : null,
+        full ? 0.1 + 0.2 : null,
+        full ? 'public' : 'private',
+        `key ${text}`,
+        now - index,
+        now + index,
+        full ? userId : null,
+      );
+      link.run(id, ids[index]!, 'photo');
+    });
   })();
   db.close();
 });

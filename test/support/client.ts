@@ -105,6 +105,8 @@ export interface FieldInput {
   relationType?: string;
   fields?: FieldInput[];
   indexed?: boolean;
+  multiple?: boolean;
+  acceptedTypes?: string[];
 }
 
 export interface ModelInput {

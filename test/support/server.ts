@@ -158,6 +158,10 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Run the real CLI process even where an in-process server would do (signals, crashes, pids, several processes). */
   process?: boolean;
+  /** Where assets are kept (--storage); default a temporary directory. */
+  storage?: string;
+  /** --max-upload-mb. */
+  maxUploadMb?: number;
 }
 
 /** Whether `options` need the server to be a process of its own (see the top of this file). */
@@ -200,6 +204,7 @@ async function serveInProcess(
     { DeliveryWorker },
     retry,
     { ScheduleRunner },
+    mediaSetup,
   ] = (await Promise.all([
     import('pino'),
     dist('server/app.js'),
@@ -210,6 +215,7 @@ async function serveInProcess(
     dist('webhooks/worker.js'),
     dist('webhooks/retry.js'),
     dist('services/schedule-runner.js'),
+    dist('server/media-setup.js'),
   ])) as [
     typeof import('pino'),
     typeof import('../../src/server/app.js'),
@@ -220,6 +226,7 @@ async function serveInProcess(
     typeof import('../../src/webhooks/worker.js'),
     typeof import('../../src/webhooks/retry.js'),
     typeof import('../../src/services/schedule-runner.js'),
+    typeof import('../../src/server/media-setup.js'),
   ];
   const args = options.extraArgs ?? [];
   const windowAt = args.indexOf('--write-budget-window');
@@ -236,6 +243,14 @@ async function serveInProcess(
   const store = await openStore(databaseUrl, { keepVersions: true });
   const limiters = store.sharedLimiters ?? budgetModule.memoryLimiters;
   const budget = new budgetModule.WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
+  const media =
+    options.storage === undefined && options.maxUploadMb === undefined
+      ? undefined
+      : {
+          ...(await mediaSetup.temporaryMediaConfig()),
+          ...(options.storage === undefined ? {} : { storageUrl: options.storage }),
+          ...(options.maxUploadMb === undefined ? {} : { maxUploadMb: options.maxUploadMb }),
+        };
   const app = await buildApp({
     store,
     config,
@@ -243,6 +258,7 @@ async function serveInProcess(
     budget,
     signIn: { ...DEFAULTS.signIn, passwordHashCost: Number(TEST_PROCESS_ENV.PASSWORD_HASH_COST), limiters },
     webhookAllowPrivate: allowPrivate,
+    media,
   });
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -395,6 +411,8 @@ export class TestServer {
     if (!omit.has('--database')) args.push('--database', this.databaseUrl);
     if (!omit.has('--write-budget')) args.push('--write-budget', String(options.writeBudget ?? DEFAULT_TEST_BUDGET));
     if (!omit.has('--no-init')) args.push('--no-init');
+    if (options.storage !== undefined) args.push('--storage', options.storage);
+    if (options.maxUploadMb !== undefined) args.push('--max-upload-mb', String(options.maxUploadMb));
     args.push(...(options.extraArgs ?? []));
     const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,

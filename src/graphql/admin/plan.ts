@@ -41,6 +41,12 @@ export function planAdminOperation(schema: GraphQLSchema, prepared: PreparedOper
   for (const namespace of namespaces) {
     if (namespace.name.value === 'model') plan.permissions.add('change models');
     if (namespace.name.value === 'workspace') plan.permissions.add('change workspace settings');
+    if (namespace.name.value === 'asset' && namespace.selectionSet) {
+      // Each asset change or delete is a write of the workspace's content: editor and above, one of the budget.
+      const writes = fieldsOf(namespace.selectionSet, fragments).filter((write) => write.name.value !== '__typename');
+      if (writes.length > 0) plan.permissions.add('write records');
+      plan.cost += writes.length;
+    }
     if (namespace.name.value !== 'record' || !namespace.selectionSet) continue;
     for (const write of fieldsOf(namespace.selectionSet, fragments)) {
       if (write.name.value === '__typename') continue;

@@ -2,6 +2,7 @@ import { HISTORY_TYPES_SDL } from './history.graphql.js';
 import { DRAFTS_TYPES_SDL } from './drafts.graphql.js';
 import { SCHEDULE_TYPES_SDL } from './schedules.graphql.js';
 import { SHARED_TYPES_SDL } from './shared.graphql.js';
+import { ASSET_TYPES_SDL } from './assets.graphql.js';
 
 export { SHARED_TYPES_SDL };
 
@@ -10,6 +11,7 @@ export const ADMIN_SDL = /* GraphQL */ `
   ${HISTORY_TYPES_SDL}
   ${DRAFTS_TYPES_SDL}
   ${SCHEDULE_TYPES_SDL}
+  ${ASSET_TYPES_SDL}
 
   type Query {
     model: ModelQueries!
@@ -22,6 +24,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     webhook: WebhookQueries!
     "Members of the calling workspace; owner and admin only."
     member: MemberQueries!
+    "The media library: uploaded images and files (upload with POST /assets or tus at /assets/tus)."
+    asset: AssetQueries!
   }
 
   type Mutation {
@@ -35,6 +39,8 @@ export const ADMIN_SDL = /* GraphQL */ `
     webhook: WebhookMutations!
     "Add members, change their roles, remove them; owner and admin only (only an owner grants, changes or removes owner)."
     member: MemberMutations!
+    "Change and delete assets; editor and above; each costs one write."
+    asset: AssetMutations!
   }
 
   type MemberQueries {
@@ -317,6 +323,9 @@ export const ADMIN_SDL = /* GraphQL */ `
     fields: [FieldDefinitionInput!]
     "Build a database index for filters and sorts on the field: text, number, boolean, date and relation fields."
     indexed: Boolean
+    "Media fields: multiple (an array of asset ids; default one id), acceptedTypes (image, video, audio, document; empty: all)."
+    multiple: Boolean
+    acceptedTypes: [String!]
   }
 
   input ProductSettingsInput {

@@ -13,6 +13,7 @@ import { buildExecutableSchema, namespace, type TypeResolvers } from '../build-s
 import type { AdminContext } from '../context.js';
 import { selectsItemData, selectsListCount, selectsRecordData } from '../selection.js';
 import { ADMIN_SDL } from './schema.graphql.js';
+import { assetFields, assetMutations, assetQueries } from './assets.js';
 
 type Input<T> = { input: T };
 type DryRun = { dryRun?: boolean | null };
@@ -32,8 +33,8 @@ const modelMutations: Resolvers = {
 };
 
 /** The admin route reads every model of the workspace. */
-function adminReader({ actor }: AdminContext, withData: boolean): Reader {
-  return { workspaceId: actor.workspaceId, publicOnly: false, withData };
+function adminReader({ actor, origin }: AdminContext, withData: boolean): Reader {
+  return { workspaceId: actor.workspaceId, publicOnly: false, withData, origin };
 }
 
 const recordQueries: Resolvers = {
@@ -153,8 +154,17 @@ const apiToken: Resolvers = {
 
 export function buildAdminSchema(): GraphQLSchema {
   return buildExecutableSchema<AdminContext>(ADMIN_SDL, {
-    Query: { model: namespace, record: namespace, workspace: namespace, token: namespace, webhook: namespace, member: namespace },
+    Query: {
+      model: namespace,
+      record: namespace,
+      workspace: namespace,
+      token: namespace,
+      webhook: namespace,
+      member: namespace,
+      asset: namespace,
+    },
     Mutation: {
+      asset: namespace,
       model: namespace,
       record: namespace,
       token: namespace,
@@ -176,6 +186,9 @@ export function buildAdminSchema(): GraphQLSchema {
     RecordQueries: recordQueries,
     RecordMutations: recordMutations,
     Schedule: scheduleTimes,
+    AssetQueries: assetQueries,
+    AssetMutations: assetMutations,
+    Asset: assetFields,
   });
 }
 

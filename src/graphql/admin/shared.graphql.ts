@@ -13,6 +13,10 @@ export const SHARED_TYPES_SDL = /* GraphQL */ `
     fields: [FieldDefinition!]
     "Filters and sorts on the field are served by a database index (the SKU field always is, whatever this says)."
     indexed: Boolean!
+    "A media field holds an array of asset ids (else one id)."
+    multiple: Boolean!
+    "A media field: the kinds of asset it takes (image, video, audio, document); null: all."
+    acceptedTypes: [String!]
   }
 
   type ModelRecord {

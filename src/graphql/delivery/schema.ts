@@ -25,6 +25,8 @@ export interface DeliveryContext {
   answerIsPersonal?: boolean;
   /** The operation gives some field `preview: true` (and the caller is a member): those fields answer working copies. */
   preview?: boolean;
+  /** The origin the request came to: populated assets' URLs start with it (unless a public URL is configured). */
+  origin?: string;
 }
 
 const DELIVERY_SDL = /* GraphQL */ `
@@ -118,9 +120,9 @@ async function publicModel(context: DeliveryContext, args: ModelArguments): Prom
 }
 
 /** The route's reader: published copies of drafts models' records, or working copies with `preview: true`. */
-function publicReader({ workspace }: DeliveryContext, withData: boolean, preview: Preview): Reader {
+function publicReader({ workspace, origin }: DeliveryContext, withData: boolean, preview: Preview): Reader {
   const served = preview.preview !== true;
-  return { workspaceId: workspace.id, defaultLocale: workspace.defaultLocale, publicOnly: true, withData, served };
+  return { workspaceId: workspace.id, defaultLocale: workspace.defaultLocale, publicOnly: true, withData, served, origin };
 }
 
 type Preview = { preview?: boolean | null };

@@ -20,6 +20,8 @@ export const COPIED_TABLES: readonly CopiedTable[] = [
   { name: 'sessions', key: ['id_hash'] },
   { name: 'models', key: ['id'] },
   { name: 'records', key: ['id'] },
+  // Before record_links: a record's media field links to an asset.
+  { name: 'assets', key: ['id'] },
   { name: 'record_links', key: ['target_id', 'source_id', 'field_key'] },
   { name: 'record_revisions', key: ['record_id', 'revision'] },
   { name: 'published_records', key: ['id'] },

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { PostgresPublishing } from './publishing.js';
 import { PostgresScheduleStore } from './schedules.js';
+import { PostgresAssetStore } from './assets.js';
 import { PostgresHistoryWrites } from './record-history.js';
 import { CoreHistoryStore } from '../core/history.js';
 import { DEFAULT_HISTORY_KEEP } from '../../domain/revisions.js';
@@ -128,6 +129,7 @@ export async function openPostgresStore(
     published: records.published!,
     publishing,
     schedules: new PostgresScheduleStore(pool, publishing, outbox),
+    assets: new PostgresAssetStore(pool, records, outbox),
     webhooks: new PostgresWebhookStore(pool, outbox),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

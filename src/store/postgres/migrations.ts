@@ -315,6 +315,32 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO published_record_links (target_id, source_id, field_key)
     SELECT l.target_id, l.source_id, l.field_key FROM record_links l WHERE l.source_id IN (SELECT id FROM published_records);
   `,
+  // Assets (docs/media.md): as in the SQLite migration. The focal point is double precision, as SQLite's REAL.
+  `
+  CREATE TABLE assets (
+    id text COLLATE "C" PRIMARY KEY,
+    workspace_id text COLLATE "C" NOT NULL,
+    filename text NOT NULL,
+    mime_type text NOT NULL,
+    type text NOT NULL,
+    size bigint NOT NULL,
+    width integer,
+    height integer,
+    blurhash text,
+    sha256 text COLLATE "C" NOT NULL,
+    alt jsonb,
+    tags jsonb NOT NULL DEFAULT '[]',
+    focal_x double precision,
+    focal_y double precision,
+    access text NOT NULL DEFAULT 'public',
+    signing_key text NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    created_by text
+  );
+  CREATE INDEX assets_workspace_created ON assets (workspace_id, created_at, id);
+  CREATE INDEX assets_workspace_sha256 ON assets (workspace_id, sha256);
+  `,
 ];
 
 /** Any fixed number: the first key of the advisory lock that serialises migrations (the second is the schema). */

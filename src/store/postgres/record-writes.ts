@@ -36,10 +36,10 @@ export type InsertedRow = { [Column in keyof RecordRow]: RecordRow[Column] | nul
 };
 
 /**
- * A create as one statement. `targets` locks the links' target records FOR KEY SHARE: a delete of one (FOR UPDATE)
- * waits for this statement, or it for the delete, and a row lock that waited reads the row's latest version, so a
- * target deleted meanwhile is not found; without every target, `writer` has no row and nothing is written (no row
- * comes back). `subscribers` are the webhooks that take the event (isSubscribed's rule); `writer` then takes the
+ * A create as one statement. `targets` locks the links' targets FOR KEY SHARE, records and assets (a media field's
+ * targets; two CTEs, as a locking clause is not allowed in a UNION): a delete of one (FOR UPDATE) waits for this
+ * statement, or it for the delete, and a row lock that waited reads the row's latest version, so a target deleted
+ * meanwhile is not found; without every target, `writer` has no row and nothing is written (no row comes back). `subscribers` are the webhooks that take the event (isSubscribed's rule); `writer` then takes the
  * outbox lock (OUTBOX_LOCK, shared) when there are any, before anything is written: the record's INSERT reads from it,
  * and the event takes its sequence after that INSERT (its EXISTS). The model's row is written by `counted`, after the
  * record (the final SELECT reads it, so it runs before `links` and `event`): it adds to the count only while the
@@ -55,9 +55,12 @@ export const INSERT_RECORD = `WITH subscribers AS MATERIALIZED (
       AND (w.events ? 'record.created' OR w.events ? '${ALL_EVENTS}') AND (w.model_ids IS NULL OR w.model_ids ? $2)
   ), targets AS MATERIALIZED (
     SELECT id FROM records WHERE id = ANY($9::text[]) FOR KEY SHARE
+  ), asset_targets AS MATERIALIZED (
+    SELECT id FROM assets WHERE id = ANY($9::text[]) FOR KEY SHARE
   ), writer AS MATERIALIZED (
     SELECT CASE WHEN EXISTS (SELECT 1 FROM subscribers) THEN pg_advisory_xact_lock_shared(${OUTBOX_LOCK_KEY}) END AS locked
-    WHERE (SELECT count(*) FROM targets) = (SELECT count(DISTINCT t) FROM unnest($9::text[]) t WHERE t <> $1)
+    WHERE (SELECT count(*) FROM targets) + (SELECT count(*) FROM asset_targets)
+      = (SELECT count(DISTINCT t) FROM unnest($9::text[]) t WHERE t <> $1)
   ), ins AS (
     INSERT INTO records (id, model_id, workspace_id, data, sku, created_at, updated_at, created_by, updated_by,
       revision, revision_operation, publish_status)
@@ -95,16 +98,20 @@ export async function outdatedOrGone(db: Queryable, modelId: string): Promise<Se
 }
 
 /**
- * Writes the links whose targets exist, locking those FOR KEY SHARE until the commit (a delete of one waits, then
- * finds the link); throws ChecksOutdated when a target is gone (deleted since the data was checked), which ends the
- * transaction with nothing written.
+ * Writes the links whose targets (records, or assets) exist, locking those FOR KEY SHARE until the commit (a delete
+ * of one waits, then finds the link); throws ChecksOutdated when a target is gone (deleted since the data was
+ * checked), which ends the transaction with nothing written.
  */
 export async function writeLinks(client: PoolClient, links: SourcedLink[]): Promise<void> {
   if (links.length === 0) return;
   const targetIds = links.map((link) => link.targetId);
   const { rows } = await client.query<{ found: number }>(
-    `WITH targets AS MATERIALIZED (
+    `WITH record_targets AS MATERIALIZED (
        SELECT id FROM records WHERE id = ANY($1::text[]) FOR KEY SHARE
+     ), asset_targets AS MATERIALIZED (
+       SELECT id FROM assets WHERE id = ANY($1::text[]) FOR KEY SHARE
+     ), targets AS (
+       SELECT id FROM record_targets UNION ALL SELECT id FROM asset_targets
      ), written AS (
        INSERT INTO record_links (target_id, source_id, field_key)
        SELECT l.target_id, l.source_id, l.field_key
@@ -202,20 +209,25 @@ export async function selectReferences(db: Queryable, id: string): Promise<Refer
   return rows.map((row) => ({ sourceId: row.source_id, modelSlug: row.slug, fieldKey: row.field_key }));
 }
 
-/** Removes one reference to `targetId` from the record that holds it; the record as it now is. */
+/**
+ * Removes one reference to `targetId` from the record that holds it; the record as it now is, or null when it was
+ * deleted since its reference was read (a delete of another record or of an asset reads the references before it
+ * locks the records that hold them).
+ */
 export async function dropReference(
   client: PoolClient,
   reference: Reference,
   targetId: string,
   now: number,
   history: PostgresHistoryWrites,
-): Promise<StoredRecord> {
+): Promise<StoredRecord | null> {
   const { rows } = await client.query<{ data: RecordData; fields: FieldDefinition[]; updated_at: string; revision: number }>(
     `SELECT r.data, m.fields, r.updated_at, r.revision FROM records r JOIN models m ON m.id = r.model_id
      WHERE r.id = $1 FOR UPDATE OF r`,
     [reference.sourceId],
   );
-  const source = rows[0]!;
+  const source = rows[0];
+  if (!source) return null;
   const data = withoutReference(source.fields, source.data, reference.fieldKey, targetId);
   await history.keepCurrent(client, reference.sourceId);
   await history.prune(client, reference.sourceId, source.revision + 1);

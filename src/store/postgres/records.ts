@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { forgetPublishedCopy, hasPublishedCopy, statusAfterChange } from './draft-writes.js';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { definitionVersion, type ProductSettings } from '../../domain/fields.js';
 import { isLargeRecord } from '../../domain/size-limits.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
@@ -253,9 +253,7 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
       // The records changed here are of the same workspace: addToCount below moves its content version for them.
       // One time for the delete and the records it changes: their events are due together, in sequence order.
       const now = Date.now();
-      const changed = new Map<string, StoredRecord>();
-      for (const reference of references)
-        changed.set(reference.sourceId, await dropReference(client, reference, id, now, this.history));
+      const changed = await this.dropReferences(client, references, id, now);
       await client.query('DELETE FROM record_links WHERE target_id = $1 OR source_id = $1', [id]);
       await this.history.beforeDelete(client, id, Number(row.revision), now, userId);
       await client.query('DELETE FROM records WHERE id = $1', [id]);
@@ -271,20 +269,51 @@ export class PostgresRecordStore extends PostgresRecordReads implements RecordSt
       };
       wrote = await this.outbox.add(client, event, subscriptions);
       // The records whose references went are updated records, with the events a patch's would have.
-      for (const source of changed.values()) {
-        const updated = {
-          workspaceId,
-          type: 'record.updated' as const,
-          modelId: source.modelId,
-          modelSlug: null,
-          at: Date.parse(source.updatedAt),
-          payload: () => recordPayload(source.id, JSON.stringify(source.data), source.createdAt, source.updatedAt),
-        };
-        wrote = (await this.outbox.add(client, updated, subscriptions)) || wrote;
-      }
+      wrote = (await this.announceChanged(client, workspaceId, changed, subscriptions)) || wrote;
       return 'deleted';
     });
     this.outbox.committed(wrote);
     return outcome;
+  }
+
+  /**
+   * A forced delete's first step (of a record, or of an asset: assets.ts), in its transaction: removes `targetId`
+   * from each record `references` names (dropReference); the records as they now are, one per record (a record
+   * deleted meanwhile is left out). The caller moves the workspace's content version.
+   */
+  async dropReferences(
+    client: PoolClient,
+    references: readonly Reference[],
+    targetId: string,
+    now: number,
+  ): Promise<StoredRecord[]> {
+    const changed = new Map<string, StoredRecord>();
+    for (const reference of references) {
+      const source = await dropReference(client, reference, targetId, now, this.history);
+      if (source) changed.set(reference.sourceId, source);
+    }
+    return [...changed.values()];
+  }
+
+  /** The `record.updated` events of the records dropReferences changed; true when the worker is to be woken. */
+  async announceChanged(
+    client: PoolClient,
+    workspaceId: string,
+    changed: readonly StoredRecord[],
+    subscriptions: WithSubscriptions['webhook_subscriptions'],
+  ): Promise<boolean> {
+    let wrote = false;
+    for (const source of changed) {
+      const updated = {
+        workspaceId,
+        type: 'record.updated' as const,
+        modelId: source.modelId,
+        modelSlug: null,
+        at: Date.parse(source.updatedAt),
+        payload: () => recordPayload(source.id, JSON.stringify(source.data), source.createdAt, source.updatedAt),
+      };
+      wrote = (await this.outbox.add(client, updated, subscriptions)) || wrote;
+    }
+    return wrote;
   }
 }

@@ -103,13 +103,15 @@ export function publishedData(id: string): string {
 
 /**
  * The records that the relation fields of the records `sources` names (a condition on `source_id`) point at, which the
- * delivery route does not serve: records of drafts models without a published copy. In id order.
+ * delivery route does not serve: records of drafts models without a published copy. In id order. The assets their
+ * media fields hold are not publishable targets, and are left out.
  */
 export function unservedTargets(sources: string): string {
   return `SELECT DISTINCT l.target_id AS id FROM record_links l
     WHERE l.${sources}
       AND NOT EXISTS (SELECT 1 FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = l.target_id AND NOT m.drafts)
       AND NOT EXISTS (SELECT 1 FROM published_records p WHERE p.id = l.target_id)
+      AND NOT EXISTS (SELECT 1 FROM assets a WHERE a.id = l.target_id)
     ORDER BY l.target_id`;
 }
 

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { SqlitePublishing } from './publishing.js';
 import { SqliteScheduleStore } from './schedules.js';
+import { SqliteAssetStore } from './assets.js';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../store.js';
@@ -71,6 +72,7 @@ export function openSqliteStore(path: string, { historyKeep = DEFAULT_HISTORY_KE
     published: records.published!,
     publishing,
     schedules: new SqliteScheduleStore(db, records.writes, publishing, outbox),
+    assets: new SqliteAssetStore(db, records.writes, records, outbox),
     webhooks: new SqliteWebhookStore(db, outbox, records.writes),
     members: new CoreMemberStore(steps),
     history: new CoreHistoryStore(steps, historyKeep),

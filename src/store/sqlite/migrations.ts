@@ -309,6 +309,34 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO published_record_links (target_id, source_id, field_key)
     SELECT l.target_id, l.source_id, l.field_key FROM record_links l WHERE l.source_id IN (SELECT id FROM published_records);
   `,
+  // Assets (docs/media.md): the rows of uploaded files (their bytes are in media storage, by sha256). A media field
+  // holding an asset is a record_links row whose target is the asset. alt: JSON object locale → text, or NULL; tags:
+  // a JSON array of strings; created_by: the uploading user's id.
+  `
+  CREATE TABLE assets (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    mime_type TEXT NOT NULL,
+    type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    width INTEGER,
+    height INTEGER,
+    blurhash TEXT,
+    sha256 TEXT NOT NULL,
+    alt TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    focal_x REAL,
+    focal_y REAL,
+    access TEXT NOT NULL DEFAULT 'public',
+    signing_key TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    created_by TEXT
+  );
+  CREATE INDEX assets_workspace_created ON assets (workspace_id, created_at, id);
+  CREATE INDEX assets_workspace_sha256 ON assets (workspace_id, sha256);
+  `,
 ];
 
 /** `upTo`: the version to stop at (tests build the database of an earlier version with it). */

@@ -118,12 +118,12 @@ export class SqliteModelStore implements ModelStore {
       this.prepare(copy!).run(now, model.id);
       this.prepare(mark!).run(now, model.id);
       this.prepare(count!).run(model.id);
-      this.prepare(copyLinksToPublished(`model_id = ?`)).run(model.id);
+      this.prepare(copyLinksToPublished(OF_BOUND_MODEL)).run(model.id);
       return;
     }
     const unpublished = (this.prepare(countUnpublished('?')).get(model.id) as { n: number }).n;
     if (unpublished > 0) throw draftsStillInUse(unpublished);
-    this.prepare(dropPublishedLinks(`model_id = ?`)).run(model.id);
+    this.prepare(dropPublishedLinks(OF_BOUND_MODEL)).run(model.id);
     for (const sql of dropModelDrafts('?')) this.prepare(sql).run(model.id);
   }
 

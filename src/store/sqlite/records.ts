@@ -1,12 +1,5 @@
 import type Database from 'better-sqlite3';
-import {
-  definitionVersion,
-  type FieldDefinition,
-  type ModelDefinition,
-  type ProductSettings,
-  type RecordData,
-} from '../../domain/fields.js';
-import { withoutReference } from '../../domain/relations.js';
+import { definitionVersion, type ModelDefinition, type ProductSettings } from '../../domain/fields.js';
 import type { StoredRecord } from '../../domain/stored-record.js';
 import type { NewRecord, RecordLink, RecordStore, Reference, ReplacementData, WriteContext } from '../store.js';
 import { isLargeRecord } from '../../domain/size-limits.js';
@@ -26,15 +19,7 @@ import { SqliteDraftWrites } from './draft-writes.js';
 import { hasPublishedCopy } from '../core/publishing.js';
 import { DEFAULT_HISTORY_KEEP, type ModifyOperation } from '../../domain/revisions.js';
 import { nextRevision } from '../query/history-sql.js';
-
-/** A record a forced delete changed (its reference to the deleted record removed), for its event. */
-interface ChangedSource {
-  id: string;
-  modelId: string;
-  dataText: string;
-  createdAt: number;
-  updatedAt: number;
-}
+import { SqliteReferenceDrops } from './reference-drops.js';
 
 export class SqliteRecordStore extends SqliteRecordReads implements RecordStore {
   private readonly insertRow: Database.Statement;
@@ -45,7 +30,8 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
   private readonly modifiedModels = new Set<string>();
   private readonly markLarge: Database.Statement;
   private readonly selectDefinitionVersion: Database.Statement;
-  private readonly recordExists: Database.Statement;
+  /** A link's target: a record, or an asset (a media field's). */
+  private readonly targetExists: Database.Statement;
   private readonly selectModelSlug: Database.Statement;
   private readonly batchInsert: BatchInsert;
   private readonly insertBatch: Database.Transaction<
@@ -55,6 +41,8 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
   readonly writes: WriteGroup;
   /** What the writes of drafts models' records do to their states and published copies. */
   private readonly drafts: SqliteDraftWrites;
+  /** A forced delete's removal of the deleted id from the records that hold it (also an asset's delete: assets.ts). */
+  readonly referenceDrops: SqliteReferenceDrops;
 
   constructor(
     db: Database.Database,
@@ -81,8 +69,18 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     this.moveContentVersion = db.prepare('UPDATE models SET content_version = content_version + 1 WHERE id = ?');
     this.markLarge = db.prepare('UPDATE models SET has_large_records = 1 WHERE id = ? AND has_large_records = 0');
     this.selectDefinitionVersion = db.prepare('SELECT updated_at FROM models WHERE id = ?').pluck(true);
-    this.recordExists = db.prepare('SELECT 1 FROM records WHERE id = ?').pluck(true);
+    this.targetExists = db
+      .prepare('SELECT 1 WHERE EXISTS (SELECT 1 FROM records WHERE id = ?) OR EXISTS (SELECT 1 FROM assets WHERE id = ?)')
+      .pluck(true);
     this.selectModelSlug = db.prepare('SELECT slug AS webhook_model_slug FROM models WHERE id = ?');
+    this.referenceDrops = new SqliteReferenceDrops(
+      db,
+      history,
+      this.drafts,
+      outbox,
+      (modelId) => this.modelSlug(modelId),
+      (modelId) => this.modifiedModels.add(modelId),
+    );
     this.batchInsert = new BatchInsert(db);
     this.insertBatch = db.transaction((context: WriteContext, records: NewRecord[]) => this.importBatch(context, records));
     this.writes = new WriteGroup(db, {
@@ -217,10 +215,13 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
     if (version !== definitionVersion(model)) throw new ChecksOutdated();
   }
 
-  /** Each link's target must exist (a delete may have come since it was checked): else nothing is written. */
+  /**
+   * Each link's target (a record, or an asset) must exist (a delete may have come since it was checked): else nothing
+   * is written.
+   */
   private writeLinks(sourceId: string, links: RecordLink[]): void {
     for (const link of links) {
-      if (this.recordExists.get(link.targetId) === undefined) throw new ChecksOutdated();
+      if (this.targetExists.get(link.targetId, link.targetId) === undefined) throw new ChecksOutdated();
       this.insertLink.run(link.targetId, sourceId, link.fieldKey);
     }
   }
@@ -313,8 +314,7 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
       if (references.length > 0 && !force) return references;
       // One time for the delete and the records it changes: their events are due together, in sequence order.
       const now = Date.now();
-      const changed = new Map<string, ChangedSource>();
-      for (const reference of references) changed.set(reference.sourceId, this.dropReference(reference, id, now));
+      const changed = this.referenceDrops.drop(references, id, now);
       this.db.prepare('DELETE FROM record_links WHERE target_id = ? OR source_id = ?').run(id, id);
       this.history.beforeDelete(id, Number(row.revision), now, userId);
       this.db.prepare('DELETE FROM records WHERE id = ?').run(id);
@@ -327,49 +327,9 @@ export class SqliteRecordStore extends SqliteRecordReads implements RecordStore 
         at: now,
         details: () => ({ modelSlug: this.modelSlug(row.model_id), payload: deletedRecordPayload(id) }),
       });
-      // The records whose references went are updated records: their events, and their models' content versions
-      // moved (records kept by version, ETags) as a patch's would be.
-      for (const source of changed.values()) {
-        this.modifiedModels.add(source.modelId);
-        this.outbox.add({
-          workspaceId,
-          type: 'record.updated',
-          modelId: source.modelId,
-          at: source.updatedAt,
-          details: () => ({
-            modelSlug: this.modelSlug(source.modelId),
-            payload: recordPayload(source.id, source.dataText, isoTime(source.createdAt), isoTime(source.updatedAt)),
-          }),
-        });
-      }
+      // The records whose references went are updated records, with the events a patch's would have.
+      this.referenceDrops.announce(workspaceId, changed);
       return 'deleted';
     });
-  }
-
-  /** Removes one reference to `targetId` from the record that holds it; the record as it now is. */
-  private dropReference(reference: Reference, targetId: string, now: number): ChangedSource {
-    const source = this.db
-      .prepare(
-        'SELECT r.model_id, r.data, r.created_at, r.updated_at, r.revision, r.publish_status, m.fields FROM records r JOIN models m ON m.id = r.model_id WHERE r.id = ?',
-      )
-      .get(reference.sourceId) as {
-      model_id: string;
-      data: string;
-      created_at: number;
-      updated_at: number;
-      revision: number;
-      publish_status: string | null;
-      fields: string;
-    };
-    const fields = JSON.parse(source.fields) as FieldDefinition[];
-    const data = withoutReference(fields, JSON.parse(source.data) as RecordData, reference.fieldKey, targetId);
-    const dataText = JSON.stringify(data);
-    const updatedAt = Math.max(now, Number(source.updated_at));
-    this.history.beforeChange(reference.sourceId, source.revision + 1);
-    this.db
-      .prepare(`UPDATE records SET data = ?, updated_at = ?, ${nextRevision('?')} WHERE id = ?`)
-      .run(dataText, updatedAt, 'update', reference.sourceId);
-    this.drafts.statusAfterChange(reference.sourceId, source.publish_status, data);
-    return { id: reference.sourceId, modelId: source.model_id, dataText, createdAt: Number(source.created_at), updatedAt };
   }
 }
