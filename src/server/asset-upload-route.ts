@@ -42,7 +42,8 @@ export async function admitUpload(
     throw new ServiceError('FORBIDDEN', `Forbidden: ${authenticated.actor.role} may not upload assets`);
   }
   if (declaredBytes !== null && declaredBytes > maxBytes) throw tooLarge(maxBytes);
-  if (chargeBudget && !authenticated.viaSession) await budget.charge(authenticated.actor.workspaceId, 1, authenticated.writeBudget);
+  if (chargeBudget && !authenticated.viaSession)
+    await budget.charge(authenticated.actor.workspaceId, 1, authenticated.writeBudget);
   return authenticated;
 }
 
