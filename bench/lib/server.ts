@@ -16,10 +16,10 @@ export interface Workspace {
 }
 
 /** `content-service bootstrap --json` on the database: a workspace and a token for it. */
-export async function bootstrap(databaseUrl: string): Promise<Workspace> {
+export async function bootstrap(databaseUrl: string, org = 'bench', workspace = 'main'): Promise<Workspace> {
   const { stdout } = await execFileAsync(
     process.execPath,
-    [CLI, 'bootstrap', '--org', 'bench', '--workspace', 'main', '--json', '--database', databaseUrl],
+    [CLI, 'bootstrap', '--org', org, '--workspace', workspace, '--json', '--database', databaseUrl],
     { cwd: REPO_ROOT },
   );
   const line = stdout.trim().split('\n').pop()!;
