@@ -66,6 +66,7 @@ const under = (dirs) => (file) => dirs.some((dir) => file.startsWith(dir + sep))
 const HTTP_ON_POSTGRES = [
   'admin-reading',
   'admin-session',
+  'assets',
   'concurrency',
   'delivery-caching',
   'delivery-reading',

@@ -180,6 +180,13 @@ for (const target of storages) {
       assert.equal((await fetch(signed.replace(/sig=./, 'sig=A'))).status, 403);
       const expiry = Number(new URL(signed).searchParams.get('expires'));
       assert.equal((await fetch(signed.replace(`expires=${expiry}`, `expires=${expiry + 1}`))).status, 403);
+      const stranger = await bootstrapAdmin(server, { org: 'acme', workspace: 'other', email: 'other@acme.test' });
+      const theirs = await fetch(asset.url, { headers: { authorization: `Bearer ${stranger.token}` } });
+      assert.equal(theirs.status, 401, "another workspace's token never reads a private asset");
+      const elsewhere = asset.url.replace(`/assets/${owner.workspaceId}/`, `/assets/${stranger.workspaceId}/`);
+      assert.equal((await fetch(elsewhere, { headers: { authorization: `Bearer ${stranger.token}` } })).status, 404);
+      const foreign = await stranger.q('query ($id: ID!) { asset { get(id: $id) { id } } }', { id: asset.id });
+      assert.equal(foreign.body.data.asset.get, null);
       const past = await owner.q('query ($id: ID!) { asset { signedUrl(id: $id, expiresIn: 0) } }', { id: asset.id });
       assert.match(past.body.errors[0].message, /^expiresIn: /);
     });
