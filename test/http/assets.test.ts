@@ -232,9 +232,15 @@ for (const target of storages) {
         data.files.map((file: { id: string }) => file.id),
         [manual.id, photo.id],
       );
+      const servedQuery = encodeURIComponent(
+        `{ public { model { records(modelSlug: "${model.slug}", populate: ["files"]) { items { data } } } } }`,
+      );
+      const etag = async () => (await fetch(`${server.deliveryUrl('acme', 'main')}?query=${servedQuery}`)).headers.get('etag');
+      const before = await etag();
       await owner.ok('mutation ($input: UpdateAssetInput!) { asset { update(input: $input) { access } } }', {
         input: { id: manual.id, access: 'private' },
       });
+      assert.notEqual(await etag(), before, 'a change of a populated asset moves the delivery ETag');
       const delivered = await fetch(server.deliveryUrl('acme', 'main'), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
