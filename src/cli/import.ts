@@ -1,13 +1,16 @@
-// content-service import FILE --model SLUG [--key FIELD] [--prune] [--dry-run] [--errors FILE]
+// content-service import FILE --model SLUG [--key FIELD] [--prune] [--dry-run] [--errors FILE] [--assets-dir DIR]
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { CellError, csvColumns, csvRowToData } from '../client/cells.js';
 import { ContentServiceError } from '../client/errors.js';
 import type { JsonObject, ModelDefinition, RowError } from '../client/types.js';
 import type { LoadSummary } from '../client/load-types.js';
+import type { ContentClient } from '../client/client.js';
 import {
   connectionOptions,
+  fileProblem,
   formatDuration,
   makeClient,
   parseNonNegativeNumber,
@@ -21,6 +24,7 @@ import { alreadyStoredMessage, peek, ROWS_LOOKED_UP, storedAlready } from './alr
 import { DryRunChecks } from './dry-run-checks.js';
 import { parsePositiveInt } from './options.js';
 import { readTypedModel } from './types.js';
+import { mediaColumns, withAssets, type AssetRow } from './import-assets.js';
 
 interface ImportOptions extends ConnectionOptions {
   model: string;
@@ -34,6 +38,7 @@ interface ImportOptions extends ConnectionOptions {
   progressInterval?: number;
   checkExisting?: string;
   allowExisting?: boolean;
+  assetsDir?: string;
 }
 
 /** Writes failed rows, with their line and message, as CSV (`_line,_error,…cells`) or JSON Lines. */
@@ -102,6 +107,10 @@ export function registerImport(program: Command): void {
         'before a plain import, stop when the first rows are already stored by this field (default: the SKU of a product model)',
       )
       .option('--allow-existing', 'import even when the first rows are already stored (a plain import only inserts)')
+      .option(
+        '--assets-dir <dir>',
+        'CSV: media columns name files in this directory; each distinct file is uploaded once and its asset id stored',
+      )
       .option('--errors <file>', 'write every failed row with its line and message (CSV, or JSON Lines for .jsonl)')
       .option('--format <format>', 'csv, jsonl or json (default: from the file name)')
       .option('--batch-size <n>', 'rows per import call, at most 1000 (default 1000)', parsePositiveInt)
@@ -150,6 +159,11 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
     throw new UsageError((error as Error).message);
   }
   let toData = rowConverter(source, model, file, options.key);
+  let rows = source.rows;
+  let uploaded: (() => number) | undefined;
+  if (options.assetsDir !== undefined) {
+    ({ rows, toData, uploaded } = await withAssetsDir(options.assetsDir, source, model, client, toData, options.dryRun));
+  }
 
   const skuField = model.product?.enabled ? model.product.skuField : null;
   const convertRow = toData;
@@ -165,14 +179,13 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
     };
   }
 
-  let rows = source.rows;
   const checkField = options.key || options.allowExisting ? undefined : (options.checkExisting ?? skuField ?? undefined);
   if (checkField !== undefined) {
     if (!model.fields.some((field) => field.key === checkField)) {
       source.close();
       throw new UsageError(`--check-existing ${checkField}: the model "${model.slug}" has no field "${checkField}"`);
     }
-    const peeked = await peek(source.rows, ROWS_LOOKED_UP);
+    const peeked = await peek(rows, ROWS_LOOKED_UP);
     rows = peeked.all;
     const firstRows = peeked.head.flatMap((row) => {
       try {
@@ -232,10 +245,45 @@ async function runImport(file: string, options: ImportOptions): Promise<number> 
     process.off('SIGTERM', onSignal);
   }
 
-  process.stdout.write(
-    summaryLines(file, model.slug, options, summary, progress.waitSummary, firstErrors, errorsFile).join('\n') + '\n',
-  );
+  const lines = summaryLines(file, model.slug, options, summary, progress.waitSummary, firstErrors, errorsFile);
+  if (uploaded) lines.splice(2, 0, `  files of --assets-dir ${options.dryRun ? 'found' : 'uploaded'}: ${uploaded()}`);
+  process.stdout.write(lines.join('\n') + '\n');
   return summary.ok ? 0 : 1;
+}
+
+/** The rows with their media cells uploaded from `--assets-dir`, and the conversion of such rows. */
+async function withAssetsDir(
+  dir: string,
+  source: InputSource,
+  model: ModelDefinition,
+  client: ContentClient,
+  convert: (row: InputRow) => JsonObject,
+  dryRun: boolean | undefined,
+) {
+  const withFiles = withAssets(source.rows, await assetsDir(dir, source, model), dir, client, dryRun ?? false);
+  const toData = (row: AssetRow) => {
+    if (row.assetError !== undefined) throw new Error(row.assetError);
+    return convert(row.assetCells ? { ...row, cells: row.assetCells } : row);
+  };
+  return { rows: withFiles.rows, toData, uploaded: withFiles.uploaded };
+}
+
+/** The media columns `--assets-dir` fills, after checking the directory and the input. */
+async function assetsDir(dir: string, source: InputSource, model: ModelDefinition) {
+  const fail = (message: string) => {
+    source.close();
+    return new UsageError(`--assets-dir ${dir}: ${message}`);
+  };
+  if (source.format !== 'csv') throw fail('only for CSV input (media columns naming files)');
+  try {
+    if (!(await stat(dir)).isDirectory()) throw fail('not a directory');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw fail(fileProblem(error, 'no such directory'));
+  }
+  const columns = mediaColumns(source.header ?? [], model.fields);
+  if (columns.length === 0) throw fail(`the file has no column of a media field of model "${model.slug}"`);
+  return columns;
 }
 
 /** How a row of the file becomes a record's data: by the CSV header's columns, or the JSON line's object. */

@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<RegisterCommand>> = {
   models: async () => (await import('./models.js')).registerModels,
   mcp: async () => (await import('./mcp.js')).registerMcp,
   types: async () => (await import('./types.js')).registerTypes,
+  assets: async () => (await import('./assets.js')).registerAssets,
   schema: async () => (await import('./schema.js')).registerSchema,
   copy: async () => (await import('./copy.js')).registerCopy,
   backup: async () => (await import('./backup.js')).registerBackup,

@@ -31,6 +31,7 @@ async function runMcp(options: ConnectionOptions): Promise<number> {
       ...(options.maxWait !== undefined ? { maxRateLimitWaitMs: options.maxWait * 1000 } : {}),
     },
     log,
+    transport: 'stdio',
   });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

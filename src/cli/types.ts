@@ -15,7 +15,7 @@ interface TypesOptions extends ConnectionOptions {
 const FIELD_LEVELS = 8;
 
 function fieldsSelection(levels: number): string {
-  const own = 'key label type required relationTo relationType';
+  const own = 'key label type required relationTo relationType multiple acceptedTypes';
   return levels === 1 ? `fields { ${own} }` : `fields { ${own} ${fieldsSelection(levels - 1)} }`;
 }
 

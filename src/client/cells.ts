@@ -178,20 +178,9 @@ export function cellValue(field: FieldDefinition, locale: string | undefined, ce
         throw new Error(`${show(cell)} is not an ISO 8601 date (such as 2024-05-01 or 2024-05-01T12:00:00Z)`);
       return trimmed;
     case 'relation':
-      if (field.relationType === 'hasMany') {
-        if (trimmed.startsWith('[')) {
-          const parsed = parseJson(cell);
-          if (!Array.isArray(parsed) || !parsed.every((id) => typeof id === 'string' && id !== '')) {
-            throw new Error(`${show(cell)} is not a JSON array of record ids`);
-          }
-          return parsed;
-        }
-        return trimmed
-          .split('|')
-          .map((id) => id.trim())
-          .filter((id) => id !== '');
-      }
-      return trimmed;
+      return field.relationType === 'hasMany' ? idList(cell, trimmed, 'record ids') : trimmed;
+    case 'media':
+      return field.multiple === true ? idList(cell, trimmed, 'asset ids') : trimmed;
     case 'translatable': {
       const parsed = parseJson(cell);
       if (!isPlainObject(parsed))
@@ -207,6 +196,24 @@ export function cellValue(field: FieldDefinition, locale: string | undefined, ce
       // A field type this client does not know: JSON if it parses, else the text.
       return parseJson(cell) ?? cell;
   }
+}
+
+/**
+ * The cell of a multi-value field (a hasMany relation, a multiple media field): a JSON array, or values separated
+ * by `|` (`a|b|c`). Exported: `import --assets-dir` reads the file paths of a media cell the same way.
+ */
+export function idList(cell: string, trimmed: string, what: string): string[] {
+  if (trimmed.startsWith('[')) {
+    const parsed = parseJson(cell);
+    if (!Array.isArray(parsed) || !parsed.every((id) => typeof id === 'string' && id !== '')) {
+      throw new Error(`${show(cell)} is not a JSON array of ${what}`);
+    }
+    return parsed as string[];
+  }
+  return trimmed
+    .split('|')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
 }
 
 function parseJson(text: string): unknown {
@@ -246,7 +253,7 @@ export function dataToCsvRow(data: JsonObject, columns: readonly CsvColumn[]): (
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
     if (
       Array.isArray(value) &&
-      field.type === 'relation' &&
+      (field.type === 'relation' || field.type === 'media') &&
       value.every((id) => typeof id === 'string' && !id.includes('|') && id.trim() === id && id !== '')
     ) {
       return value.length === 0 ? '[]' : value.join('|');

@@ -7,7 +7,7 @@ import { importRows } from './import-rows.js';
 import { readArguments } from './read-arguments.js';
 import type { ImportOptions, Items, LearntBudget, LoaderClient, LoadSummary, SyncOptions } from './load-types.js';
 import { sync } from './sync.js';
-import { ScheduleCalls } from './schedules.js';
+import { AssetCalls } from './assets.js';
 import { ModelRecords, type UntypedModels } from './model-records.js';
 import type {
   CreateModelInput,
@@ -36,7 +36,7 @@ export const MAX_PUBLISH_IDS = 1000;
 const RECORD_FIELDS =
   'id modelId workspaceId data createdAt updatedAt createdBy updatedBy revision ' +
   'status publishedAt publishedRevision hasUnpublishedChanges';
-const FIELD_FIELDS = 'key label type required relationTo relationType indexed';
+const FIELD_FIELDS = 'key label type required relationTo relationType indexed multiple acceptedTypes';
 const MODEL_FIELDS =
   'id workspaceId name slug description icon color displayField deliveryAccess drafts recordCount createdAt updatedAt ' +
   'product { enabled skuField priceField } ' +
@@ -45,17 +45,16 @@ const MODEL_FIELDS =
 /**
  * `Models` maps model slugs to the types of their records' `data` (`content-service types` writes it): with
  * `new ContentClient<Models>(…)`, `client.model(slug)` reads and writes typed records. Without it, any slug and
- * any data, and every other call is the same either way. Schedules: the methods of ScheduleCalls (schedules.ts).
+ * any data, and every other call is the same either way. Schedules and the media library: the methods of
+ * ScheduleCalls (schedules.ts) and AssetCalls (assets.ts).
  */
-export class ContentClient<Models = UntypedModels> extends ScheduleCalls implements LoaderClient {
-  private readonly transport: Transport;
+export class ContentClient<Models = UntypedModels> extends AssetCalls implements LoaderClient {
   private readonly learntBudget: LearntBudget = { value: undefined };
   /** Model ids by slug, found once for `model(slug)`; a failed lookup is forgotten, so the next call asks again. */
   private readonly modelIds = new Map<string, Promise<string>>();
 
   constructor(options: ContentClientOptions) {
-    super();
-    this.transport = new Transport(options);
+    super(new Transport(options));
   }
 
   /** The admin endpoint used (`…/graphql`). */
@@ -79,14 +78,6 @@ export class ContentClient<Models = UntypedModels> extends ScheduleCalls impleme
       idempotent: !options.write,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-  }
-
-  private read<T>(operation: string, query: string, variables: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
-    return this.transport.request<T>(query, variables, { operation, idempotent: true, ...(signal ? { signal } : {}) });
-  }
-
-  private write<T>(operation: string, query: string, variables: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
-    return this.transport.request<T>(query, variables, { operation, idempotent: false, ...(signal ? { signal } : {}) });
   }
 
   // ---- models ----

@@ -47,6 +47,17 @@ export function readRetryDelayMs(retry: number): number {
   return 250 * 2 ** retry;
 }
 
+/** The body of one attempt of `Transport.send`, and whether a second attempt can have one (a stream cannot). */
+export interface RawBody {
+  make: () => { body: BodyInit; headers: Record<string, string> };
+  resendable: () => boolean;
+}
+
+/** The URL of a path of the service (`/assets`), from the base URL (which may end in `/graphql`). */
+export function serviceUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '').replace(/\/graphql$/, '')}${path}`;
+}
+
 export function graphqlUrl(baseUrl: string): string {
   const trimmed = baseUrl.replace(/\/+$/, '');
   return trimmed.endsWith('/graphql') ? trimmed : `${trimmed}/graphql`;
@@ -121,20 +132,82 @@ export class Transport {
   }
 
   /** Sends the request; returns `data`, or throws ContentServiceError. */
-  async request<T>(query: string, variables: Record<string, unknown>, options: RequestOptions): Promise<T> {
+  request<T>(query: string, variables: Record<string, unknown>, options: RequestOptions): Promise<T> {
+    const body = JSON.stringify({ query, variables });
+    return this.exchange(options, (signal) => this.once<T>(body, options, signal));
+  }
+
+  /**
+   * Sends a request that is not GraphQL (`path` of the service, such as `/assets`) with the client's headers, under
+   * the same 429 waits and read retries as `request`: `body` makes the body of each attempt. Answers the parsed JSON
+   * of a 2xx answer, or throws the ContentServiceError of its `errors` body (or its status).
+   */
+  send<T>(path: string, body: RawBody, options: RequestOptions & { timeoutMs?: number }): Promise<T> {
+    const url = serviceUrl(this.options.baseUrl, path);
+    return this.exchange(
+      options,
+      async (signal) => {
+        if (signal?.aborted) throw abortedError(signal);
+        const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const made = body.make();
+        let response: Response;
+        let text: string;
+        try {
+          response = await this.fetchImpl(url, {
+            method: 'POST',
+            headers: { accept: 'application/json', ...this.authHeaders(), ...made.headers },
+            body: made.body,
+            signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+            ...(made.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+          });
+          text = await response.text();
+        } catch (cause) {
+          const { operation, idempotent } = options;
+          throw noAnswerError(cause, { operation, url, signal, timeout, timeoutMs, write: !idempotent });
+        }
+        if (!response.ok) answerData(response, text, options.operation, url);
+        try {
+          return JSON.parse(text) as T;
+        } catch {
+          throw new ContentServiceError(
+            `${options.operation}: HTTP ${response.status} from ${url}: not JSON: ${text.slice(0, 200)}`,
+            {
+              code: 'HTTP_ERROR',
+              status: response.status,
+            },
+          );
+        }
+      },
+      body.resendable,
+    );
+  }
+
+  private authHeaders(): Record<string, string> {
+    return { authorization: `Bearer ${this.options.token}`, 'x-workspace-id': this.options.workspaceId, ...this.options.headers };
+  }
+
+  /**
+   * Runs `attempt` until it answers: a 429 is waited out (Retry-After plus jitter, within maxRateLimitWaitMs) and sent
+   * again, as long as `resendable()` says it can be; a read is sent again after a transient failure.
+   */
+  private async exchange<T>(
+    options: RequestOptions,
+    attempt: (signal: AbortSignal | undefined) => Promise<T>,
+    resendable: () => boolean = () => true,
+  ): Promise<T> {
     const signals = [this.options.signal, options.signal].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
     const maxWait = this.options.maxRateLimitWaitMs ?? DEFAULT_MAX_WAIT_MS;
-    const body = JSON.stringify({ query, variables });
     let waited = 0;
     let rateLimited = 0;
     let transportFailures = 0;
     for (;;) {
       try {
-        return await this.once<T>(body, options, signal);
+        return await attempt(signal);
       } catch (error) {
         if (!(error instanceof ContentServiceError)) throw error;
-        if (error.code === 'RATE_LIMITED' && error.status === 429) {
+        if (error.code === 'RATE_LIMITED' && error.status === 429 && resendable()) {
           // Nothing was written: the same request is sent again after Retry-After.
           rateLimited += 1;
           const retryAfter = retryAfterSeconds(retryAfterHeaders.get(error) ?? null, error.extensions);
@@ -181,13 +254,7 @@ export class Transport {
     try {
       response = await this.fetchImpl(this.url, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          authorization: `Bearer ${this.options.token}`,
-          'x-workspace-id': this.options.workspaceId,
-          ...this.options.headers,
-        },
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...this.authHeaders() },
         body,
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });

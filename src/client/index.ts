@@ -7,6 +7,7 @@ export {
   type ReadData,
   type RecordPatch,
   type UntypedModels,
+  type WithPopulatedMedia,
 } from './model-records.js';
 export { renderModelTypes, type TypedModel } from './render-types.js';
 export type { ImportOptions, LoadProgress, LoadSummary, SyncOptions } from './load-types.js';
@@ -14,7 +15,8 @@ export { ContentServiceError } from './errors.js';
 export { mergeDiff, stripNulls } from './diff.js';
 export { deepEqual } from '../shared/json.js';
 export { MAX_IMPORT_ROWS } from './import.js';
-export { graphqlUrl, type TransportOptions } from './http.js';
+export { graphqlUrl, serviceUrl, type TransportOptions } from './http.js';
+export type { AssetSource, ListAssetsOptions, UpdateAssetInput, UploadAssetOptions, UploadProgress } from './assets.js';
 export { csvColumns, csvRowToData, CellError, type CsvColumn } from './cells.js';
 export type * from './types.js';
 export type * from './history-types.js';

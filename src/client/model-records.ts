@@ -10,6 +10,7 @@ import type {
   ListAllOptions,
   ListOptions,
   ModelRecord,
+  PopulatedAsset,
   ReadOptions,
   RecordList,
 } from './types.js';
@@ -29,6 +30,21 @@ export type ReadData<Data, Options> = [Member<Options, 'populate'>] extends [und
       ? Localized<Data>
       : Data | Localized<Data>
   : JsonObject;
+
+/**
+ * `Data` as a read with `populate` of its media fields `Keys` answers it: each asset id replaced by the asset
+ * (`PopulatedAsset`, null for an id without one). Reads with `populate` are typed as untyped data (`ReadData`): cast
+ * their `data` to this, `record.data as WithPopulatedMedia<Product, 'photo'>`.
+ */
+export type WithPopulatedMedia<Data, Keys extends keyof Data> = Omit<Data, Keys> & {
+  [Key in keyof Pick<Data, Keys>]: PopulatedMedia<Pick<Data, Keys>[Key]>;
+};
+
+type PopulatedMedia<Value> = Value extends readonly unknown[]
+  ? (PopulatedAsset | null)[]
+  : Value extends string
+    ? PopulatedAsset | null
+    : Value;
 
 /** The type of `Options[Key]`, undefined when there is no such member. */
 type Member<Options, Key extends string> = Key extends keyof Options ? Options[Key] : undefined;

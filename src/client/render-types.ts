@@ -85,6 +85,8 @@ function valueType(field: FieldDefinition): string {
       return 'boolean';
     case 'relation':
       return field.relationType === 'hasMany' ? 'string[]' : 'string';
+    case 'media':
+      return field.multiple === true ? 'string[]' : 'string';
     case 'translatable':
       return 'Record<string, string>';
     case 'object':
@@ -106,6 +108,12 @@ function fieldComment(field: FieldDefinition): string {
     case 'relation': {
       const target = field.relationTo?.startsWith('model:') ? field.relationTo.slice('model:'.length) : field.relationTo;
       parts.push(`${field.relationType === 'hasMany' ? 'ids of records' : 'id of a record'} of model "${target ?? '?'}"`);
+      break;
+    }
+    case 'media': {
+      const kinds = field.acceptedTypes && field.acceptedTypes.length > 0 ? ` (${field.acceptedTypes.join(', ')})` : '';
+      const many = field.multiple === true;
+      parts.push(`${many ? 'ids of assets' : 'id of an asset'}${kinds}; populated: PopulatedAsset${many ? '[]' : ''}`);
       break;
     }
     case 'translatable':

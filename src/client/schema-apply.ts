@@ -11,7 +11,7 @@ import type { ModelDefinition } from './types.js';
 const FIELD_LEVELS = 8;
 
 function fieldsSelection(levels: number): string {
-  const own = 'key label type required indexed relationTo relationType';
+  const own = 'key label type required indexed relationTo relationType multiple acceptedTypes';
   return levels === 1 ? `fields { ${own} }` : `fields { ${own} ${fieldsSelection(levels - 1)} }`;
 }
 

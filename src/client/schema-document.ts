@@ -3,6 +3,7 @@
 // in git. Reading a file checks it the way model.create does and names each mistake by its JSON path.
 import { FIELD_TYPES, INDEXABLE_FIELD_TYPES, RELATION_TYPES } from '../shared/field-types.js';
 import { isPlainObject } from '../shared/json.js';
+import { ACCEPTED_ASSET_TYPES } from '../shared/media.js';
 import { MODEL_LIMITS, SLUG_PATTERN } from '../shared/model-limits.js';
 import { suggest } from '../shared/suggest.js';
 import type { ModelDefinition, ProductSettings } from './types.js';
@@ -18,6 +19,10 @@ export interface SchemaField {
   /** `model:<slug>`, relation fields only. */
   relationTo?: string;
   relationType?: 'hasOne' | 'hasMany';
+  /** Media fields only: an array of asset ids (else one id). */
+  multiple?: boolean;
+  /** Media fields only: the asset kinds it takes, in the order given; empty: all. */
+  acceptedTypes?: string[];
   /** Sub-fields, object fields only (absent: an object of any shape). */
   fields?: SchemaField[];
 }
@@ -58,7 +63,18 @@ const MODEL_KEYS = [
   'product',
   'fields',
 ];
-const FIELD_KEYS = ['key', 'label', 'type', 'required', 'indexed', 'relationTo', 'relationType', 'fields'];
+const FIELD_KEYS = [
+  'key',
+  'label',
+  'type',
+  'required',
+  'indexed',
+  'relationTo',
+  'relationType',
+  'multiple',
+  'acceptedTypes',
+  'fields',
+];
 const PRODUCT_KEYS = ['enabled', 'skuField', 'priceField'];
 
 // ---- from the server ----
@@ -101,6 +117,10 @@ function toSchemaField(field: ModelDefinition['fields'][number]): SchemaField {
   if (field.type === 'relation') {
     result.relationTo = field.relationTo ?? '';
     result.relationType = field.relationType ?? 'hasOne';
+  }
+  if (field.type === 'media') {
+    result.multiple = field.multiple === true;
+    result.acceptedTypes = [...(field.acceptedTypes ?? [])];
   }
   if (field.type === 'object' && field.fields) result.fields = field.fields.map(toSchemaField);
   return result;
@@ -292,12 +312,44 @@ function readField(raw: unknown, at: string, reading: FieldReading, depth: numbe
     if (raw.relationTo != null) add(`${at}.relationTo`, 'is only allowed on relation fields');
     if (raw.relationType != null) add(`${at}.relationType`, 'is only allowed on relation fields');
   }
+  if (type === 'media') {
+    if (depth > 1) add(`${at}.type`, 'media fields cannot be sub-fields of an object field');
+    field.multiple = optionalBoolean(raw.multiple, `${at}.multiple`, add);
+    field.acceptedTypes = readAcceptedTypes(raw.acceptedTypes, `${at}.acceptedTypes`, add);
+  } else {
+    if (raw.multiple != null) add(`${at}.multiple`, 'is only allowed on media fields');
+    if (raw.acceptedTypes != null) add(`${at}.acceptedTypes`, 'is only allowed on media fields');
+  }
   if (type === 'object' && raw.fields != null) {
     field.fields = readFields(raw.fields, `${at}.fields`, reading, depth + 1);
   } else if (raw.fields != null) {
     add(`${at}.fields`, 'sub-fields are only allowed on object fields');
   }
   return field;
+}
+
+/** A media field's `acceptedTypes`: absent or null is all kinds (`[]`); each kind once. */
+function readAcceptedTypes(raw: unknown, at: string, add: Add): string[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    add(at, `must be an array of ${ACCEPTED_ASSET_TYPES.join(', ')} (empty: all)`);
+    return [];
+  }
+  const kinds: string[] = [];
+  raw.forEach((kind: unknown, index) => {
+    if (typeof kind !== 'string' || !(ACCEPTED_ASSET_TYPES as readonly string[]).includes(kind)) {
+      const shown = typeof kind === 'string' ? `"${kind}"` : JSON.stringify(kind);
+      add(
+        `${at}[${index}]`,
+        `unknown kind ${shown}${suggest(kind, ACCEPTED_ASSET_TYPES)}; one of ${ACCEPTED_ASSET_TYPES.join(', ')}`,
+      );
+    } else if (kinds.includes(kind)) {
+      add(`${at}[${index}]`, `"${kind}" is given twice`);
+    } else {
+      kinds.push(kind);
+    }
+  });
+  return kinds;
 }
 
 function readProduct(raw: unknown, at: string, fields: ReadonlyMap<string, SchemaField>, add: Add): ProductSettings | null {

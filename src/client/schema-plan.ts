@@ -56,11 +56,24 @@ function describeFields(fields: readonly SchemaField[]): string {
 
 function fieldKind(field: SchemaField): string {
   if (field.type === 'relation') return `${field.relationType === 'hasMany' ? 'hasMany' : 'hasOne'} ${field.relationTo}`;
+  if (field.type === 'media') {
+    const settings = [...(field.acceptedTypes ?? []), ...(field.multiple ? ['multiple'] : [])];
+    return settings.length > 0 ? `media (${settings.join(', ')})` : 'media';
+  }
   return field.type;
 }
 
 const MODEL_PROPERTIES = ['name', 'description', 'icon', 'color', 'displayField', 'deliveryAccess', 'drafts', 'product'] as const;
-const FIELD_PROPERTIES = ['label', 'type', 'required', 'indexed', 'relationTo', 'relationType'] as const;
+const FIELD_PROPERTIES = [
+  'label',
+  'type',
+  'required',
+  'indexed',
+  'relationTo',
+  'relationType',
+  'multiple',
+  'acceptedTypes',
+] as const;
 
 function modelChanges(before: SchemaModel, after: SchemaModel): string[] {
   const lines: string[] = [];
@@ -88,7 +101,7 @@ function fieldChanges(path: string, before: readonly SchemaField[], after: reado
       lines.push(`+ field ${path}.${field.key}: ${fieldKind(field)}${field.required ? ', required' : ''}`);
       continue;
     }
-    const changed = FIELD_PROPERTIES.filter((property) => previous[property] !== field[property]).map(
+    const changed = FIELD_PROPERTIES.filter((property) => !isDeepStrictEqual(previous[property], field[property])).map(
       (property) => `${property} ${show(previous[property])} → ${show(field[property])}`,
     );
     if (previous.type === 'object' && field.type === 'object') {

@@ -22,6 +22,10 @@ export interface FieldDefinition<Type extends string = FieldType> {
   fields?: FieldDefinition<Type>[] | null;
   /** Filters and sorts on the field are served by a database index. */
   indexed?: boolean;
+  /** A `media` field: an array of asset ids (else one id). */
+  multiple?: boolean;
+  /** A `media` field: the asset kinds it takes (`image`, `video`, `audio`, `document`); null or empty: all. */
+  acceptedTypes?: string[] | null;
 }
 
 export interface FieldDefinitionInput {
@@ -33,6 +37,10 @@ export interface FieldDefinitionInput {
   relationType?: 'hasOne' | 'hasMany';
   fields?: FieldDefinitionInput[];
   indexed?: boolean;
+  /** Media fields only. */
+  multiple?: boolean;
+  /** Media fields only: `image`, `video`, `audio`, `document`; empty or absent: all. */
+  acceptedTypes?: string[];
 }
 
 export interface ProductSettings {
@@ -278,4 +286,56 @@ export interface RowError<T = JsonObject> {
   code: string;
   /** The caller's item. */
   item: T;
+}
+
+/** An asset's kind, from its detected MIME type (`acceptedTypes` of a media field names all but `other`). */
+export type AssetKind = 'image' | 'video' | 'audio' | 'document' | 'other';
+
+/** An uploaded image or file of the media library (docs/media.md). */
+export interface Asset {
+  id: string;
+  /** For people only: never a path. */
+  filename: string;
+  /** Detected from the content, never taken from the client. */
+  mimeType: string;
+  type: AssetKind | (string & {});
+  size: number;
+  /** Images: the size after EXIF rotation; null for other files. */
+  width: number | null;
+  height: number | null;
+  blurhash: string | null;
+  sha256: string;
+  /** Locale code → text. */
+  alt: Record<string, string> | null;
+  tags: string[];
+  /** 0..1 from the top left: the part of the image a cover crop keeps. */
+  focalPoint: { x: number; y: number } | null;
+  access: 'public' | 'private' | (string & {});
+  /** Where it is served; image transforms by query (`?w=800&format=webp`). */
+  url: string;
+  /** How many records' media fields hold it. */
+  usage: number;
+  createdAt: string;
+  createdBy: string | null;
+}
+
+export interface AssetList {
+  total: number;
+  hasMore: boolean;
+  items: Asset[];
+}
+
+/**
+ * What `populate` puts in place of an asset id in a media field (`null` for an id without an asset): `alt` is one
+ * text (or null) on a read with `locale`; `url` is absent for a private asset on the delivery route.
+ */
+export interface PopulatedAsset {
+  id: string;
+  url?: string;
+  filename: string;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+  alt: Record<string, string> | string | null;
+  blurhash: string | null;
 }

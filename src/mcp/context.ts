@@ -14,6 +14,11 @@ export interface McpOptions {
   connection: ContentClientOptions;
   /** Diagnostics (never stdout under stdio: that is the protocol's). */
   log?: (line: string) => void;
+  /**
+   * How the agent reaches this server: `stdio` (a process on the agent's own machine, `content-service mcp`) may
+   * read local files (`upload_media` with `path`); anything else (default: `http`, the server's POST /mcp) may not.
+   */
+  transport?: 'stdio' | 'http';
 }
 
 /**

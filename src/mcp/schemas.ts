@@ -2,6 +2,7 @@
 // against. Every description says what an agent needs to act (limits, rules); every refusal names its argument first.
 import { z } from 'zod';
 import { FIELD_TYPES, RELATION_TYPES } from '../shared/field-types.js';
+import { ACCEPTED_ASSET_TYPES } from '../shared/media.js';
 
 /** The most rows one `import_records` call takes (the service's limit of one `record.import`). */
 export const MAX_IMPORT_ROWS = 1000;
@@ -63,13 +64,15 @@ const DATA_RULES =
   'Keys are field keys of the model (see get_model). Values by field type: text → string, number → number, ' +
   'boolean → true/false, date → ISO 8601 string ("2026-05-01" or "2026-05-01T12:00:00Z"), relation → the target ' +
   'record id (hasOne) or an array of ids (hasMany), translatable → {"en": "…", "de": "…"} by locale, object → a ' +
-  'JSON object of its sub-fields. Required fields must be present; unknown keys are refused.';
+  'JSON object of its sub-fields, media → an asset id from upload_media or list_media (an array of ids when the ' +
+  'field is multiple). Required fields must be present; unknown keys are refused.';
 
 export const recordData = (name: string, what: string) => object(name, `${what} ${DATA_RULES}`);
 
 const FIELD_DESCRIPTION =
   `A field of the model. type is one of ${FIELD_TYPES.join(', ')}; a relation also needs relationTo ("model:<slug>" of ` +
-  `the target model) and relationType (${RELATION_TYPES.join(' or ')}); an object field may list its sub-fields ` +
+  `the target model) and relationType (${RELATION_TYPES.join(' or ')}); a media field (top level only) may set multiple ` +
+  `and acceptedTypes; an object field may list its sub-fields ` +
   'in fields (same shape). key: letters, digits and _, starting with a letter or _.';
 
 function fieldShape(depth: number): z.ZodType {
@@ -84,6 +87,11 @@ function fieldShape(depth: number): z.ZodType {
       .boolean()
       .optional()
       .describe('Build a database index for filters and sorts on this field (text, number, boolean, date, relation).'),
+    multiple: z.boolean().optional().describe('media only: an array of asset ids (default false: one id).'),
+    acceptedTypes: z
+      .array(z.enum(ACCEPTED_ASSET_TYPES, { error: named('acceptedTypes', ACCEPTED_ASSET_TYPES.join(', ')) }))
+      .optional()
+      .describe(`media only: the asset kinds it takes (${ACCEPTED_ASSET_TYPES.join(', ')}); empty or absent: all.`),
   };
   const withSubFields =
     depth > 0
@@ -214,3 +222,64 @@ export const syncRows = z
     `The full data of each record, up to ${MAX_SYNC_ROWS} objects; each must have the key field. A key given twice ` +
       'fails its second row.',
   );
+
+/** The most assets one `list_media` page holds. */
+export const MAX_MEDIA_LIMIT = 100;
+
+const stringList = (name: string, what: string) =>
+  z.array(z.string({ error: `${name}: every ${what} must be a string` }), { error: named(name, `an array of ${what}s`) });
+
+export const uploadMediaArguments = {
+  content: z
+    .string({ error: named('content', 'the file as a base64 string') })
+    .min(1, { error: 'content: must not be empty' })
+    .optional()
+    .describe("The file's bytes in base64 (a data: URL is accepted too). Give content with filename, or path."),
+  filename: z
+    .string({ error: named('filename', 'a string') })
+    .min(1, { error: 'filename: must not be empty' })
+    .optional()
+    .describe('The name people see, such as "ball.jpg" (required with content; default the path\'s file name).'),
+  path: z
+    .string({ error: named('path', 'a string') })
+    .min(1, { error: 'path: must not be empty' })
+    .optional()
+    .describe(
+      'A file on the machine the MCP server runs on, read from there: only when it runs over stdio ' +
+        '(content-service mcp); over HTTP send content instead.',
+    ),
+  alt: z
+    .union([z.string(), z.record(z.string(), z.string())], {
+      error: named('alt', 'a text, or an object of locale code to text such as {"en": "A red ball"}'),
+    })
+    .optional()
+    .describe('Alt text: one text for the workspace\'s default locale, or {"en": "…", "de": "…"}.'),
+  tags: stringList('tags', 'tag').optional().describe('Tags to find the asset by, such as ["summer", "red"].'),
+};
+
+export const listMediaArguments = {
+  search: z
+    .string({ error: named('search', 'a string') })
+    .optional()
+    .describe('Matches the filename, a tag or an alt text, case-insensitive.'),
+  type: z
+    .enum(['image', 'video', 'audio', 'document', 'other'], {
+      error: named('type', '"image", "video", "audio", "document" or "other"'),
+    })
+    .optional()
+    .describe('Only assets of this kind.'),
+  tags: stringList('tags', 'tag').optional().describe('Only assets holding all of these tags.'),
+  limit: z
+    .number({ error: named('limit', `a whole number from 1 to ${MAX_MEDIA_LIMIT}`) })
+    .int({ error: `limit: expected a whole number from 1 to ${MAX_MEDIA_LIMIT}` })
+    .min(1, { error: 'limit: must be at least 1' })
+    .max(MAX_MEDIA_LIMIT, { error: `limit: at most ${MAX_MEDIA_LIMIT} assets per page` })
+    .optional()
+    .describe(`Assets per page, 1 to ${MAX_MEDIA_LIMIT} (default 20), newest first. The answer says total and hasMore.`),
+  offset: z
+    .number({ error: named('offset', 'a whole number, 0 or more') })
+    .int({ error: 'offset: expected a whole number, 0 or more' })
+    .min(0, { error: 'offset: must be 0 or more' })
+    .optional()
+    .describe('Assets to skip (default 0): the next page is offset + limit.'),
+};

@@ -8,6 +8,7 @@ import { registerRecordTools } from './record-tools.js';
 import { registerHistoryTools } from './history-tools.js';
 import { registerPublishingTools } from './publishing-tools.js';
 import { registerScheduleTools } from './schedule-tools.js';
+import { registerMediaTools } from './media-tools.js';
 import type { McpOptions } from './context.js';
 
 export type { McpOptions } from './context.js';
@@ -23,7 +24,8 @@ export function createMcpServer(options: McpOptions): McpServer {
       instructions:
         'Content Service: models (content types with typed fields) and their records in one workspace. Start with ' +
         'get_workspace_info (your role) and list_models (the fields). Record data keys are field keys. Writes are ' +
-        'refused with a message naming the field; over the write budget a write waits and then goes through.',
+        'refused with a message naming the field; over the write budget a write waits and then goes through. Images ' +
+        'and files: upload_media, then put the asset id in a media field.',
     },
   );
   registerModelTools(server, options);
@@ -31,5 +33,6 @@ export function createMcpServer(options: McpOptions): McpServer {
   registerHistoryTools(server, options);
   registerPublishingTools(server, options);
   registerScheduleTools(server, options);
+  registerMediaTools(server, options);
   return server;
 }

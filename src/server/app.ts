@@ -21,6 +21,7 @@ import type { Store } from '../store/store.js';
 import { registerAdminApp } from './admin-app.js';
 import { openMedia, temporaryMediaConfig, type MediaConfig } from './media-setup.js';
 import { registerAssetUploadRoute } from './asset-upload-route.js';
+import { registerAssetTusRoute } from './asset-tus-route.js';
 import { registerAssetServeRoute } from './asset-serve-route.js';
 import { registerAdminRoute } from './admin-route.js';
 import { DEFAULTS, type ServerConfig } from './config.js';
@@ -99,7 +100,8 @@ export async function buildApp({
     },
     maxResponseBytes,
   );
-  const media = await openMedia(store, mediaConfig ?? (await temporaryMediaConfig()));
+  const mediaSettings = mediaConfig ?? (await temporaryMediaConfig());
+  const media = await openMedia(store, mediaSettings);
   const services: Services = {
     models: new ModelService(store),
     records,
@@ -169,6 +171,7 @@ export async function buildApp({
   registerSignInLinkRoute(app, { store, clock, hashing, passwordHashCost });
   registerMcpRoute(app, { store, clock });
   await registerAssetUploadRoute(app, { store, assets: media.assets, budget: writeBudget });
+  await registerAssetTusRoute(app, { store, assets: media.assets, budget: writeBudget, media: mediaSettings });
   registerAssetServeRoute(app, { store, assets: media.assets, queue: media.queue });
   const revalidation = await registerDeliveryRoute(app, {
     store,

@@ -91,7 +91,7 @@ describe('renderModelTypes', () => {
     assert.match(text, /^ {2}"weird-key"\?: number;$/m);
   });
 
-  test('every field type; relations default to hasOne; an object with no sub-fields listed holds any JSON', () => {
+  test('every field type; relations default to hasOne; media is asset ids; an object with no sub-fields listed holds any JSON', () => {
     const text = body([
       model('every', [
         field('text', 'text', { required: true }),
@@ -103,6 +103,8 @@ describe('renderModelTypes', () => {
         field('name', 'translatable'),
         field('free', 'object'),
         field('empty', 'object', { fields: [] }),
+        field('photo', 'media', { label: 'Photo', acceptedTypes: ['image'], required: true }),
+        field('files', 'media', { multiple: true, acceptedTypes: [] }),
         field('future', 'geo-point'),
       ]),
     ]);
@@ -124,6 +126,10 @@ describe('renderModelTypes', () => {
         '  name?: Record<string, string>;',
         '  free?: Record<string, unknown>;',
         '  empty?: Record<string, never>;',
+        '  /** id of an asset (image); populated: PopulatedAsset */',
+        '  photo: string;',
+        '  /** ids of assets; populated: PopulatedAsset[] */',
+        '  files?: string[];',
         '  /** field type "geo-point", unknown to this version */',
         '  future?: unknown;',
         '}',

@@ -69,6 +69,8 @@ before(async () => {
       },
       { key: 'extra', type: 'object' },
       { key: 'default', type: 'text' },
+      { key: 'photo', type: 'media', acceptedTypes: ['image'] },
+      { key: 'gallery', type: 'media', multiple: true },
     ],
   });
   await admin.createModel({
@@ -138,6 +140,10 @@ export interface Product {
   dimensions?: ProductDimensions;
   extra?: Record<string, unknown>;
   default?: string;
+  /** id of an asset (image); populated: PopulatedAsset */
+  photo?: string;
+  /** ids of assets; populated: PopulatedAsset[] */
+  gallery?: string[];
 }
 
 /** The "dimensions" field of Product */
@@ -180,7 +186,13 @@ export interface Models {
 `;
 
 /** A program a user would write against the generated file: it must compile, every `@ts-expect-error` must be needed. */
-const PROGRAM = `import { ContentClient, type ModelRecord, type RecordStatus } from 'content-service/client';
+const PROGRAM = `import {
+  ContentClient,
+  type ModelRecord,
+  type PopulatedAsset,
+  type RecordStatus,
+  type WithPopulatedMedia,
+} from 'content-service/client';
 import type { Models, Product, ProductDimensions } from './models.js';
 
 const client = new ContentClient<Models>({ baseUrl: 'http://127.0.0.1:4000', token: 't', workspaceId: 'w' });
@@ -274,6 +286,23 @@ export async function typed(): Promise<void> {
   // @ts-expect-error an unknown status
   await products.list({ status: ['archived'] });
   const drafts: boolean = (await client.findModel('product')).drafts;
+
+  // Media fields: asset ids to write; the assets themselves where populated.
+  await products.patch(created.id, { photo: 'asset-1', gallery: ['asset-2', 'asset-3'] });
+  // @ts-expect-error a multiple media field is an array of asset ids
+  await products.patch(created.id, { gallery: 'asset-2' });
+  const shown = await products.get(created.id, { populate: ['photo', 'gallery'] });
+  const populated = shown?.data as WithPopulatedMedia<Product, 'photo' | 'gallery'> | undefined;
+  const photoUrl: string | undefined = populated?.photo?.url;
+  const firstImage: PopulatedAsset | null | undefined = populated?.gallery?.[0];
+  const kept: string | undefined = populated?.sku;
+  // @ts-expect-error a populated media field holds the asset, not its id
+  const photoId: string | undefined = populated?.photo;
+  const uploaded = await client.uploadAsset(new Uint8Array([1, 2, 3]), { filename: 'a.bin', tags: ['x'] });
+  const kind: string = uploaded.type;
+  const assets = await client.listAssets({ type: 'image', limit: 5 });
+  const size: number | undefined = assets.items[0]?.size;
+  void photoUrl, firstImage, kept, photoId, kind, size;
   void price, sku, wrong, width, dims, title, localName, byLocale, maybe;
   void status, archived, live, since, at, targets, state, discarded, copy, draftTitle, drafts;
 }

@@ -31,6 +31,8 @@ const TOOLS = [
   'schedule',
   'list_schedules',
   'cancel_schedule',
+  'upload_media',
+  'list_media',
 ];
 
 let server: TestServer;
@@ -549,6 +551,21 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
         ['list_schedules', { limit: 101 }, /limit: at most 100 schedules per page/],
         ['cancel_schedule', {}, /id: required/],
         ['cancel_schedule', { id: 'no-such-schedule' }, /^id: schedule not found/],
+        ['upload_media', {}, /^content: required \(the file as base64, with filename\)/],
+        ['upload_media', { content: 'aGVsbG8=' }, /^filename: required with content/],
+        ['upload_media', { content: 'not base64!', filename: 'a.txt' }, /^content: not base64/],
+        ['upload_media', { content: 'aGVsbG8=', path: '/etc/hosts', filename: 'a' }, /^content: give content or path, not both/],
+        ['upload_media', { content: 'aGVsbG8=', filename: 'a.txt', tags: 'red' }, /tags: expected an array of tags/],
+        [
+          'upload_media',
+          { path: '/no/such/file.png' },
+          mode === 'stdio'
+            ? /^file: cannot read \/no\/such\/file\.png: no such file/
+            : /^path: only when the MCP server runs over stdio/,
+        ],
+        ['list_media', { limit: 101 }, /limit: at most 100 assets per page/],
+        ['list_media', { type: 'picture' }, /type: expected "image", "video", "audio", "document" or "other"/],
+        ['list_media', { colour: 'red' }, /colour: unknown argument \(this tool takes search, type, tags, limit, offset\)/],
       ];
       const toolsCovered = new Set(cases.map(([tool]) => tool));
       for (const tool of TOOLS) {

@@ -1,0 +1,89 @@
+// Where resumable (tus) uploads are kept while they arrive (docs/media.md, "Resumable uploads"): beside the assets, in
+// the storage the service was started with, so that an unfinished upload survives a restart and every process on
+// that storage can continue it. File storage: a tus FileStore in `<storage dir>/.tus/`. S3 storage: a tus S3Store on
+// the same bucket, its objects under `<prefix>.tus/`. The tus packages (and the AWS SDK) are loaded only here.
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { DataStore, KvStore } from '@tus/server';
+import { fileDirectory } from './open-storage.js';
+import { parseS3Url, s3ClientConfig } from './s3-storage.js';
+import type { Storage } from './storage.js';
+
+/** The folder of unfinished uploads, in the storage directory or under the bucket's prefix. */
+export const TUS_FOLDER = '.tus';
+
+export interface TusArea {
+  datastore: DataStore;
+  /** What comes before an upload's id (as its URL names it) in the datastore's ids: the S3 prefix, or nothing. */
+  idPrefix: string;
+  /** A finished upload's bytes. */
+  read(id: string): Promise<Readable>;
+  /** Removes everything the upload left, finished or not; nothing when there is none. */
+  remove(id: string): Promise<void>;
+}
+
+/** The area for `storageUrl` (`file:` or `s3://`); `storage` is the assets' storage opened on the same URL. */
+export async function openTusArea(storageUrl: string, storage: Storage): Promise<TusArea> {
+  if (storageUrl.startsWith('s3://')) return openS3Area(storageUrl, storage);
+  const directory = join(fileDirectory(storageUrl), TUS_FOLDER);
+  await mkdir(directory, { recursive: true });
+  const { FileStore } = await import('@tus/file-store');
+  const datastore = new FileStore({ directory });
+  return {
+    datastore,
+    idPrefix: '',
+    read: (id) => Promise.resolve(datastore.read(id)),
+    async remove(id) {
+      await rm(join(directory, id), { force: true });
+      try {
+        await datastore.configstore.delete(id);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    },
+  };
+}
+
+async function openS3Area(storageUrl: string, storage: Storage): Promise<TusArea> {
+  const location = parseS3Url(storageUrl);
+  const { S3Store } = await import('@tus/s3-store');
+  const datastore = new S3Store({
+    // Read from the bucket on every request (no per-process copy), so that processes never disagree on an upload.
+    cache: new NoCache(),
+    s3ClientConfig: { bucket: location.bucket, ...s3ClientConfig(location) },
+  });
+  const idPrefix = `${location.prefix}${TUS_FOLDER}/`;
+  // The same objects as keys of the assets' storage, which prepends the prefix itself.
+  const keyOf = (id: string) => `${TUS_FOLDER}/${id.slice(idPrefix.length)}`;
+  return {
+    datastore,
+    idPrefix,
+    read: (id) => datastore.read(id),
+    async remove(id) {
+      try {
+        // Aborts the multipart upload of an unfinished one.
+        await datastore.remove(id);
+      } catch {
+        // Finished (no multipart upload left), or gone: the objects below are all there can be.
+      }
+      // The S3Store leaves the incomplete part (`.part`) behind, and a finished upload's object and `.info`.
+      for (const suffix of ['', '.info', '.part']) await storage.delete(keyOf(id) + suffix);
+    },
+  };
+}
+
+/** A cache that keeps nothing. */
+class NoCache<T> implements KvStore<T> {
+  get(): Promise<T | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  set(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  delete(): Promise<void> {
+    return Promise.resolve();
+  }
+}
