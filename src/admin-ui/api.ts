@@ -52,17 +52,22 @@ async function readJson(response: Response): Promise<unknown> {
 }
 
 function errorFrom(response: Response, body: unknown): ApiError {
+  return errorOf(response.status, response.headers.get('retry-after'), body);
+}
+
+/** The error of an answer (the JSON `errors` body every route answers with): its first message and code. */
+export function errorOf(status: number, retryAfterValue: string | null, body: unknown): ApiError {
   const first = (body as ErrorBody | undefined)?.errors?.[0];
-  const retryAfterHeader = Number(response.headers.get('retry-after'));
+  const retryAfterHeader = Number(retryAfterValue);
   const retryAfter = Number.isFinite(retryAfterHeader) && retryAfterHeader > 0 ? retryAfterHeader : undefined;
   if (first && typeof first.message === 'string') {
     const extensions = first.extensions ?? {};
     const code = typeof extensions.code === 'string' ? extensions.code : 'INTERNAL';
     const retry = retryAfter ?? (typeof extensions.retryAfter === 'number' ? extensions.retryAfter : undefined);
-    return new ApiError(first.message, code, response.status, extensions, retry);
+    return new ApiError(first.message, code, status, extensions, retry);
   }
-  const fallback = response.status === 401 ? 'UNAUTHENTICATED' : response.status === 403 ? 'FORBIDDEN' : 'INTERNAL';
-  return new ApiError(`The server answered HTTP ${response.status}`, fallback, response.status, {}, retryAfter);
+  const fallback = status === 401 ? 'UNAUTHENTICATED' : status === 403 ? 'FORBIDDEN' : 'INTERNAL';
+  return new ApiError(`The server answered HTTP ${status}`, fallback, status, {}, retryAfter);
 }
 
 async function send(path: string, init: RequestInit): Promise<Response> {
@@ -124,6 +129,19 @@ export async function signOut(): Promise<void> {
   if (!response.ok && response.status !== 401) throw errorFrom(response, await readJson(response));
 }
 
+/**
+ * The headers of the session's requests beside GraphQL (an upload, POST /assets): the CSRF token and the workspace.
+ * Read them for each request: signing in again replaces the token.
+ */
+export function sessionHeaders(): Record<string, string> {
+  return { 'x-csrf-token': csrfToken, 'x-workspace-id': workspaceId };
+}
+
+/** The session ended (a 401 of a request beside GraphQL): the application shows the sign-in page. */
+export function sessionEnded(): void {
+  for (const listener of unauthenticatedListeners) listener();
+}
+
 /** Runs a GraphQL operation in the current workspace and returns `data`; throws the first error as an ApiError. */
 export async function gql<T>(query: string, variables?: Record<string, unknown>): Promise<T> {
   try {
@@ -150,9 +168,7 @@ async function gqlOnce<T>(query: string, variables?: Record<string, unknown>): P
     body: JSON.stringify(variables === undefined ? { query } : { query, variables }),
   });
   const body = (await readJson(response)) as ({ data?: T } & ErrorBody) | undefined;
-  if (response.status === 401) {
-    for (const listener of unauthenticatedListeners) listener();
-  }
+  if (response.status === 401) sessionEnded();
   if (!response.ok || (body?.errors?.length ?? 0) > 0 || body?.data == null) throw errorFrom(response, body);
   return body.data;
 }

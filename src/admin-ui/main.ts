@@ -5,6 +5,7 @@ import { h, replaceChildren } from './dom.js';
 import { restoreFocus } from './focus-return.js';
 import { invalidateModels } from './models-cache.js';
 import { renderImport } from './page-import.js';
+import { renderMedia } from './page-media.js';
 import { renderMembers } from './page-members.js';
 import { renderModelEditor } from './page-model-editor.js';
 import { renderModels } from './page-models.js';
@@ -33,6 +34,7 @@ const routes: { pattern: RegExp; names: string[]; page: Page }[] = [
   route('/models/:modelId/records/new', renderRecordForm),
   route('/models/:modelId/records/:recordId', renderRecordForm),
   route('/models/:modelId/import', renderImport),
+  route('/media', renderMedia),
   route('/schedules', renderSchedules),
   route('/settings/workspace', renderWorkspace),
   route('/settings/tokens', renderTokens),
@@ -162,6 +164,7 @@ function header(session: Session, path: string): HTMLElement {
       'nav',
       { 'aria-label': 'Main' },
       navLink('#/models', 'Models', path.startsWith('/models')),
+      navLink('#/media', 'Media', path === '/media'),
       navLink('#/schedules', 'Schedules', path === '/schedules'),
       navLink('#/settings/workspace', 'Workspace', path === '/settings/workspace'),
       navLink('#/settings/tokens', 'API tokens', path === '/settings/tokens'),

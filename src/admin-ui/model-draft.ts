@@ -12,6 +12,10 @@ export interface DraftField {
   relationTo: string;
   relationType: 'hasOne' | 'hasMany';
   fields: DraftField[];
+  /** A media field: an array of asset ids (else one). */
+  multiple: boolean;
+  /** A media field: the asset kinds it takes (image, video, audio, document); empty for all. */
+  acceptedTypes: string[];
   /** Kept as read (the editor does not show it), so that saving a model keeps its indexes. */
   indexed: boolean;
   /** Stops the key following the label once the key was typed (or for a field that exists). */
@@ -41,6 +45,8 @@ export function draftField(field?: FieldDefinition): DraftField {
     relationTo: field?.relationTo ?? '',
     relationType: field?.relationType === 'hasMany' ? 'hasMany' : 'hasOne',
     fields: (field?.fields ?? []).map((sub) => draftField(sub)),
+    multiple: field?.multiple === true,
+    acceptedTypes: [...(field?.acceptedTypes ?? [])],
     indexed: field?.indexed ?? false,
     keyTouched: field !== undefined,
   };
@@ -74,6 +80,10 @@ function fieldInput(field: DraftField): Record<string, unknown> {
   if (field.type === 'relation') {
     out.relationTo = field.relationTo;
     out.relationType = field.relationType;
+  }
+  if (field.type === 'media') {
+    if (field.multiple) out.multiple = true;
+    if (field.acceptedTypes.length > 0) out.acceptedTypes = [...field.acceptedTypes];
   }
   if (field.type === 'object' && field.fields.length > 0) out.fields = field.fields.map(fieldInput);
   if (field.indexed && INDEXABLE_FIELD_TYPES.includes(field.type)) out.indexed = true;

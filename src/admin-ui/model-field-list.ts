@@ -1,6 +1,7 @@
 // The model editor's field list: a row for each field (label, key, type, required; relation target and kind;
 // object sub-fields, nested), moved, removed and added in place.
 import { FIELD_TYPES, type FieldType } from '../shared/field-types.js';
+import { ACCEPTED_ASSET_TYPES } from '../shared/media.js';
 import { h, replaceChildren } from './dom.js';
 import { draftField, type DraftField } from './model-draft.js';
 import type { RegisterRow } from './model-form-errors.js';
@@ -122,6 +123,7 @@ function fieldEditor(context: FieldListContext, place: FieldPlace): HTMLFieldSet
 
   const extra: HTMLElement[] = [];
   if (field.type === 'relation') extra.push(relationControls(context, field, path));
+  if (field.type === 'media') extra.push(mediaControls(context, field, path));
   if (field.type === 'object') {
     const subContainer = h('div', { class: 'sub-fields' });
     renderFieldList(context, field.fields, `${path}.fields`, depth + 1, subContainer);
@@ -223,6 +225,48 @@ function relationControls(context: FieldListContext, field: DraftField, path: st
       labelled('Target model', target, targets.length === 0 ? { hint: 'Create the target model first.' } : {}),
     ).element,
     context.register(`${path}.relationType`, labelled('Links', kind)).element,
+  );
+}
+
+const KIND_LABELS: Record<(typeof ACCEPTED_ASSET_TYPES)[number], string> = {
+  image: 'Images',
+  video: 'Videos',
+  audio: 'Audio',
+  document: 'Documents',
+};
+
+/** A media field's settings: one asset or several, and the kinds it takes (none checked: all). */
+function mediaControls(context: FieldListContext, field: DraftField, path: string): HTMLElement {
+  const multiple = input({ type: 'checkbox', checked: field.multiple, 'data-part': 'multiple' });
+  multiple.addEventListener('change', () => {
+    field.multiple = multiple.checked;
+  });
+  const kinds = ACCEPTED_ASSET_TYPES.map((kind) => {
+    const box = input({
+      type: 'checkbox',
+      checked: field.acceptedTypes.includes(kind),
+      value: kind,
+      'data-part': `accepts-${kind}`,
+    });
+    box.addEventListener('change', () => {
+      // Kept in the order of ACCEPTED_ASSET_TYPES, whatever the order of the clicks.
+      const chosen = new Set(field.acceptedTypes.filter((value) => value !== kind));
+      if (box.checked) chosen.add(kind);
+      field.acceptedTypes = ACCEPTED_ASSET_TYPES.filter((value) => chosen.has(value));
+    });
+    return labelled(KIND_LABELS[kind], box).element;
+  });
+  return h(
+    'div',
+    { class: 'field-extra' },
+    context.register(
+      `${path}.multiple`,
+      labelled('Several assets', multiple, { hint: 'The value is a list of asset ids, in order.' }),
+    ).element,
+    context.register(
+      `${path}.acceptedTypes`,
+      group('Accepted types', h('div', { class: 'inline-inputs' }, kinds), { hint: 'None checked: any kind of file.' }),
+    ).element,
   );
 }
 

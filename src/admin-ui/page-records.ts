@@ -11,6 +11,7 @@ import { listModels } from './models-cache.js';
 import type { PageContext } from './page.js';
 import { sortOrderOf, sortParam } from './record-sort.js';
 import { loadRecords, type LoadedRecords } from './records-api.js';
+import { loadCellAssets } from './records-media.js';
 import { deleteRecord } from './records-delete.js';
 import { exportFileName, readView, recordsCsv, recordsJson, type ExportFormat } from './records-export.js';
 import { recordsPager } from './records-pager.js';
@@ -125,6 +126,10 @@ export async function renderRecords(ctx: PageContext): Promise<void> {
   if (!loaded) return modelNotFound(ctx);
   const view = tableView(ctx, loaded, query);
   const { model, page, canWrite, locales, href } = view;
+  if (view.others.some((field) => field.type === 'media')) {
+    view.assets = await loadCellAssets(page, view.others);
+    if (!ctx.isCurrent()) return;
+  }
   ctx.setTitle(`${model.name} records`);
   // A page past the end (its last records deleted, here or on the record form) gives way to the last page, in
   // place of this address, so that Back does not come here again.

@@ -1,6 +1,7 @@
 // Form inputs generated from field types. Each widget reads back a JSON value (numbers as JSON numbers,
 // translatable values as locale → text objects, relations as record ids) or a problem to show next to it.
 import { h, uid } from './dom.js';
+import { mediaWidget } from './media-picker.js';
 import { readNumberInput } from './number-input.js';
 import { relationWidget } from './record-field-relation.js';
 import { LOCALE_PATTERN } from '../shared/field-types.js';
@@ -106,6 +107,8 @@ function buildWidget(field: FieldDefinition, initial: JsonValue | undefined, pat
       return dateWidget(args);
     case 'relation':
       return relationWidget(args);
+    case 'media':
+      return mediaWidget(args);
     case 'translatable':
       return translatableWidget(args);
     case 'object':

@@ -6,6 +6,7 @@ import { focusKey, returnFocusTo } from './focus-return.js';
 import { DEFAULT_SORT, directionText, isSortableField, nextSortOrder, sortOrderOf, type SortOrder } from './record-sort.js';
 import { columnLabel, type EmptyReason, type RecordsChange } from './records-state.js';
 import { recordName } from './record-names.js';
+import { mediaCell, type AssetsById } from './records-media.js';
 import { noRecordsWithStatusText, statusText, type RecordStatus } from './record-status-state.js';
 import { statusBadge } from './record-status.js';
 import type { FieldDefinition, JsonObject, ModelDefinition, ModelRecord, RecordPage } from './types.js';
@@ -26,6 +27,8 @@ export interface RecordsTableView {
   others: FieldDefinition[];
   href: (next: RecordsChange) => string;
   recordHref: (recordId: string) => string;
+  /** The assets of the page's media cells (records-media.ts); absent: the cells show ids. */
+  assets?: AssetsById;
 }
 
 /** The controls the page owns: the selection boxes and what a row's delete button does. */
@@ -75,7 +78,9 @@ function recordRow(view: RecordsTableView, controls: RecordsTableControls, recor
     h('th', { scope: 'row' }, h('a', { href: view.recordHref(record.id) }, name)),
     model.drafts ? h('td', { class: 'status-cell' }, statusBadge(record.status)) : null,
     view.others.map((field) =>
-      h('td', { class: field.type === 'number' ? 'num' : null }, cellText(record.data[field.key], field, view.locales)),
+      field.type === 'media'
+        ? mediaCell(record.data[field.key], view.assets ?? new Map())
+        : h('td', { class: field.type === 'number' ? 'num' : null }, cellText(record.data[field.key], field, view.locales)),
     ),
     h('td', null, h('time', { datetime: record.createdAt }, formatDateTime(record.createdAt))),
     h('td', null, h('time', { datetime: record.updatedAt }, formatDateTime(record.updatedAt))),

@@ -6,7 +6,14 @@ import type { FieldType } from '../shared/field-types.js';
 
 export type { ProductSettings };
 
-export type FieldDefinition = AnyFieldDefinition<FieldType>;
+/** A field definition; a media field also says whether it holds several assets and of which kinds (docs/media.md). */
+export interface FieldDefinition extends AnyFieldDefinition<FieldType> {
+  fields?: FieldDefinition[] | null;
+  /** A media field holds an array of asset ids (else one id). */
+  multiple?: boolean;
+  /** A media field's asset kinds (image, video, audio, document); null or empty: all. */
+  acceptedTypes?: string[] | null;
+}
 
 export interface ModelSummary {
   id: string;
@@ -86,7 +93,7 @@ export function relationSlug(field: FieldDefinition): string {
 
 /** The selection of a field list, `levels` deep into object sub-fields (GraphQL has no recursion). */
 export function fieldSelection(levels: number): string {
-  const own = 'key label type required relationTo relationType indexed';
+  const own = 'key label type required relationTo relationType indexed multiple acceptedTypes';
   return levels <= 1 ? `fields { ${own} }` : `fields { ${own} ${fieldSelection(levels - 1)} }`;
 }
 

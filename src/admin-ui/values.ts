@@ -87,6 +87,7 @@ export function cellText(
   if (typeof value === 'number' || typeof value === 'string') return truncate(String(value));
   if (field?.type === 'translatable' && isPlainObject(value)) return truncate(pickLocale(value, preferred) ?? '');
   if (Array.isArray(value) && field?.type === 'relation') return truncate(`${value.length} linked`);
+  if (Array.isArray(value) && field?.type === 'media') return `${value.length} asset${value.length === 1 ? '' : 's'}`;
   return truncate(JSON.stringify(value));
 }
 

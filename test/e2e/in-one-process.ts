@@ -10,6 +10,7 @@ import './admin-app.test.js';
 import './drafts.test.js';
 import './forms.test.js';
 import './graphiql.test.js';
+import './media.test.js';
 import './members.test.js';
 import './narrow-and-banners.test.js';
 import './number-input.test.js';
@@ -26,6 +27,7 @@ const IMPORTED = [
   'drafts.test.ts',
   'forms.test.ts',
   'graphiql.test.ts',
+  'media.test.ts',
   'members.test.ts',
   'narrow-and-banners.test.ts',
   'number-input.test.ts',
