@@ -116,29 +116,35 @@ export interface AssetEventFields {
   updatedAt: number;
 }
 
+/**
+ * What every answer about an asset shows of it, in the admin API's order: the webhook payloads here and the answers of
+ * the upload routes (services/asset-json.ts). `url` is where it is served.
+ */
+export function assetFields(asset: AssetEventFields, url: string) {
+  const { id, filename, mimeType, type, size, width, height, blurhash, sha256, alt, tags, focalPoint, access } = asset;
+  return {
+    id,
+    filename,
+    mimeType,
+    type,
+    size,
+    width,
+    height,
+    blurhash,
+    sha256,
+    alt,
+    tags,
+    focalPoint,
+    access,
+    url,
+    createdAt: new Date(asset.createdAt).toISOString(),
+  };
+}
+
 /** `{"asset":{…}}`: the asset as the admin API shows it (`url` the path it is served at, without the origin). */
 export function assetPayload(asset: AssetEventFields): string {
-  const { id, filename, mimeType, type, size, width, height, blurhash, sha256, alt, tags, focalPoint, access } = asset;
-  return JSON.stringify({
-    asset: {
-      id,
-      filename,
-      mimeType,
-      type,
-      size,
-      width,
-      height,
-      blurhash,
-      sha256,
-      alt,
-      tags,
-      focalPoint,
-      access,
-      url: assetPath(asset.workspaceId, id, filename),
-      createdAt: new Date(asset.createdAt).toISOString(),
-      updatedAt: new Date(asset.updatedAt).toISOString(),
-    },
-  });
+  const url = assetPath(asset.workspaceId, asset.id, asset.filename);
+  return JSON.stringify({ asset: { ...assetFields(asset, url), updatedAt: new Date(asset.updatedAt).toISOString() } });
 }
 
 export function deletedAssetPayload(id: string): string {

@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
 import { MediaInputError, UploadTooLarge } from '../media/errors.js';
 import { RenderBusy } from '../media/render-queue.js';
-import { TransformParamError } from '../media/transform-params.js';
 import { sendRefusal } from './reply.js';
 
 export function tooLarge(maxBytes: number): ServiceError {
@@ -22,7 +21,6 @@ export function asServiceError(error: unknown, maxBytes = 0): ServiceError {
   if (error instanceof ServiceError) return error;
   if (error instanceof UploadTooLarge) return tooLarge(error.limitBytes || maxBytes);
   if (error instanceof MediaInputError) return mediaRefusal(error.field, error.reason);
-  if (error instanceof TransformParamError) return new ServiceError('BAD_USER_INPUT', error.message, { field: error.param });
   if (error instanceof RenderBusy) {
     return new ServiceError('UNAVAILABLE', 'Too many image transforms at once; retry shortly', {
       retryAfter: error.retryAfterSeconds,

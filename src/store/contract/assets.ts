@@ -27,25 +27,8 @@ export interface StoredAsset {
   createdBy: string | null;
 }
 
-export interface NewAsset {
-  id: string;
-  workspaceId: string;
-  filename: string;
-  mimeType: string;
-  type: AssetType;
-  size: number;
-  width: number | null;
-  height: number | null;
-  blurhash: string | null;
-  sha256: string;
-  alt: Record<string, string> | null;
-  tags: string[];
-  access: AssetAccess;
-  signingKey: string;
-  createdAt: number;
-  /** The user's id. */
-  userId: string | null;
-}
+/** A new asset's row: what the upload measured and the client said; `userId` the uploader's id. */
+export type NewAsset = Omit<StoredAsset, 'focalPoint' | 'usage' | 'updatedAt' | 'createdBy'> & { userId: string | null };
 
 /** What `asset.update` may change; an absent member stays, `focalPoint: null` clears it. */
 export interface AssetChange {
