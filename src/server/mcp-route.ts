@@ -49,7 +49,7 @@ export function registerMcpRoute(app: FastifyInstance, { store, clock = systemCl
         baseUrl: IN_PROCESS_BASE_URL,
         token: bearerToken(request.headers.authorization),
         workspaceId: headerValue(request.headers['x-workspace-id'])!,
-        fetch: injectFetch(app),
+        fetch: injectFetch(app, request),
       },
       log: (line) => request.log.warn(line),
     });
@@ -108,15 +108,23 @@ function webRequest(request: FastifyRequest): Request {
   return new Request(`http://${request.host}${request.url}`, { method: request.method, headers });
 }
 
-/** A `fetch` for the tools' client that sends each request through this application's router, without a socket. */
-function injectFetch(app: FastifyInstance): typeof fetch {
+/**
+ * A `fetch` for the tools' client that sends each request through this application's router, without a socket. The
+ * outer request's host and scheme go with it, so that URLs in the answers (an asset's `url`) point where the MCP
+ * client reached the service.
+ */
+function injectFetch(app: FastifyInstance, outer: FastifyRequest): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
+    const sent = Object.fromEntries(new Headers(init?.headers).entries());
+    sent.host = outer.host;
+    const proto = headerValue(outer.headers['x-forwarded-proto']);
+    if (proto) sent['x-forwarded-proto'] = proto;
     const answer = await app.inject({
-      method: 'POST',
-      url: url.pathname,
-      headers: Object.fromEntries(new Headers(init?.headers).entries()),
-      payload: typeof init?.body === 'string' ? init.body : '',
+      method: (init?.method ?? 'POST') as 'POST',
+      url: url.pathname + url.search,
+      headers: sent,
+      payload: await bodyBytes(init?.body),
       ...(init?.signal ? { signal: init.signal } : {}),
     });
     const headers = new Headers();
@@ -124,6 +132,13 @@ function injectFetch(app: FastifyInstance): typeof fetch {
       if (Array.isArray(value)) for (const item of value) headers.append(name, item);
       else if (value !== undefined) headers.set(name, String(value));
     }
-    return new Response(answer.payload, { status: answer.statusCode, headers });
+    return new Response(new Uint8Array(answer.rawPayload), { status: answer.statusCode, headers });
   };
+}
+
+/** A fetch body as inject takes it: text as it is, anything else (FormData, a stream, bytes) encoded as fetch would. */
+async function bodyBytes(body: RequestInit['body']): Promise<string | Buffer> {
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string') return body;
+  return Buffer.from(await new Response(body).arrayBuffer());
 }

@@ -42,60 +42,50 @@ for (const mode of ['stdio', 'http'] as Mode[]) {
       await session?.close();
     });
 
-    // Over HTTP the tools reach the API through src/server/mcp-route.ts's in-process fetch, which forwards string
-    // bodies only: the multipart body of an upload arrives empty. A todo until that route forwards binary bodies.
-    const todo = mode === 'http' ? 'POST /mcp: the in-process fetch (mcp-route.ts injectFetch) drops non-string bodies' : false;
+    test('upload_media from base64 answers the asset; its id goes into a media field; list_media finds it', async () => {
+      const asset = await ok(session, 'upload_media', {
+        content: image.toString('base64'),
+        filename: 'yellow.png',
+        alt: { en: 'A yellow square' },
+        tags: ['yellow', mode],
+      });
+      assert.deepEqual(
+        [asset.filename, asset.mimeType, asset.type, asset.width, asset.height, asset.size],
+        ['yellow.png', 'image/png', 'image', 12, 9, image.length],
+      );
+      assert.deepEqual(asset.alt, { en: 'A yellow square' });
+      assert.deepEqual(asset.tags, ['yellow', mode]);
+      assert.ok(asset.url.startsWith(`${server.url}/assets/`), `${asset.url} is on the server the client reached`);
+      const dataUrl = await ok(session, 'upload_media', {
+        content: `data:image/png;base64,${image.toString('base64')}`,
+        filename: 'again.png',
+      });
+      assert.equal(dataUrl.sha256, asset.sha256, 'a data: URL is the same bytes');
 
-    test(
-      'upload_media from base64 answers the asset; its id goes into a media field; list_media finds it',
-      { todo },
-      async () => {
-        const asset = await ok(session, 'upload_media', {
-          content: image.toString('base64'),
-          filename: 'yellow.png',
-          alt: { en: 'A yellow square' },
-          tags: ['yellow', mode],
-        });
-        assert.deepEqual(
-          [asset.filename, asset.mimeType, asset.type, asset.width, asset.height, asset.size],
-          ['yellow.png', 'image/png', 'image', 12, 9, image.length],
-        );
-        assert.deepEqual(asset.alt, { en: 'A yellow square' });
-        assert.deepEqual(asset.tags, ['yellow', mode]);
-        const dataUrl = await ok(session, 'upload_media', {
-          content: `data:image/png;base64,${image.toString('base64')}`,
-          filename: 'again.png',
-        });
-        assert.equal(dataUrl.sha256, asset.sha256, 'a data: URL is the same bytes');
+      const slug = uniqueSlug('poster');
+      await ok(session, 'create_model', {
+        name: 'Poster',
+        slug,
+        fields: [
+          { key: 'title', type: 'text', required: true },
+          { key: 'image', type: 'media', acceptedTypes: ['image'] },
+        ],
+      });
+      const created = await ok(session, 'create_record', { modelSlug: slug, data: { title: 'Sun', image: asset.id } });
+      const read = await ok(session, 'get_record', { id: created.created, populate: ['image'], locale: 'en' });
+      assert.equal(read.data.image.id, asset.id);
+      assert.equal(read.data.image.alt, 'A yellow square');
+      assert.match(await refused(session, 'create_record', { modelSlug: slug, data: { title: 'X', image: 'nope' } }), /^image: /);
 
-        const slug = uniqueSlug('poster');
-        await ok(session, 'create_model', {
-          name: 'Poster',
-          slug,
-          fields: [
-            { key: 'title', type: 'text', required: true },
-            { key: 'image', type: 'media', acceptedTypes: ['image'] },
-          ],
-        });
-        const created = await ok(session, 'create_record', { modelSlug: slug, data: { title: 'Sun', image: asset.id } });
-        const read = await ok(session, 'get_record', { id: created.created, populate: ['image'], locale: 'en' });
-        assert.equal(read.data.image.id, asset.id);
-        assert.equal(read.data.image.alt, 'A yellow square');
-        assert.match(
-          await refused(session, 'create_record', { modelSlug: slug, data: { title: 'X', image: 'nope' } }),
-          /^image: /,
-        );
-
-        const page = await ok(session, 'list_media', { search: 'YELLOW', type: 'image', tags: [mode], limit: 10 });
-        assert.equal(page.total, 1);
-        assert.equal(page.items[0].id, asset.id);
-        assert.equal(page.items[0].usage, 1);
-        const all = await ok(session, 'list_media', { limit: 1, offset: 1 });
-        assert.equal(all.total, 2);
-        assert.equal(all.items.length, 1);
-        assert.equal((await ok(session, 'list_media', { type: 'video' })).total, 0);
-      },
-    );
+      const page = await ok(session, 'list_media', { search: 'YELLOW', type: 'image', tags: [mode], limit: 10 });
+      assert.equal(page.total, 1);
+      assert.equal(page.items[0].id, asset.id);
+      assert.equal(page.items[0].usage, 1);
+      const all = await ok(session, 'list_media', { limit: 1, offset: 1 });
+      assert.equal(all.total, 2);
+      assert.equal(all.items.length, 1);
+      assert.equal((await ok(session, 'list_media', { type: 'video' })).total, 0);
+    });
 
     test(`upload_media with a path: ${mode === 'stdio' ? 'read from this machine' : 'refused over HTTP'}`, async () => {
       const path = join(dir, `local-${mode}.png`);
