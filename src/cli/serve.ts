@@ -41,7 +41,16 @@ function resolveMediaConfig(options: ServeOptions, databaseUrl: string): MediaCo
     transformConcurrency: options.transformConcurrency ?? envInt('TRANSFORM_CONCURRENCY') ?? defaults.transformConcurrency,
     transformQueue: envParsed('TRANSFORM_QUEUE', parseNonNegativeInt) ?? defaults.transformQueue,
     publicUrl: options.publicUrl ?? envParsed('PUBLIC_URL', parsePublicUrl) ?? null,
+    uploadExpiryHours: envParsed('UPLOAD_EXPIRY_HOURS', parsePositiveHours) ?? defaults.uploadExpiryHours,
   };
+}
+
+function parsePositiveHours(value: string): number {
+  const hours = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(hours > 0)) {
+    throw new InvalidArgumentError('must be a positive number of hours');
+  }
+  return hours;
 }
 
 function parsePublicUrl(value: string): string {

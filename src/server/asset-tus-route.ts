@@ -34,7 +34,7 @@ export interface AssetTusOptions {
   store: Store;
   assets: AssetService;
   budget: WriteBudget;
-  media: Pick<MediaConfig, 'storageUrl' | 'publicUrl'>;
+  media: Pick<MediaConfig, 'storageUrl' | 'publicUrl' | 'uploadExpiryHours'>;
 }
 
 /** What the tus hooks know of the request they run for (keyed by the Request handed to tus). */
@@ -50,7 +50,8 @@ interface TusCall {
 export async function registerAssetTusRoute(app: FastifyInstance, options: AssetTusOptions): Promise<void> {
   const { store, assets, budget } = options;
   const maxBytes = assets.options.maxUploadBytes;
-  const area = await openTusArea(options.media.storageUrl, assets.storage);
+  const expiryMs = options.media.uploadExpiryHours * 3_600_000;
+  const area = await openTusArea(options.media.storageUrl, assets.storage, expiryMs);
   const publicOrigin = options.media.publicUrl ? options.media.publicUrl.replace(/\/+$/, '') : null;
   const calls = new WeakMap<object, TusCall>();
   const callOf = (req: object): TusCall => {
@@ -59,6 +60,7 @@ export async function registerAssetTusRoute(app: FastifyInstance, options: Asset
     return call;
   };
   const tus = tusServer(area, assets, maxBytes, callOf);
+  removeExpiredUploads(app, area, expiryMs);
   const actors = new WeakMap<FastifyRequest, Actor>();
 
   // A scope of its own: its body parsers and its hook are the route's alone.
@@ -104,6 +106,16 @@ export async function registerAssetTusRoute(app: FastifyInstance, options: Asset
     scope.route({ method: ['HEAD', 'PATCH', 'DELETE', 'OPTIONS'], url: `${TUS_PATH}/:uploadId`, handler });
     done();
   });
+}
+
+/** Unfinished uploads past their expiry are removed at start, then every hour (or every expiry period, if shorter). */
+function removeExpiredUploads(app: FastifyInstance, area: TusArea, expiryMs: number): void {
+  const sweep = () =>
+    area.removeExpired().catch((error: unknown) => app.log.warn({ error: String(error) }, 'tus: expired uploads'));
+  void sweep();
+  const timer = setInterval(() => void sweep(), Math.min(expiryMs, 3_600_000));
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
 }
 
 function tusServer(area: TusArea, assets: AssetService, maxBytes: number, callOf: (req: object) => TusCall): Server {

@@ -21,6 +21,8 @@ export interface MediaConfig {
   transformQueue: number;
   /** The origin assets' URLs start with (--public-url, env PUBLIC_URL); null: the origin each request came to. */
   publicUrl: string | null;
+  /** Hours an unfinished resumable (tus) upload is kept after it began (env UPLOAD_EXPIRY_HOURS; default 24). */
+  uploadExpiryHours: number;
 }
 
 export interface Media {
@@ -38,6 +40,8 @@ export function defaultStorageUrl(databaseUrl: string): string {
   return 'file:./data/assets';
 }
 
+export const DEFAULT_UPLOAD_EXPIRY_HOURS = 24;
+
 export function defaultMediaConfig(databaseUrl: string): MediaConfig {
   const cores = availableParallelism();
   return {
@@ -46,6 +50,7 @@ export function defaultMediaConfig(databaseUrl: string): MediaConfig {
     transformConcurrency: cores,
     transformQueue: cores * 16,
     publicUrl: null,
+    uploadExpiryHours: DEFAULT_UPLOAD_EXPIRY_HOURS,
   };
 }
 

@@ -294,6 +294,31 @@ for (const target of targets) {
       assert.deepEqual(await leftovers(), []);
     });
 
+    test('an unfinished upload says when it expires (Upload-Expires) and is removed once past it', async () => {
+      const storage = await target.start();
+      const expiring = await startServer({ storage: storage.url, maxUploadMb: 1, uploadExpiryHours: 0.0001 });
+      try {
+        const admin = await bootstrapAdmin(expiring, { org: 'acme', workspace: 'main', email: 'owner@acme.test' });
+        const headers = credentials(admin);
+        const created = await tusFetch(`${expiring.url}/assets/tus`, 'POST', { ...headers, 'upload-length': '1000' });
+        assert.equal(created.status, 201);
+        const expires = Date.parse(created.headers.get('upload-expires') ?? '');
+        assert.ok(Math.abs(expires - (Date.now() + 360)) < 5_000, created.headers.get('upload-expires') ?? 'no header');
+        const url = created.headers.get('location')!;
+        const patch = { ...headers, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' };
+        assert.equal((await tusFetch(url, 'PATCH', patch, randomBytes(100))).status, 204);
+        assert.notDeepEqual(await storage.leftovers(), []);
+        const deadline = Date.now() + 10_000;
+        while ((await storage.leftovers()).length > 0) {
+          assert.ok(Date.now() < deadline, `still kept: ${(await storage.leftovers()).join(', ')}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.ok([404, 410].includes((await tusFetch(url, 'HEAD', headers)).status));
+      } finally {
+        await expiring.stop();
+      }
+    });
+
     test('the server logged no error and no warning', () => {
       const logged = server.logs();
       assert.doesNotMatch(logged, /"level":(40|50|60)/, logged.slice(-2000));

@@ -162,6 +162,8 @@ export interface StartOptions {
   storage?: string;
   /** --max-upload-mb. */
   maxUploadMb?: number;
+  /** UPLOAD_EXPIRY_HOURS: how long an unfinished tus upload is kept. */
+  uploadExpiryHours?: number;
 }
 
 /** Whether `options` need the server to be a process of its own (see the top of this file). */
@@ -244,12 +246,13 @@ async function serveInProcess(
   const limiters = store.sharedLimiters ?? budgetModule.memoryLimiters;
   const budget = new budgetModule.WriteBudget(config.writeBudget, limiters, config.writeBudgetWindowSeconds);
   const media =
-    options.storage === undefined && options.maxUploadMb === undefined
+    options.storage === undefined && options.maxUploadMb === undefined && options.uploadExpiryHours === undefined
       ? undefined
       : {
           ...(await mediaSetup.temporaryMediaConfig()),
           ...(options.storage === undefined ? {} : { storageUrl: options.storage }),
           ...(options.maxUploadMb === undefined ? {} : { maxUploadMb: options.maxUploadMb }),
+          ...(options.uploadExpiryHours === undefined ? {} : { uploadExpiryHours: options.uploadExpiryHours }),
         };
   const app = await buildApp({
     store,
@@ -416,7 +419,12 @@ export class TestServer {
     args.push(...(options.extraArgs ?? []));
     const child = spawn(process.execPath, args, {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...TEST_PROCESS_ENV, ...options.env },
+      env: {
+        ...process.env,
+        ...TEST_PROCESS_ENV,
+        ...(options.uploadExpiryHours === undefined ? {} : { UPLOAD_EXPIRY_HOURS: String(options.uploadExpiryHours) }),
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
