@@ -6,8 +6,11 @@
 //                                         two share no database); its report is printed after the main suite's.
 //   node scripts/run-tests.mjs --system   `npm run test:system`: the system suites, where several real processes, a
 //                                         killed one or a load the test makes itself is the point: test/cluster and
-//                                         test/crash, then the load suites (test/soak) last, alone, as they measure
-//                                         latency under the load they make. .ci/run runs it after `npm test`.
+//                                         test/crash, the CLI's process suites (serve, bootstrap, token create,
+//                                         signals, copy: a process per test), the fuzz and the executor differential
+//                                         at full size (`npm test` runs a quarter of each), then the load suites
+//                                         (test/soak) last, alone, as they measure latency under the load they make.
+//                                         .ci/run runs it after `npm test`.
 //   node scripts/run-tests.mjs FILE...    just those files.
 //
 // Each prints the wall time of its phases and in all at the end.
@@ -55,6 +58,16 @@ if (only.length > 0) process.exit((await run(only)).status);
 /** The system tier (`npm run test:system`): several processes, crashes, load. */
 const SYSTEM_SUITES = [join('test', 'cluster'), join('test', 'crash')];
 const LOAD_SUITES = [join('test', 'soak')];
+/** The CLI's own contract, a real process per test (most start a server or two): CPU that `npm test` cannot spare. */
+const CLI_PROCESS_FILES = ['cli', 'cli-signals-npm', 'copy-cli', 'copy-assets'].map((name) =>
+  join('test', 'http', `${name}.test.ts`),
+);
+/** Generated inputs: `npm test` runs the first part of each fixed or random sequence, the system tier all of it. */
+const SCALED_FILES = [join('test', 'security', 'fuzz.test.ts'), join('test', 'graphql', 'compiled-differential.test.ts')];
+const SCALED_DOWN = {
+  FUZZ_REQUESTS: process.env.FUZZ_REQUESTS ?? '500',
+  DIFFERENTIAL_DOCUMENTS: process.env.DIFFERENTIAL_DOCUMENTS ?? '300',
+};
 const under = (dirs) => (file) => dirs.some((dir) => file.startsWith(dir + sep));
 
 /**
@@ -93,7 +106,11 @@ const suiteStarted = performance.now();
 const phases = [];
 
 if (system) {
-  phases.push(['system suites (cluster, crash)', await run(all.filter(under(SYSTEM_SUITES)))]);
+  for (const file of [...CLI_PROCESS_FILES, ...SCALED_FILES]) statSync(file);
+  phases.push([
+    'system suites (cluster, crash, CLI processes, full-size fuzz and differential)',
+    await run([...all.filter(under(SYSTEM_SUITES)), ...CLI_PROCESS_FILES, ...SCALED_FILES]),
+  ]);
   console.log('\n# The load suites, one at a time\n');
   phases.push(['load suites', await run(all.filter(under(LOAD_SUITES)), { concurrency: 1 })]);
 } else {
@@ -103,10 +120,15 @@ if (system) {
     ? run(HTTP_ON_POSTGRES, { env: { TEST_SERVER_DATABASE: 'postgres' }, reportFile: postgresReport, concurrency: 1 })
     : null;
   // The browser files run in one process, launching Chromium once (test/e2e/in-one-process.ts): first, as the longest.
-  const main = await run([
-    BROWSER_FILES,
-    ...all.filter((file) => !under([...SYSTEM_SUITES, ...LOAD_SUITES, join('test', 'e2e')])(file)),
-  ]);
+  const main = await run(
+    [
+      BROWSER_FILES,
+      ...all.filter(
+        (file) => !under([...SYSTEM_SUITES, ...LOAD_SUITES, join('test', 'e2e')])(file) && !CLI_PROCESS_FILES.includes(file),
+      ),
+    ],
+    { env: SCALED_DOWN },
+  );
   phases.push(['main suite', main]);
   if (postgresPhase) {
     const postgres = await postgresPhase;
@@ -118,7 +140,9 @@ if (system) {
   } else {
     console.log('\n# DATABASE_URL is not set: the HTTP suite ran on SQLite only; PostgreSQL suites were skipped.\n');
   }
-  console.log('# The cluster, crash and load suites run with `npm run test:system`.');
+  console.log(
+    '# The cluster, crash, CLI process and load suites, and the full-size fuzz and differential, run with `npm run test:system`.',
+  );
 }
 
 console.log('\n# Time');

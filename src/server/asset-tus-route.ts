@@ -115,7 +115,10 @@ function removeExpiredUploads(app: FastifyInstance, area: TusArea, expiryMs: num
   void sweep();
   const timer = setInterval(() => void sweep(), Math.min(expiryMs, 3_600_000));
   timer.unref();
-  app.addHook('onClose', async () => clearInterval(timer));
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(timer);
+    done();
+  });
 }
 
 function tusServer(area: TusArea, assets: AssetService, maxBytes: number, callOf: (req: object) => TusCall): Server {

@@ -742,14 +742,17 @@ function generator(seed: number) {
   };
 }
 
-test('differential, purpose-built schema: 1000 random documents answer as graphql-js does', async () => {
-  // With this seed the executor as it was (Promise.allSettled, every error kept) answered two of them otherwise
-  // (both kept among the hand-written documents above); ten seeds of 1000 documents each pass.
+/** `npm test` runs the first 300 (scripts/run-tests.mjs); `npm run test:system` all 1000. */
+const DOCUMENTS = Number(process.env.DIFFERENTIAL_DOCUMENTS ?? 1000);
+
+test(`differential, purpose-built schema: ${DOCUMENTS} random documents answer as graphql-js does`, async () => {
+  // With this seed the executor as it was (Promise.allSettled, every error kept) answered two of the first 1000
+  // otherwise (both kept among the hand-written documents above); ten seeds of 1000 documents each pass.
   const next = generator(4);
   let withErrors = 0;
-  for (let index = 0; index < 1000; index++) {
+  for (let index = 0; index < DOCUMENTS; index++) {
     const answer = await assertSame(purposeSchema, undefined, { query: next() });
     if (answer.includes('"errors"')) withErrors++;
   }
-  assert.ok(withErrors > 500, `most documents raise errors (${withErrors})`);
+  assert.ok(withErrors > DOCUMENTS / 2, `most documents raise errors (${withErrors} of ${DOCUMENTS})`);
 });

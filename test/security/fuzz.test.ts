@@ -9,6 +9,7 @@ import { Admin, authHeaders, bootstrapAdmin, request, type GqlResponse } from '.
 import { startServer, type TestServer } from '../support/server.js';
 
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) >>> 0 : (Date.now() ^ (process.pid << 16)) >>> 0;
+/** `npm test` sends 500 (scripts/run-tests.mjs); `npm run test:system` 2000. */
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2000);
 const ALLOWED_STATUS = new Set([200, 400, 401, 403, 404, 413, 415, 429]);
 
