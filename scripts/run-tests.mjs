@@ -58,10 +58,20 @@ if (only.length > 0) process.exit((await run(only)).status);
 /** The system tier (`npm run test:system`): several processes, crashes, load. */
 const SYSTEM_SUITES = [join('test', 'cluster'), join('test', 'crash')];
 const LOAD_SUITES = [join('test', 'soak')];
-/** The CLI's own contract, a real process per test (most start a server or two): CPU that `npm test` cannot spare. */
-const CLI_PROCESS_FILES = ['cli', 'cli-signals-npm', 'copy-cli', 'copy-assets'].map((name) =>
-  join('test', 'http', `${name}.test.ts`),
-);
+/**
+ * The CLI's own contract, real processes in every test (serve, bootstrap, token create, signals, copy, import, schema,
+ * types with its tsc run): CPU that `npm test` cannot spare on two cores.
+ */
+const CLI_PROCESS_FILES = [
+  'http/cli',
+  'http/cli-signals-npm',
+  'http/copy-cli',
+  'http/copy-assets',
+  'http/schema-cli',
+  'http/schema-media',
+  'client/cli',
+  'client/types',
+].map((name) => join('test', `${name}.test.ts`));
 /** Generated inputs: `npm test` runs the first part of each fixed or random sequence, the system tier all of it. */
 const SCALED_FILES = [join('test', 'security', 'fuzz.test.ts'), join('test', 'graphql', 'compiled-differential.test.ts')];
 const SCALED_DOWN = {
