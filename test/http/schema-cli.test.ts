@@ -1,55 +1,13 @@
 // content-service schema pull | diff | apply between workspaces of one real server, through the CLI; and the
 // dryRun argument of model.create/model.update that apply checks its changes with.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { Admin, bootstrapAdmin, dataOf, expectError } from '../support/client.js';
-import { freePort, runCli, startServer, type CliResult, type TestServer } from '../support/server.js';
+import { readFileSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { Admin, dataOf, expectError } from '../support/client.js';
+import { freePort, runCli } from '../support/server.js';
+import { schemaCli } from '../support/schema-cli.js';
 
-let server: TestServer;
-let dir: string;
-let workspaces = 0;
-
-before(async () => {
-  server = await startServer();
-  dir = mkdtempSync(join(tmpdir(), 'content-service-schema-'));
-});
-
-after(async () => {
-  await server?.dispose();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function workspace(): Promise<Admin> {
-  workspaces += 1;
-  return bootstrapAdmin(server, { org: `schema${workspaces}`, workspace: 'main', email: `owner@schema${workspaces}.test` });
-}
-
-function schema(admin: Admin, ...args: string[]): Promise<CliResult> {
-  return runCli(['schema', ...args], {
-    env: {
-      CONTENT_SERVICE_URL: server.url,
-      CONTENT_SERVICE_TOKEN: admin.token,
-      CONTENT_SERVICE_WORKSPACE_ID: admin.workspaceId,
-    },
-  });
-}
-
-let files = 0;
-function file(content: unknown): string {
-  files += 1;
-  const path = join(dir, `schema-${files}.json`);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-  return path;
-}
-
-async function pull(admin: Admin): Promise<string> {
-  const result = await schema(admin, 'pull');
-  assert.equal(result.code, 0, result.stderr);
-  return result.stdout;
-}
+const { server, path, workspace, schema, file, pull } = schemaCli('schema');
 
 /** Every model of the workspace as stored (ids and update times included), read over HTTP without a CLI process. */
 async function snapshot(admin: Admin): Promise<string> {
@@ -463,10 +421,10 @@ describe('schema pull, diff, apply', { concurrency: 3 }, () => {
     const noFile = await schema(admin, 'diff');
     assert.equal(noFile.code, 2);
     assert.equal(noFile.stdout, '');
-    const missing = await schema(admin, 'apply', join(dir, 'does-not-exist.json'));
+    const missing = await schema(admin, 'apply', path('does-not-exist.json'));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /cannot read .*does-not-exist\.json: no such file or directory/);
-    const noToken = await runCli(['schema', 'pull', '--url', server.url], {
+    const noToken = await runCli(['schema', 'pull', '--url', server().url], {
       env: { CONTENT_SERVICE_TOKEN: undefined, CONTENT_SERVICE_WORKSPACE_ID: undefined },
     });
     assert.equal(noToken.code, 2);

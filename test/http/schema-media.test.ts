@@ -1,51 +1,10 @@
 // content-service schema with media fields: `multiple` and `acceptedTypes` pulled (defaults filled in), diffed,
 // applied to another workspace, and mistakes in them named by JSON path, through the real CLI.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { Admin, bootstrapAdmin } from '../support/client.js';
-import { runCli, startServer, type CliResult, type TestServer } from '../support/server.js';
+import { describe, test } from 'node:test';
+import { schemaCli } from '../support/schema-cli.js';
 
-let server: TestServer;
-let dir: string;
-let workspaces = 0;
-
-before(async () => {
-  server = await startServer();
-  dir = mkdtempSync(join(tmpdir(), 'content-service-schema-media-'));
-});
-
-after(async () => {
-  await server?.dispose();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-async function workspace(): Promise<Admin> {
-  workspaces += 1;
-  return bootstrapAdmin(server, { org: `media${workspaces}`, workspace: 'main', email: `owner@media${workspaces}.test` });
-}
-
-function schema(admin: Admin, ...args: string[]): Promise<CliResult> {
-  return runCli(['schema', ...args], {
-    env: { CONTENT_SERVICE_URL: server.url, CONTENT_SERVICE_TOKEN: admin.token, CONTENT_SERVICE_WORKSPACE_ID: admin.workspaceId },
-  });
-}
-
-let files = 0;
-function file(content: unknown): string {
-  files += 1;
-  const path = join(dir, `schema-${files}.json`);
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-  return path;
-}
-
-async function pull(admin: Admin): Promise<string> {
-  const result = await schema(admin, 'pull');
-  assert.equal(result.code, 0, result.stderr);
-  return result.stdout;
-}
+const { workspace, schema, file, pull } = schemaCli('media');
 
 describe('schema with media fields', () => {
   test('multiple and acceptedTypes round-trip through pull, diff and apply', async () => {
